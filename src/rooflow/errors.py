@@ -1,0 +1,43 @@
+"""User-facing input errors: one line naming file, row, column, check and value."""
+
+from __future__ import annotations
+
+
+class InputError(Exception):
+    """Bad user input (a raw file, a config entry, a CLI argument).
+
+    The CLI and the rule scripts print ``str(err)`` as one line and exit 1 with no
+    traceback. ``row`` is the 1-based data row (header excluded) when known.
+    """
+
+    def __init__(
+        self,
+        file: str | None,
+        message: str,
+        *,
+        row: int | None = None,
+        column: str | None = None,
+        check: str | None = None,
+        value: object = None,
+    ) -> None:
+        self.file = None if file is None else str(file)
+        self.message = message
+        self.row = row
+        self.column = column
+        self.check = check
+        self.value = value
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        where = [self.file or "<input>"]
+        if self.row is not None:
+            where.append(f"row {self.row}")
+        if self.column is not None:
+            where.append(f"column '{self.column}'")
+        text = ", ".join(where) + ": " + self.message
+        if self.check is not None:
+            text += f" [check: {self.check}]"
+        if self.value is not None:
+            text += f" (value: {self.value!r})"
+        # One line, whatever the message holds.
+        return " ".join(text.split())

@@ -1,0 +1,117 @@
+"""Shared validation helpers: read raw CSVs as text, coerce numbers, run pandera.
+
+Every adapter reads its CSV with :func:`read_csv_text`, coerces numeric columns
+with :func:`coerce_numeric` (so a bad cell is reported with its value, not as a
+polars ComputeError) and then checks the frame with a pandera (polars backend)
+model through :func:`check`, which turns the first failure case into an
+:class:`~rooflow.errors.InputError` naming file, row, column, check and value.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import polars as pl
+
+from rooflow.errors import InputError
+
+
+def read_csv_text(path: str | Path, *, text: str | None = None) -> pl.DataFrame:
+    """Read a CSV with every column as String.
+
+    Header names are kept as written except for a UTF-8 BOM and surrounding spaces.
+    Cells are stripped; empty cells become null.
+
+    Raises:
+        InputError: the file is missing, empty, not UTF-8 or not CSV.
+    """
+    path = Path(path)
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except FileNotFoundError:
+            raise InputError(str(path), "file not found") from None
+        except UnicodeDecodeError as err:
+            raise InputError(str(path), f"not UTF-8 text ({err.reason} at byte {err.start})") from None
+    text = text.lstrip("\ufeff")
+    if not text.strip():
+        raise InputError(str(path), "file is empty")
+    try:
+        rows = list(csv.reader(io.StringIO(text), strict=True))
+    except csv.Error as err:
+        raise InputError(str(path), f"not valid CSV: {err}") from None
+    rows = [r for r in rows if any(cell.strip() for cell in r)]
+    header = [h.strip() for h in rows[0]]
+    if any(not h for h in header):
+        raise InputError(str(path), "empty column name in header", row=0, value=",".join(header))
+    dupes = sorted({h for h in header if header.count(h) > 1})
+    if dupes:
+        raise InputError(str(path), "duplicate column in header", column=dupes[0])
+    width = len(header)
+    for i, r in enumerate(rows[1:], start=1):
+        if len(r) != width:
+            raise InputError(
+                str(path), f"has {len(r)} fields, header has {width}", row=i, value=",".join(r)
+            )
+    columns = {
+        name: [(r[j].strip() or None) for r in rows[1:]] for j, name in enumerate(header)
+    }
+    return pl.DataFrame(columns, schema={h: pl.String() for h in header})
+
+
+def coerce_numeric(
+    frame: pl.DataFrame, columns: list[str], file: str | Path
+) -> pl.DataFrame:
+    """Cast ``columns`` (String) to Float64; a non-numeric cell is an InputError.
+
+    Nulls (empty cells) stay null; the pandera model decides whether they are allowed.
+    Thousands separators are not accepted here (plain CSV numbers only).
+    """
+    for name in columns:
+        if name not in frame.columns:
+            continue
+        cast = frame[name].cast(pl.Float64, strict=False)
+        bad = frame[name].is_not_null() & cast.is_null()
+        if bad.any():
+            index = int(bad.arg_true()[0])
+            raise InputError(
+                str(file),
+                "not a number",
+                row=index + 1,
+                column=name,
+                check="numeric",
+                value=frame[name][index],
+            )
+        frame = frame.with_columns(cast.alias(name))
+    return frame
+
+
+def check(frame: pl.DataFrame, model: type, file: str | Path) -> pl.DataFrame:
+    """Validate ``frame`` with a ``pandera.polars.DataFrameModel``; return the result.
+
+    Raises:
+        InputError: for the first failure case, in row order, with the pandera check
+            name and the offending value.
+    """
+    # Imported here so rule scripts that do not validate need not import pandera.
+    import pandera.errors
+    from pandera.config import ValidationDepth, config_context
+
+    try:
+        with config_context(validation_depth=ValidationDepth.SCHEMA_AND_DATA):
+            return model.validate(frame, lazy=True)
+    except pandera.errors.SchemaErrors as errs:
+        cases = errs.failure_cases
+        with_index = cases.filter(pl.col("index").is_not_null()).sort("index")
+        first = (with_index if with_index.height else cases).row(0, named=True)
+        index = first.get("index")
+        raise InputError(
+            str(file),
+            "value fails validation" if index is not None else "schema check failed",
+            row=None if index is None else int(index) + 1,
+            column=first.get("column"),
+            check=str(first.get("check")),
+            value=first.get("failure_case"),
+        ) from None
