@@ -1,0 +1,219 @@
+"""Hardware presets: compute roofs by precision, memory roofs by level.
+
+``config/hardware.yaml`` (schema: ``workflow/schemas/hardware.schema.yaml``) gives
+peaks in TFLOP/s and GB/s, each preset citing its datasheet or measurement; a
+:class:`Preset` holds them in base units (FLOP/s, byte/s).
+
+Roofline model (Williams, Waterman, Patterson, "Roofline: an insightful visual
+performance model for multicore architectures", CACM 52(4), 2009):
+attainable(AI) = min(compute roof, AI × memory roof); ridge point = compute roof /
+memory roof (FLOP/byte).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import yaml
+
+from rooflow.errors import InputError
+from rooflow.paths import REPO_ROOT
+
+HARDWARE_SCHEMA = REPO_ROOT / "workflow" / "schemas" / "hardware.schema.yaml"
+
+# Levels that name the same physical memory in different vendors' words.
+_LEVEL_SYNONYMS = {"HBM": "DRAM", "GDDR": "DRAM", "SLM": "LDS", "VL1D": "L1", "L1TEX": "L1"}
+# A point whose precision has no roof of its own falls back along this chain.
+_PRECISION_FALLBACK = {"fp16": "tensor", "bf16": "tensor", "tf32": "tensor", "fp8": "tensor"}
+
+
+def _level_key(level: str) -> str:
+    upper = level.upper()
+    return _LEVEL_SYNONYMS.get(upper, upper)
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One GPU's roofs in base units.
+
+    Attributes:
+        key: preset id (``h100-sxm``).
+        compute: precision → peak FLOP/s.
+        memory: memory level → peak byte/s.
+        default_compute / default_memory: the keys of the default roofs.
+    """
+
+    key: str
+    name: str
+    source: str
+    compute: dict[str, float]
+    memory: dict[str, float]
+    default_compute: str
+    default_memory: str
+    empirical: bool = False
+    overridden: tuple[str, ...] = field(default=())
+
+    @property
+    def peak_flop_per_s(self) -> float:
+        """The default compute roof, FLOP/s."""
+        return self.compute[self.default_compute]
+
+    @property
+    def peak_bytes_per_s(self) -> float:
+        """The default (DRAM/HBM) memory roof, byte/s."""
+        return self.memory[self.default_memory]
+
+    @property
+    def ridge_point(self) -> float:
+        """Arithmetic intensity (FLOP/byte) where the default roofs meet."""
+        return self.peak_flop_per_s / self.peak_bytes_per_s
+
+    def compute_roof(self, precision: str) -> tuple[str, float]:
+        """(key, FLOP/s) of the compute roof for ``precision``.
+
+        Exact key first; fp16/bf16/tf32/fp8 fall back to ``tensor``; anything else
+        (including "") to the default compute roof.
+        """
+        for key in (precision, _PRECISION_FALLBACK.get(precision)):
+            if key and key in self.compute:
+                return key, self.compute[key]
+        return self.default_compute, self.peak_flop_per_s
+
+    def memory_roof(self, level: str) -> tuple[str, float] | None:
+        """(key, byte/s) of the memory roof for ``level`` (HBM ≡ DRAM, SLM ≡ LDS), or None."""
+        wanted = _level_key(level)
+        for key, value in self.memory.items():
+            if _level_key(key) == wanted:
+                return key, value
+        return None
+
+    def with_override(
+        self, peak_tflops: float | None = None, peak_bandwidth_gbs: float | None = None
+    ) -> Preset:
+        """A copy whose default compute and/or memory roof is replaced.
+
+        A partial override keeps the preset's other value.
+        """
+        compute, memory, changed = dict(self.compute), dict(self.memory), list(self.overridden)
+        if peak_tflops is not None:
+            compute[self.default_compute] = float(peak_tflops) * 1e12
+            changed.append("compute")
+        if peak_bandwidth_gbs is not None:
+            memory[self.default_memory] = float(peak_bandwidth_gbs) * 1e9
+            changed.append("memory")
+        return replace(self, compute=compute, memory=memory, overridden=tuple(changed))
+
+
+def custom_preset(peak_tflops: float, peak_bandwidth_gbs: float) -> Preset:
+    """A preset with one compute roof (TFLOP/s) and one DRAM roof (GB/s)."""
+    return preset_from_mapping(
+        "custom",
+        {
+            "name": "Custom roof",
+            "source": "command line",
+            "compute": {"peak": peak_tflops},
+            "memory": {"DRAM": peak_bandwidth_gbs},
+            "default_compute": "peak",
+            "default_memory": "DRAM",
+        },
+        source="command line",
+    )
+
+
+def preset_from_mapping(key: str, data: Mapping, *, source: str) -> Preset:
+    """Build a :class:`Preset` from a hardware.yaml entry (TFLOP/s, GB/s).
+
+    Raises:
+        InputError: the entry breaks the schema or names a default roof it lacks.
+    """
+    import jsonschema
+
+    schema = _load_schema()
+    try:
+        jsonschema.validate(dict(data), schema["$defs"]["preset"] | {"$defs": schema["$defs"]})
+    except jsonschema.ValidationError as err:
+        path = ".".join(str(p) for p in err.absolute_path)
+        raise InputError(
+            source, err.message, column=f"presets.{key}" + (f".{path}" if path else ""),
+            check="hardware schema",
+        ) from None
+    for what, table in (("default_compute", "compute"), ("default_memory", "memory")):
+        if data[what] not in data[table]:
+            raise InputError(
+                source,
+                f"{what} '{data[what]}' is not one of its {table} roofs {sorted(data[table])}",
+                column=f"presets.{key}.{what}",
+                value=data[what],
+            )
+    return Preset(
+        key=key,
+        name=data["name"],
+        source=data["source"],
+        compute={k: float(v) * 1e12 for k, v in data["compute"].items()},
+        memory={k: float(v) * 1e9 for k, v in data["memory"].items()},
+        default_compute=data["default_compute"],
+        default_memory=data["default_memory"],
+        empirical=bool(data.get("empirical", False)),
+    )
+
+
+def _load_schema() -> dict:
+    return yaml.safe_load(HARDWARE_SCHEMA.read_text())
+
+
+def load_hardware(path: str | Path) -> dict[str, Preset]:
+    """Read and validate ``hardware.yaml``; return presets by key, in file order.
+
+    Raises:
+        InputError: unreadable YAML or a schema violation (names the key path).
+    """
+    import jsonschema
+
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise InputError(str(path), "hardware file not found") from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        raise InputError(
+            str(path), f"malformed YAML: {getattr(err, 'problem', err)}",
+            row=None if mark is None else mark.line + 1,
+        ) from None
+    try:
+        jsonschema.validate(data, _load_schema())
+    except jsonschema.ValidationError as err:
+        where = ".".join(str(p) for p in err.absolute_path)
+        raise InputError(str(path), err.message, column=where or None, check="hardware schema") from None
+    return {
+        key: preset_from_mapping(key, entry, source=str(path))
+        for key, entry in data["presets"].items()
+    }
+
+
+def select_preset(
+    presets: Mapping[str, Preset],
+    key: str | None,
+    *,
+    peak_tflops: float | None = None,
+    peak_bandwidth_gbs: float | None = None,
+) -> Preset:
+    """The preset to draw: both peaks given → a custom roof; one → a partial override.
+
+    Raises:
+        InputError: unknown preset key, or neither a preset nor both peaks.
+    """
+    if key is None:
+        if peak_tflops is not None and peak_bandwidth_gbs is not None:
+            return custom_preset(peak_tflops, peak_bandwidth_gbs)
+        raise InputError(
+            None, "give --hardware PRESET, or both --peak-tflops and --peak-bandwidth"
+        )
+    if key not in presets:
+        raise InputError(
+            None, f"unknown hardware preset; known: {', '.join(presets)}", column="hardware",
+            value=key,
+        )
+    return presets[key].with_override(peak_tflops, peak_bandwidth_gbs)

@@ -1,0 +1,215 @@
+"""Roofline CSV adapter: hand-made or exported rows of (intensity, performance).
+
+Header names are matched case-insensitively after trimming spaces and a UTF-8 BOM;
+each canonical column accepts the aliases in :data:`ALIASES`. Two headers that map
+to one canonical column are an error (never a silent pick).
+
+Derived when absent (base units in the output):
+
+- tflops = gflops / 1000, else flop / time_us / 1e6  (FLOP per µs = 1e6 FLOP/s)
+- arithmetic_intensity = flop / bytes                (FLOP/byte)
+
+A row without performance is a theoretical point (``flop_per_s`` null): it sits on
+the roof. Advisor-style hierarchical rows: a ``level`` column names the memory level
+of each row (CARM, L3, SLM, GTI, DRAM, ...), or ``bytes_<level>`` columns
+(``bytes_l3``, ``bytes_slm``, ...) give one point per level from the row's ``flop``.
+A file written by ``rooflow from-ncu``/``from-rocprof`` (the canonical points
+columns) is read as it is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from rooflow.errors import InputError
+from rooflow.points import POINT_SCHEMA, to_points
+from rooflow.validate import check, coerce_numeric, read_csv_text
+
+ALIASES: dict[str, tuple[str, ...]] = {
+    "arithmetic_intensity": (
+        "arithmetic_intensity",
+        "ai",
+        "intensity",
+        "flop_per_byte",
+        "flops_per_byte",
+    ),
+    "tflops": ("tflops", "perf", "performance", "throughput"),
+    "gflops": ("gflops",),
+    "series": ("series", "backend", "kind", "category", "engine"),
+    "family": ("family", "group_color", "op", "kernel_family"),
+    "label": ("label", "name", "shape", "config"),
+    "pair": ("pair", "group", "kernel", "link"),
+    "flop": ("flop", "flops", "total_flop", "total_flops"),
+    "time_us": ("time_us", "us", "time", "latency_us"),
+    "bytes": ("bytes", "bytes_moved", "mem_bytes", "memory_bytes"),
+    "level": ("level", "memory_level"),
+}
+_CANONICAL = {alias: name for name, aliases in ALIASES.items() for alias in aliases}
+_NUMERIC = ["arithmetic_intensity", "tflops", "gflops", "flop", "time_us", "bytes"]
+_LEVEL_BYTES_PREFIX = "bytes_"
+
+
+def _schema():
+    # pandera is imported lazily: plotting-only callers never pay for it.
+    import pandera.polars as pa
+
+    positive = {"gt": 0, "lt": float("inf"), "nullable": True}
+
+    class RooflineRows(pa.DataFrameModel):
+        """Checks on the canonicalized rows (after alias mapping and derivation)."""
+
+        arithmetic_intensity: float = pa.Field(**positive)
+        tflops: float = pa.Field(**positive)
+        gflops: float | None = pa.Field(**positive)
+        flop: float | None = pa.Field(**positive)
+        time_us: float | None = pa.Field(**positive)
+        bytes: float | None = pa.Field(**positive)
+        series: str = pa.Field(str_length={"min_value": 1})
+
+    return RooflineRows
+
+
+def canonical_header(columns: list[str], file: str | Path) -> dict[str, str]:
+    """Map raw header names to canonical names.
+
+    Returns ``{raw: canonical}`` for the recognised columns, including
+    ``bytes_<level>`` columns (kept under their lower-cased name).
+
+    Raises:
+        InputError: two headers map to one canonical column (names both).
+    """
+    mapping: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    for raw in columns:
+        key = raw.strip().lstrip("\ufeff").strip().lower()
+        name = _CANONICAL.get(key)
+        if name is None and key.startswith(_LEVEL_BYTES_PREFIX) and key != "bytes_moved":
+            name = key
+        if name is None:
+            continue
+        if name in seen:
+            raise InputError(
+                str(file),
+                f"columns '{seen[name]}' and '{raw}' both mean '{name}'; keep one",
+                column=raw,
+                check="alias conflict",
+            )
+        seen[name] = raw
+        mapping[raw] = name
+    return mapping
+
+
+def read_roofline_csv(path: str | Path) -> pl.DataFrame:
+    """Read and validate a roofline CSV into canonical points.
+
+    Input columns (any alias, see :data:`ALIASES`): arithmetic_intensity or
+    flop + bytes; tflops, gflops or flop + time_us (optional: theoretical point);
+    series, family, label, pair, level; or ``bytes_<level>`` columns.
+
+    Returns:
+        The canonical points frame (:mod:`rooflow.points`), one row per CSV row
+        (or per CSV row × level with ``bytes_<level>`` columns); flop_per_s in FLOP/s,
+        time_s in s.
+
+    Raises:
+        InputError: unreadable file, alias conflict, missing intensity, a non-numeric,
+            zero, negative, NaN or infinite value (file, row, column, check, value).
+    """
+    raw = read_csv_text(path)
+    if {"arithmetic_intensity", "flop_per_s", "level", "kernel"} <= set(raw.columns):
+        return _read_points_csv(raw, path)
+    mapping = canonical_header(raw.columns, path)
+    frame = raw.select([pl.col(r).alias(c) for r, c in mapping.items()])
+    level_cols = [c for c in frame.columns if c.startswith(_LEVEL_BYTES_PREFIX)]
+    if level_cols and "level" in frame.columns:
+        raise InputError(
+            str(path), "give either a 'level' column or bytes_<level> columns, not both",
+            column=level_cols[0], check="levels",
+        )
+    if not {"arithmetic_intensity", "flop"} & set(frame.columns):
+        raise InputError(
+            str(path),
+            "no arithmetic intensity: add an 'arithmetic_intensity' column (or flop and bytes)",
+            column="arithmetic_intensity",
+            check="required column",
+        )
+    frame = coerce_numeric(frame, _NUMERIC + level_cols, path)
+    frame = _derive(frame)
+    if level_cols:
+        return _explode_levels(frame, level_cols, path)
+    _require_intensity(frame, path)
+    frame = check(frame, _schema(), path)
+    return _to_canonical(frame, path)
+
+
+def _derive(frame: pl.DataFrame) -> pl.DataFrame:
+    def col(name: str) -> pl.Expr:
+        return pl.col(name) if name in frame.columns else pl.lit(None, dtype=pl.Float64)
+
+    return frame.with_columns(
+        tflops=pl.coalesce(col("tflops"), col("gflops") / 1000, col("flop") / col("time_us") / 1e6),
+        arithmetic_intensity=pl.coalesce(col("arithmetic_intensity"), col("flop") / col("bytes")),
+        series=pl.col("series") if "series" in frame.columns else pl.lit("kernel"),
+        row=pl.int_range(1, frame.height + 1, dtype=pl.Int64),
+    )
+
+
+def _require_intensity(frame: pl.DataFrame, path: str | Path) -> None:
+    missing = frame["arithmetic_intensity"].is_null()
+    if missing.any():
+        index = int(missing.arg_true()[0])
+        raise InputError(
+            str(path),
+            "no arithmetic intensity (give arithmetic_intensity, or flop and bytes)",
+            row=index + 1,
+            column="arithmetic_intensity",
+            check="not null",
+            value="",
+        )
+
+
+def _explode_levels(frame: pl.DataFrame, level_cols: list[str], path: str | Path) -> pl.DataFrame:
+    """One row per input row × ``bytes_<level>`` column, AI = flop / bytes_<level>."""
+    if "flop" not in frame.columns:
+        raise InputError(
+            str(path), "bytes_<level> columns need a 'flop' column", column="flop",
+            check="required column",
+        )
+    keep = [c for c in frame.columns if c not in level_cols and c not in ("bytes", "level")]
+    long = frame.unpivot(
+        on=level_cols, index=keep, variable_name="level", value_name="bytes"
+    ).filter(pl.col("bytes").is_not_null())
+    long = long.with_columns(
+        level=pl.col("level").str.slice(len(_LEVEL_BYTES_PREFIX)).str.to_uppercase(),
+        arithmetic_intensity=pl.col("flop") / pl.col("bytes"),
+    ).sort("row", maintain_order=True)
+    check(long, _schema(), path)
+    return _to_canonical(long, path)
+
+
+def _to_canonical(frame: pl.DataFrame, path: str | Path) -> pl.DataFrame:
+    label = pl.col("label") if "label" in frame.columns else pl.lit("")
+    pair = pl.col("pair") if "pair" in frame.columns else pl.lit("")
+    level = (
+        pl.col("level").str.to_uppercase() if "level" in frame.columns else pl.lit("DRAM")
+    )
+    frame = frame.with_columns(
+        flop_per_s=pl.col("tflops") * 1e12,
+        time_s=(pl.col("time_us") * 1e-6) if "time_us" in frame.columns else pl.lit(None),
+        kernel=pl.coalesce(label, pair, pl.lit("")),
+        level=level.fill_null("DRAM"),
+        source=pl.lit(str(path)),
+        bytes_model=pl.lit("given"),
+    )
+    return to_points(frame)
+
+
+def _read_points_csv(raw: pl.DataFrame, path: str | Path) -> pl.DataFrame:
+    numeric = [n for n, t in POINT_SCHEMA.items() if t.is_numeric()]
+    frame = coerce_numeric(raw, [c for c in numeric if c in raw.columns], path)
+    frame = frame.rename({"flop_per_s": "tflops"}).with_columns(pl.col("tflops") / 1e12)
+    _require_intensity(frame, path)
+    check(frame.with_columns(series=pl.col("series").fill_null("kernel")), _schema(), path)
+    return to_points(frame.with_columns(flop_per_s=pl.col("tflops") * 1e12))
