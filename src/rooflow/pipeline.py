@@ -135,3 +135,39 @@ def report(
 
         plot_roofline(table, preset, plot_path, options=options or PlotOptions(), limits=limits)
     return table
+
+
+def load_preset(key: str, hardware_file: str | Path, empirical_file: str | Path | None = None):
+    """The preset ``key``: from hardware.yaml, or built from a measured-peaks file.
+
+    ``empirical_file`` is an Empirical Roofline Toolkit ``roofline.json`` or an
+    Omniperf ``roofline.csv``; the preset is then named ``key``.
+
+    Raises:
+        InputError: unknown key, or a bad hardware/peaks file.
+    """
+    from rooflow.hardware import load_hardware, preset_from_mapping
+
+    if empirical_file is None:
+        presets = load_hardware(hardware_file)
+        if key not in presets:
+            raise InputError(str(hardware_file), "unknown hardware preset", value=key)
+        return presets[key]
+    path = Path(empirical_file)
+    if path.suffix == ".json":
+        from rooflow.profilers.ert import ert_preset
+
+        mapping = ert_preset(path)
+    else:
+        from rooflow.profilers.rocprof import omniperf_preset
+
+        mapping = omniperf_preset(path)
+    return preset_from_mapping(key, mapping, source=str(path))
+
+
+def plot_options(options: Mapping):
+    """:class:`rooflow.plotting.PlotOptions` from a config ``plot_defaults``-style mapping."""
+    from rooflow.plotting import PlotOptions
+
+    known = PlotOptions.__dataclass_fields__
+    return PlotOptions(**{k: v for k, v in options.items() if k in known})

@@ -1,0 +1,29 @@
+"""Glue for the Snakemake rule scripts: logging and clean failure on bad input."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+from rooflow.errors import InputError
+
+
+def run(step: Callable[[Callable[[str], None]], None], log_path: str) -> None:
+    """Run ``step(log)`` with stderr sent to the rule's log file.
+
+    An :class:`InputError` becomes one line, written to the log and to the
+    terminal, and exit code 1 (Snakemake then removes the job's outputs).
+    """
+    with open(log_path, "w") as log_file:
+        sys.stderr = log_file
+
+        def log(message: str) -> None:
+            print(message, file=log_file, flush=True)
+
+        try:
+            step(log)
+        except InputError as err:
+            line = f"rooflow: error: {err}"
+            log(line)
+            print(line, file=sys.__stderr__, flush=True)
+            sys.exit(1)

@@ -1,0 +1,29 @@
+rule aggregate:
+    """Every dataset of one preset on one plot, and their tables concatenated."""
+    input:
+        unpack(aggregate_input),
+    output:
+        plot="results/plots/{preset}/all.png",
+        table="results/tables/{preset}/all.csv",
+    log:
+        "logs/aggregate/{preset}.log",
+    params:
+        options=config["plot_defaults"],
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/aggregate.py"
+
+
+rule summary:
+    """Kernels of every dataset ranked by potential time saved, per preset."""
+    input:
+        summary_input,
+    output:
+        "results/summary.md",
+    log:
+        "logs/summary.log",
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/summary.py"

@@ -1,0 +1,31 @@
+rule report:
+    """Analyze one dataset on one hardware preset: table (CSV) and roofline plot (PNG)."""
+    input:
+        unpack(report_input),
+    output:
+        table="results/tables/{preset}/{kind}-{name}.csv",
+        plot="results/plots/{preset}/{kind}-{name}.png",
+    log:
+        "logs/report/{preset}/{kind}-{name}.log",
+    params:
+        options=plot_options,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/report.py"
+
+
+rule report_extra_format:
+    """The same plot as SVG or PDF, for datasets whose `formats` ask for it."""
+    input:
+        unpack(report_input),
+    output:
+        plot="results/plots/{preset}/{kind}-{name}.{ext}",
+    log:
+        "logs/report/{preset}/{kind}-{name}.{ext}.log",
+    params:
+        options=plot_options,
+    conda:
+        "../../environment.yml"
+    script:
+        "../scripts/report.py"

@@ -1,0 +1,26 @@
+"""Rules `report` / `report_extra_format`: one dataset on one preset → table and plot."""
+
+from rooflow.rulescript import run
+
+
+def step(log):
+    from dataclasses import replace
+    from pathlib import Path
+
+    import polars as pl
+
+    from rooflow.pipeline import load_preset, plot_options, report
+
+    sm = snakemake  # noqa: F821
+    opts = sm.params.options
+    preset = load_preset(sm.wildcards.preset, sm.input.hardware, sm.input.get("empirical"))
+    preset = preset.with_override(opts.get("peak_tflops"), opts.get("peak_bandwidth"))
+    plot = Path(sm.output.plot)
+    options = replace(plot_options(opts), formats=(plot.suffix.lstrip("."),))
+    points = pl.read_parquet(sm.input.points)
+    report(points, preset, table_path=sm.output.get("table"), plot_path=plot, options=options,
+           log=log)
+    log(f"{points.height} points on {preset.key}")
+
+
+run(step, snakemake.log[0])  # noqa: F821
