@@ -7,10 +7,10 @@ rule aggregate:
         table="results/tables/{preset}/all.csv",
     log:
         "logs/aggregate/{preset}.log",
-    params:
-        options=config["plot_defaults"],
     conda:
         "../../environment.yml"
+    params:
+        options=config["plot_defaults"],
     script:
         "../scripts/aggregate.py"
 

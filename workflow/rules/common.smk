@@ -3,7 +3,6 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
-
 validate(config, "../schemas/config.schema.yaml")
 
 # Raw inputs by kind. "[^/]+" keeps glob_wildcards out of subfolders (old/, tmp/).
@@ -54,7 +53,14 @@ KNOWN_PRESETS = _known_presets()
 # Only the keys adapters read, so editing plot options does not rerun ingest.
 ADAPTER_SETTINGS = {
     k: config.get(k)
-    for k in ("families", "specs_dir", "family_map", "variant_prefix", "benchmarks", "ncu")
+    for k in (
+        "families",
+        "specs_dir",
+        "family_map",
+        "variant_prefix",
+        "benchmarks",
+        "ncu",
+    )
 }
 
 
@@ -105,7 +111,10 @@ def all_targets():
                 if ext != "png"
             ]
     for preset in ALL_PRESETS:
-        targets += [f"results/plots/{preset}/all.png", f"results/tables/{preset}/all.csv"]
+        targets += [
+            f"results/plots/{preset}/all.png",
+            f"results/tables/{preset}/all.csv",
+        ]
     if DATASETS:
         targets.append("results/summary.md")
     return targets

@@ -6,9 +6,9 @@ rule points:
         "results/points/{kind}/{name}.parquet",
     log:
         "logs/points/{kind}/{name}.log",
-    params:
-        settings=ADAPTER_SETTINGS,
     conda:
         "../../environment.yml"
+    params:
+        settings=ADAPTER_SETTINGS,
     script:
         "../scripts/points.py"

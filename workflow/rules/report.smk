@@ -7,10 +7,10 @@ rule report:
         plot="results/plots/{preset}/{kind}-{name}.png",
     log:
         "logs/report/{preset}/{kind}-{name}.log",
-    params:
-        options=plot_options,
     conda:
         "../../environment.yml"
+    params:
+        options=plot_options,
     script:
         "../scripts/report.py"
 
@@ -23,9 +23,9 @@ rule report_extra_format:
         plot="results/plots/{preset}/{kind}-{name}.{ext}",
     log:
         "logs/report/{preset}/{kind}-{name}.{ext}.log",
-    params:
-        options=plot_options,
     conda:
         "../../environment.yml"
+    params:
+        options=plot_options,
     script:
         "../scripts/report.py"

@@ -1,0 +1,107 @@
+"""Roofline geometry and per-kernel analysis, against values worked out by hand."""
+
+from __future__ import annotations
+
+import polars as pl
+import pytest
+
+from rooflow.analysis import analyze
+from rooflow.errors import InputError
+from rooflow.hardware import custom_preset, load_hardware, select_preset
+from rooflow.points import to_points
+
+
+@pytest.fixture(scope="module")
+def presets(repo):
+    return load_hardware(repo / "config/hardware.yaml")
+
+
+def test_ridge_points_by_hand(presets):
+    # ridge = peak / bandwidth: 160e12 / 608e9 = 263.16 FLOP/byte
+    assert presets["arc-pro-b70"].ridge_point == pytest.approx(263.157, rel=1e-4)
+    # H100 SXM: 989.4e12 / 3.35e12 = 295.34 FLOP/byte
+    assert presets["h100-sxm"].ridge_point == pytest.approx(295.343, rel=1e-4)
+    # MI300X: 1307.4e12 / 5.3e12 = 246.68 FLOP/byte
+    assert presets["mi300x"].ridge_point == pytest.approx(246.679, rel=1e-4)
+
+
+def test_issue_presets_exact(presets):
+    want = {"arc-pro-b70": (160, 608), "arc-b580": (117, 456), "max-1550": (839, 3276),
+            "max-1100": (362, 1228), "flex-170": (137, 576)}
+    for key, (tflops, gbs) in want.items():
+        assert presets[key].peak_flop_per_s == tflops * 1e12
+        assert presets[key].peak_bytes_per_s == gbs * 1e9
+
+
+def test_partial_override_keeps_other_value(presets):
+    p = select_preset(presets, "arc-b580", peak_bandwidth_gbs=500)
+    assert p.peak_bytes_per_s == 500e9 and p.peak_flop_per_s == 117e12
+    p = select_preset(presets, "arc-b580", peak_tflops=100)
+    assert p.peak_bytes_per_s == 456e9 and p.peak_flop_per_s == 100e12
+    custom = select_preset({}, None, peak_tflops=10, peak_bandwidth_gbs=100)
+    assert custom.ridge_point == pytest.approx(100.0)  # 10e12 / 100e9
+    with pytest.raises(InputError, match="unknown hardware preset"):
+        select_preset(presets, "nope")
+
+
+def test_memory_and_compute_bound_by_hand():
+    preset = custom_preset(100, 1000)  # 100 TFLOP/s, 1000 GB/s → ridge 100 FLOP/byte
+    pts = to_points(pl.DataFrame({
+        "arithmetic_intensity": [10.0, 400.0, 50.0],
+        "flop_per_s": [5e12, 50e12, None],
+        "pair": ["", "", ""],
+        "row": [1, 2, 3],
+    }))
+    t = analyze(pts, preset)
+    # AI 10: roof = min(100e12, 10 × 1e12) = 10 TFLOP/s, memory-bound; 5/10 = 50 %, headroom 2
+    assert t["attainable"][0] == pytest.approx(10e12)
+    assert t["bound"][0] == "memory"
+    assert t["pct_of_roof"][0] == pytest.approx(50.0)
+    assert t["headroom"][0] == pytest.approx(2.0)
+    # AI 400: roof = 100 TFLOP/s, compute-bound; 50/100 = 50 %
+    assert t["bound"][1] == "compute" and t["attainable"][1] == pytest.approx(100e12)
+    # theoretical point sits on the roof: AI 50 → 50 TFLOP/s, 100 %
+    assert t["theoretical"][2] and t["performance"][2] == pytest.approx(50e12)
+    assert t["pct_of_roof"][2] == pytest.approx(100.0)
+
+
+def test_pair_speedup_and_above_roof(repo, presets):
+    from rooflow.roofline_csv import read_roofline_csv
+
+    t = analyze(read_roofline_csv(repo / "resources/roofline/flash_attention.csv"),
+                presets["arc-pro-b70"])
+    # fa-72-2k: 74 / 35 = 2.1143; fa-32-4k: 71 / 18 = 3.9444
+    assert t["pair_speedup"].to_list() == pytest.approx([74 / 35] * 2 + [71 / 18] * 2)
+    # AI 900 > ridge 263 → compute-bound at 160 TFLOP/s; 74/160 = 46.25 %
+    assert t["pct_of_roof"][1] == pytest.approx(46.25)
+    above = analyze(to_points(pl.DataFrame({"arithmetic_intensity": [1.0],
+                                            "flop_per_s": [1e12]})), custom_preset(100, 100))
+    # roof at AI 1 = 1 × 100 GB/s = 0.1 TFLOP/s < 1 TFLOP/s achieved: above the roof, kept
+    assert above["above_roof"][0] and above["pct_of_roof"][0] == pytest.approx(1000.0)
+
+
+def test_hierarchical_binding_level_and_time_saved():
+    # Two roofs: DRAM 1000 GB/s, L2 4000 GB/s; compute 100 TFLOP/s.
+    from rooflow.hardware import preset_from_mapping
+
+    preset = preset_from_mapping("t", {
+        "name": "t", "source": "test", "compute": {"fp32": 100}, "memory": {"HBM": 1000,
+                                                                            "L2": 4000},
+        "default_compute": "fp32", "default_memory": "HBM"}, source="test")
+    # One kernel, 1e12 FLOP in 0.1 s = 10 TFLOP/s; DRAM AI 20, L2 AI 2.
+    pts = to_points(pl.DataFrame({
+        "kernel": ["k", "k"], "level": ["DRAM", "L2"], "precision": ["fp32", "fp32"],
+        "arithmetic_intensity": [20.0, 2.0], "flop_per_s": [1e13, 1e13], "time_s": [0.1, 0.1],
+        "row": [1, 1],
+    }))
+    t = analyze(pts, preset)
+    # attainable DRAM = min(100, 20 × 1) = 20 TFLOP/s; L2 = min(100, 2 × 4) = 8 TFLOP/s
+    assert t["attainable"].to_list() == pytest.approx([20e12, 8e12])
+    # binding = L2 (lowest); kernel headroom = 8 / 10 = 0.8 → no time to save
+    assert t["binding"].to_list() == [False, True]
+    assert set(t["kernel_bound"]) == {"L2"}
+    assert t["kernel_headroom"][0] == pytest.approx(0.8)
+    assert t["potential_time_saved_s"][0] == 0.0
+    # At 2 TFLOP/s achieved: headroom 8/2 = 4 → saved = 0.1 × (1 − 1/4) = 0.075 s
+    t2 = analyze(pts.with_columns(flop_per_s=pl.lit(2e12)), preset)
+    assert t2["potential_time_saved_s"][0] == pytest.approx(0.075)

@@ -1,0 +1,74 @@
+"""The `rooflow` command line, run as a user would (subprocess)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+ROOFLOW = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "rooflow")
+
+
+def rooflow(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([ROOFLOW, *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def test_hardware_table_lists_presets():
+    proc = rooflow("hardware")
+    assert proc.returncode == 0
+    assert "arc-pro-b70" in proc.stdout and "263.2" in proc.stdout  # ridge 160e12/608e9
+
+
+def test_plot_with_preset_and_table(repo, tmp_path):
+    out, table = tmp_path / "fa.png", tmp_path / "fa.csv"
+    proc = rooflow("plot", str(repo / "resources/roofline/flash_attention.csv"), "--hardware",
+                   "arc-pro-b70", "--connect", "--annotate", "--key", "--series-order",
+                   "Optimized,Original", "--dpi", "80", "-t", "FA", "-o", str(out),
+                   "--table", str(table))
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    t = pl.read_csv(table)
+    assert t["pct_of_roof"].to_list() == pytest.approx([21.875, 46.25, 11.25, 44.375])
+
+
+def test_plot_custom_roof_svg(repo, tmp_path):
+    out = tmp_path / "fa.svg"
+    proc = rooflow("plot", str(repo / "resources/roofline/flash_attention.csv"),
+                   "--peak-tflops", "100", "--peak-bandwidth", "1000", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_text().lstrip().startswith("<?xml")
+
+
+def test_plot_reports_points_above_roof(tmp_path):
+    csv = tmp_path / "hot.csv"
+    csv.write_text("ai,tflops\n1,50\n")
+    proc = rooflow("plot", str(csv), "--peak-tflops", "100", "--peak-bandwidth", "1000",
+                   "-o", str(tmp_path / "hot.png"))
+    assert proc.returncode == 0
+    assert "above the roof" in proc.stderr and (tmp_path / "hot.png").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["plot", "missing.csv", "--hardware", "h100-sxm"],
+        ["plot", "BAD", "--hardware", "no-such-gpu"],
+        ["plot", "BAD", "--hardware", "h100-sxm"],
+        ["plot", "BAD", "--peak-tflops", "10"],
+        ["plot", "BAD", "--hardware", "h100-sxm", "-o", "x.gif"],
+        ["from-spec", "missing.yaml"],
+        ["plot"],
+    ],
+)
+def test_user_errors_one_line_exit_1_no_output(tmp_path, args):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("ai,tflops\n10,abc\n")
+    args = [str(bad) if a == "BAD" else a for a in args]
+    proc = rooflow(*args, cwd=tmp_path)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("rooflow: error:")
+    assert len(proc.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in proc.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv"]

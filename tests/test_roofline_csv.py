@@ -1,0 +1,102 @@
+"""Roofline CSV adapter: aliases, derivation, levels and one error per failure mode."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from rooflow.errors import InputError
+from rooflow.roofline_csv import read_roofline_csv
+
+
+def write(tmp_path, text, name="r.csv"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_example_rows_and_defaults(repo):
+    pts = read_roofline_csv(repo / "resources/roofline/flash_attention.csv")
+    assert pts.height == 4
+    assert pts["series"].to_list() == ["Original", "Optimized", "Original", "Optimized"]
+    # 74 TFLOP/s = 7.4e13 FLOP/s
+    assert pts["flop_per_s"][1] == pytest.approx(7.4e13)
+    assert pts["arithmetic_intensity"].to_list() == [900, 900, 1500, 1500]
+    assert set(pts["family"]) == {""} and set(pts["level"]) == {"DRAM"}
+
+
+def test_aliases_bom_case_and_defaults(tmp_path):
+    path = write(tmp_path, "\ufeff AI , GFLOPS ,Backend,Name\n10,2500,triton,k1\n20,,triton,k2\n")
+    pts = read_roofline_csv(path)
+    # gflops / 1000 = tflops: 2500 GFLOP/s = 2.5e12 FLOP/s
+    assert pts["flop_per_s"][0] == pytest.approx(2.5e12)
+    # a row without performance is theoretical: null flop_per_s
+    assert pts["flop_per_s"][1] is None
+    assert pts["series"].to_list() == ["triton", "triton"]
+    assert pts["label"].to_list() == ["k1", "k2"]
+    assert pts["family"].to_list() == ["", ""]
+
+
+def test_derived_from_flop_bytes_time(tmp_path):
+    # flop 2e9, bytes 1e8 → AI 20 FLOP/byte; 2e9 FLOP / 100 µs = 2e13 FLOP/s = 20 TFLOP/s
+    path = write(tmp_path, "total_flops,bytes_moved,latency_us\n2e9,1e8,100\n")
+    pts = read_roofline_csv(path)
+    assert pts["arithmetic_intensity"][0] == pytest.approx(20.0)
+    assert pts["flop_per_s"][0] == pytest.approx(2e13)
+    assert pts["time_s"][0] == pytest.approx(1e-4)
+
+
+def test_bytes_per_level_columns_give_one_point_per_level(tmp_path):
+    # flop 1e9: AI L3 = 1e9/1e8 = 10, SLM = 1e9/4e8 = 2.5, DRAM = 1e9/2e7 = 50
+    path = write(tmp_path, "kernel,flop,bytes_l3,bytes_slm,bytes_dram,gflops\nk,1e9,1e8,4e8,2e7,100\n")
+    pts = read_roofline_csv(path)
+    got = dict(zip(pts["level"], pts["arithmetic_intensity"], strict=True))
+    assert got == {"L3": 10.0, "SLM": 2.5, "DRAM": 50.0}
+    assert set(pts["pair"]) == {"k"}
+
+
+def test_level_column(tmp_path):
+    path = write(tmp_path, "name,level,ai,tflops\nk,CARM,1.5,2\nk,dram,9,2\n")
+    assert read_roofline_csv(path)["level"].to_list() == ["CARM", "DRAM"]
+
+
+def test_points_csv_round_trip(tmp_path, repo):
+    from rooflow.io import write_csv
+
+    pts = read_roofline_csv(repo / "resources/roofline/flash_attention.csv")
+    out = tmp_path / "points.csv"
+    write_csv(pts, out)
+    again = read_roofline_csv(out)
+    assert again.drop("source").equals(pts.drop("source"))
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("series,tflops\na,1\n", "no arithmetic intensity"),  # missing column
+        ("ai,tflops\n10,fast\n", "row 1, column 'tflops': not a number"),  # non-numeric
+        ("ai,tflops\n10,1\n0,1\n", "row 2, column 'arithmetic_intensity'"),  # zero
+        ("ai,tflops\n10,-3\n", "row 1, column 'tflops'"),  # negative
+        ("ai,tflops\nnan,1\n", "column 'arithmetic_intensity'"),  # NaN
+        ("ai,tflops\n10,inf\n", "column 'tflops'"),  # inf
+        ("ai,intensity,tflops\n1,1,1\n", "columns 'ai' and 'intensity' both mean"),  # conflict
+        ("ai,tflops\n10\n", "row 1: has 1 fields, header has 2"),  # ragged
+        ("", "file is empty"),
+    ],
+)
+def test_bad_input_is_one_clear_line(tmp_path, text, fragment):
+    path = write(tmp_path, text)
+    with pytest.raises(InputError) as err:
+        read_roofline_csv(path)
+    message = str(err.value)
+    assert fragment in message
+    assert str(path) in message and "\n" not in message
+
+
+def test_error_names_offending_value(tmp_path):
+    path = write(tmp_path, "ai,tflops\n10,1\n10,-3\n")
+    with pytest.raises(InputError) as err:
+        read_roofline_csv(path)
+    assert err.value.row == 2 and err.value.column == "tflops"
+    assert math.isclose(float(err.value.value), -3.0)
