@@ -37,6 +37,7 @@ def built(repo, tmp_path_factory) -> Path:
     work = tmp_path_factory.mktemp("wf")
     for sub in ("workflow", "config", "resources"):
         shutil.copytree(repo / sub, work / sub)
+    shutil.copy(repo / "environment.yml", work)  # the rules' conda: environment
     snakemake(work)
     return work
 
