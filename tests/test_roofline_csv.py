@@ -49,7 +49,9 @@ def test_derived_from_flop_bytes_time(tmp_path):
 
 def test_bytes_per_level_columns_give_one_point_per_level(tmp_path):
     # flop 1e9: AI L3 = 1e9/1e8 = 10, SLM = 1e9/4e8 = 2.5, DRAM = 1e9/2e7 = 50
-    path = write(tmp_path, "kernel,flop,bytes_l3,bytes_slm,bytes_dram,gflops\nk,1e9,1e8,4e8,2e7,100\n")
+    path = write(
+        tmp_path, "kernel,flop,bytes_l3,bytes_slm,bytes_dram,gflops\nk,1e9,1e8,4e8,2e7,100\n"
+    )
     pts = read_roofline_csv(path)
     got = dict(zip(pts["level"], pts["arithmetic_intensity"], strict=True))
     assert got == {"L3": 10.0, "SLM": 2.5, "DRAM": 50.0}

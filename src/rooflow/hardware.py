@@ -186,7 +186,9 @@ def load_hardware(path: str | Path) -> dict[str, Preset]:
         jsonschema.validate(data, _load_schema())
     except jsonschema.ValidationError as err:
         where = ".".join(str(p) for p in err.absolute_path)
-        raise InputError(str(path), err.message, column=where or None, check="hardware schema") from None
+        raise InputError(
+            str(path), err.message, column=where or None, check="hardware schema"
+        ) from None
     return {
         key: preset_from_mapping(key, entry, source=str(path))
         for key, entry in data["presets"].items()

@@ -34,7 +34,9 @@ def read_csv_text(path: str | Path, *, text: str | None = None) -> pl.DataFrame:
         except FileNotFoundError:
             raise InputError(str(path), "file not found") from None
         except UnicodeDecodeError as err:
-            raise InputError(str(path), f"not UTF-8 text ({err.reason} at byte {err.start})") from None
+            raise InputError(
+                str(path), f"not UTF-8 text ({err.reason} at byte {err.start})"
+            ) from None
     text = text.lstrip("\ufeff")
     if not text.strip():
         raise InputError(str(path), "file is empty")
@@ -107,6 +109,12 @@ def check(frame: pl.DataFrame, model: type, file: str | Path) -> pl.DataFrame:
         with_index = cases.filter(pl.col("index").is_not_null()).sort("index")
         first = (with_index if with_index.height else cases).row(0, named=True)
         index = first.get("index")
+        if first.get("check") == "column_in_dataframe":
+            # Schema-level failure: the failure case is the missing column's name.
+            raise InputError(
+                str(file), "missing column", column=str(first.get("failure_case")),
+                check="column_in_dataframe",
+            ) from None
         raise InputError(
             str(file),
             "value fails validation" if index is not None else "schema check failed",

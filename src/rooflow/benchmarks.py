@@ -1,0 +1,208 @@
+"""Benchmark results CSV (baseline vs optimized kernel times) → paired roofline points.
+
+Input columns (``resources/benchmarks/*.csv``):
+
+=========== ======= ==========================================================
+column      unit    meaning
+=========== ======= ==========================================================
+family      —       kernel family, e.g. ``2_BatchedMoE`` (leading ``N_`` ignored)
+shape_key   —       variant key in that family's spec file, e.g. ``bench-gpu-1``
+config      —       optional ``K=V,K=V`` integer dims overlaid on the variant's dims
+baseline_us µs      time of the original kernel
+triton_us   µs      time of the optimized kernel
+tflops      TFLOP/s throughput of the optimized kernel (as measured)
+=========== ======= ==========================================================
+
+Other columns are allowed and ignored (the canonical points table has no place
+for them).
+
+Each row gives two points sharing ``pair`` = ``"{family}:{shape_key}"`` (plus
+`` ({config})`` when that id repeats in the file), both at the arithmetic intensity
+of the family model (:mod:`rooflow.models`):
+
+* ``Optimized``: flop_per_s = tflops·1e12, time_s = triton_us·1e-6;
+* ``Original``: flop_per_s = tflops·1e12·triton_us/baseline_us (same FLOP in the
+  baseline time), time_s = baseline_us·1e-6.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import pandera.polars as pa
+import polars as pl
+
+from rooflow.errors import InputError
+from rooflow.models import FamilyModel, kernel_metrics, resolve_family
+from rooflow.points import empty_points, to_points
+from rooflow.specs import MAX_DIM, Spec, read_spec
+from rooflow.validate import check, coerce_numeric, read_csv_text
+
+NUMERIC = ["baseline_us", "triton_us", "tflops"]
+_PAIR = r"[A-Za-z_][A-Za-z0-9_]*\s*=\s*[0-9]+"
+CONFIG_PATTERN = rf"^{_PAIR}(\s*,\s*{_PAIR})*$"
+
+
+class BenchmarkRows(pa.DataFrameModel):
+    """Raw benchmark rows after numeric coercion."""
+
+    family: str = pa.Field(str_length={"min_value": 1})
+    shape_key: str = pa.Field(str_length={"min_value": 1})
+    config: str | None = pa.Field(nullable=True, str_matches=CONFIG_PATTERN)
+    baseline_us: float = pa.Field(gt=0)
+    triton_us: float = pa.Field(gt=0)
+    tflops: float = pa.Field(gt=0)
+
+    @pa.check("baseline_us", "triton_us", "tflops", name="finite")
+    def _finite(cls, data: pa.PolarsData) -> pl.LazyFrame:
+        return data.lazyframe.select(pl.col(data.key).is_finite())
+
+    class Config:
+        strict = False
+
+
+def benchmark_points(
+    path: str | Path,
+    specs_dir: str | Path,
+    families: Mapping[str, FamilyModel],
+    family_map: Mapping[str, str] | None = None,
+    min_tflops: float | None = None,
+    min_ai: float | None = None,
+) -> pl.DataFrame:
+    """Read a benchmark CSV; return Original/Optimized point pairs (canonical points).
+
+    Dims of a row are those of variant ``shape_key`` in the spec file of ``specs_dir``
+    (``*.yaml``) whose resolved family equals the row's, overlaid by ``config``.
+    ``family`` = resolved family, ``label`` = the variant's comment (else
+    ``shape_key``), ``kernel`` = ``shape_key``, ``row`` = 1-based CSV row.
+    ``min_tflops`` (TFLOP/s) drops a pair whose Optimized throughput is below it;
+    ``min_ai`` (FLOP/byte) drops a pair whose arithmetic intensity is below it.
+
+    Raises:
+        InputError: a missing column or bad value (pandera), no spec for the family,
+            ``shape_key`` not a variant of it (or of two specs), a ``config`` key not
+            a dim of the spec or repeated, a repeated row, or a model error
+            (:func:`rooflow.models.kernel_metrics`) — naming file, row, column, value.
+    """
+    source = str(path)
+    frame = read_csv_text(path)
+    frame = check(coerce_numeric(frame, NUMERIC, source), BenchmarkRows, source)
+    if "config" not in frame.columns:
+        frame = frame.with_columns(config=pl.lit(None, dtype=pl.String))
+    # Extra columns are dropped here so none can shadow a derived column below.
+    frame = frame.select("family", "shape_key", "config", *NUMERIC)
+    frame = frame.with_row_index("row", offset=1).with_columns(pl.col("row").cast(pl.Int64))
+    specs = _read_specs(specs_dir, family_map)
+
+    groups: dict[Path, list[dict]] = {}
+    for rec in frame.iter_rows(named=True):
+        family = resolve_family(rec["family"], family_map)
+        spec = _find_spec(specs, family, rec, source)
+        variant = spec.variants[rec["shape_key"]]
+        groups.setdefault(spec.path, []).append({
+            "row": rec["row"],
+            "variant": variant.key,
+            "dtype": variant.dtype,
+            "at": f"family {rec['family']!r}, shape_key {rec['shape_key']!r}",
+            "resolved": family,
+            "label": variant.label or variant.key,
+            **variant.dims,
+            **_config_dims(rec, spec, source),
+        })
+    if not groups:
+        return empty_points()
+
+    metrics = []
+    for spec_path, rows in groups.items():
+        spec = next(s for s, _ in specs if s.path == spec_path)
+        dims = pl.DataFrame(rows, infer_schema_length=None)
+        model = families.get(rows[0]["resolved"])
+        metrics.append(kernel_metrics(spec, dims, model, source=source, where="at", row="row")
+                       .select("row", "resolved", "label", "flop", "bytes",
+                               "arithmetic_intensity", "bytes_model"))
+    rows = frame.join(pl.concat(metrics), on="row", how="left").sort("row")
+    rows = rows.with_columns(pair=_pair_ids(rows, source))
+    if min_tflops is not None:
+        rows = rows.filter(pl.col("tflops") >= min_tflops)
+    if min_ai is not None:
+        rows = rows.filter(pl.col("arithmetic_intensity") >= min_ai)
+
+    common = [pl.col("resolved").alias("family"), "label", "pair",
+              pl.col("shape_key").alias("kernel"), "flop", "bytes", "arithmetic_intensity",
+              "bytes_model", pl.lit(source).alias("source"), "row"]
+    optimized = rows.select(
+        pl.lit("Optimized").alias("series"), *common,
+        (pl.col("triton_us") * 1e-6).alias("time_s"),
+        (pl.col("tflops") * 1e12).alias("flop_per_s"),
+    )
+    original = rows.select(
+        pl.lit("Original").alias("series"), *common,
+        (pl.col("baseline_us") * 1e-6).alias("time_s"),
+        (pl.col("tflops") * 1e12 * pl.col("triton_us") / pl.col("baseline_us"))
+        .alias("flop_per_s"),
+    )
+    return to_points(pl.concat([original, optimized]).sort("row", maintain_order=True))
+
+
+def _read_specs(
+    specs_dir: str | Path, family_map: Mapping[str, str] | None
+) -> list[tuple[Spec, str]]:
+    """Every spec in ``specs_dir`` with its resolved family."""
+    specs_dir = Path(specs_dir)
+    if not specs_dir.is_dir():
+        raise InputError(str(specs_dir), "specs directory not found")
+    specs = []
+    for path in sorted([*specs_dir.glob("*.yaml"), *specs_dir.glob("*.yml")]):
+        spec = read_spec(path)
+        specs.append((spec, resolve_family(path.stem, family_map, spec.family_key)))
+    return specs
+
+
+def _find_spec(specs: list[tuple[Spec, str]], family: str, rec: dict, source: str) -> Spec:
+    of_family = [s for s, f in specs if f == family]
+    if not of_family:
+        known = sorted({f for _, f in specs})
+        raise InputError(source, f"no spec of family {family!r} (known: {', '.join(known)})",
+                         row=rec["row"], column="family", check="known family",
+                         value=rec["family"])
+    found = [s for s in of_family if rec["shape_key"] in s.variants]
+    if len(found) != 1:
+        why = ("is not a variant of " if not found else "is a variant of several specs: ")
+        raise InputError(source, why + ", ".join(str(s.path) for s in (found or of_family)),
+                         row=rec["row"], column="shape_key", check="known shape_key",
+                         value=rec["shape_key"])
+    return found[0]
+
+
+def _config_dims(rec: dict, spec: Spec, source: str) -> dict[str, int]:
+    """``K=V,K=V`` → {K: V}; keys must be dims of ``spec``."""
+    if rec["config"] is None:
+        return {}
+    known = {d for v in spec.variants.values() for d in v.dims}
+    dims: dict[str, int] = {}
+    for item in rec["config"].split(","):
+        key, value = (part.strip() for part in item.split("="))
+        if key not in known or key in dims or int(value) > MAX_DIM:
+            why = ("repeats a dim" if key in dims else "has a value above 2**53"
+                   if key in known else f"sets {key!r}, not a dim of {spec.path}")
+            raise InputError(source, f"config {why}", row=rec["row"], column="config",
+                             check="config dims", value=rec["config"])
+        dims[key] = int(value)
+    return dims
+
+
+def _pair_ids(rows: pl.DataFrame, source: str) -> pl.Series:
+    """``family:shape_key``, with `` (config)`` where that repeats; a repeat → error."""
+    base = rows["resolved"] + ":" + rows["shape_key"]
+    repeated = base.is_duplicated()
+    pair = pl.Series("pair", [
+        f"{b} ({c})" if dup and c else b
+        for b, c, dup in zip(base, rows["config"], repeated, strict=True)
+    ])
+    dup = pair.is_duplicated()
+    if dup.any():
+        i = int(dup.arg_true()[1])
+        raise InputError(source, "repeats an earlier row (same family, shape_key, config)",
+                         row=int(rows["row"][i]), check="unique rows", value=pair[i])
+    return pair

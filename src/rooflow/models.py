@@ -1,0 +1,318 @@
+"""Kernel family models (``config/families.yaml``) and spec variants → roofline points.
+
+A family model gives FLOP and compulsory DRAM bytes from a kernel's dims. Byte
+model: every tensor is streamed from DRAM exactly once (perfect on-chip reuse), so
+``arithmetic_intensity = flop / bytes`` is an upper bound for the kernel. Element
+widths come from a quant-code dim (e.g. ``QUANT``), whose label is the point's
+``series``. The YAML keys are documented in config/README.md and checked against
+``workflow/schemas/families.schema.yaml``.
+
+Family resolution (:func:`resolve_family`) for a spec file stem or a benchmark
+``family`` value such as ``2_BatchedMoE``: the config ``family_map`` (by the name as
+written, then without its leading ``N_``), else the spec's own ``family:`` key, else
+the name without its leading ``N_``.
+
+Without a model, FLOP comes from the variant's ``flop`` formula and bytes from its
+``bytes`` formula (``bytes_model = "given"``) or from the tensors under ``inputs``,
+each read once at its dtype width (``"inputs-only"``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import jsonschema
+import polars as pl
+
+from rooflow.errors import InputError
+from rooflow.formula import Formula, compile_formula, evaluate
+from rooflow.points import empty_points, to_points
+from rooflow.specs import Spec, dtype_width, is_floating, read_spec, read_yaml
+
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "families.schema.yaml"
+_ORDER_PREFIX = re.compile(r"^\d+_")
+
+
+@dataclass(frozen=True)
+class FamilyModel:
+    """One family of ``families.yaml`` with its formulas compiled.
+
+    ``widths`` maps a code to its width names → bytes per element; ``labels`` maps
+    a code to its series label; ``define`` holds named sub-formulas in file order.
+    """
+
+    name: str
+    code: str | None
+    widths: dict[int, dict[str, float]]
+    labels: dict[int, str]
+    define: tuple[tuple[str, Formula], ...]
+    flop: Formula
+    bytes: Formula
+    source: str
+
+    def apply(
+        self, dims: pl.DataFrame, *, source: str, where: str | None = None,
+        row: str | None = None,
+    ) -> pl.DataFrame:
+        """Add ``flop`` (FLOP), ``bytes`` (byte), ``series`` (width label) to ``dims``.
+
+        ``dims`` has one Int64 column per dim; a missing or null code dim means
+        code 0. ``source``/``where``/``row`` locate rows in errors (see
+        :func:`rooflow.formula.evaluate`).
+
+        Raises:
+            InputError: an unknown code (column = the code dim), a dim named like a
+                width or definition, a dim the formulas need is missing, or a
+                non-finite / non-positive FLOP or byte count.
+        """
+        names = {n for w in self.widths.values() for n in w} | {n for n, _ in self.define}
+        clash = sorted(names & set(dims.columns))
+        if clash:
+            raise InputError(source, f"dim {clash[0]!r} is also a width/definition name of "
+                             f"family {self.name!r}", column=clash[0], check="family names")
+        code = (pl.col(self.code).fill_null(0) if self.code in dims.columns
+                else pl.lit(0, dtype=pl.Int64))
+        codes = dims.select(code.alias("code"))["code"]
+        unknown = ~codes.is_in(list(self.widths))
+        if unknown.any():
+            i = int(unknown.arg_true()[0])
+            prefix = f"{dims[where][i]}: " if where else ""
+            raise InputError(
+                source,
+                f"{prefix}unknown {self.code} code for family {self.name!r} "
+                f"(known: {', '.join(map(str, self.widths))})",
+                row=int(dims[row][i]) if row else i + 1,
+                column=self.code, check="known code", value=int(codes[i]),
+            )
+        known = list(self.widths)
+        frame = dims.with_columns(
+            code.replace_strict(known, [self.labels[c] for c in known],
+                                return_dtype=pl.String).alias("series"),
+            *(code.replace_strict(known, [self.widths[c][n] for c in known],
+                                  return_dtype=pl.Float64).alias(n)
+              for n in self.widths[known[0]]),
+        )
+        for name, formula in self.define:
+            values = evaluate(formula, frame, source=source, where=where, row=row,
+                              positive=False)
+            frame = frame.with_columns(values.alias(name))
+        flop = evaluate(self.flop, frame, source=source, where=where, row=row)
+        byte_count = evaluate(self.bytes, frame, source=source, where=where, row=row)
+        return dims.with_columns(flop=flop, bytes=byte_count, series=frame["series"])
+
+
+def load_families(path: str | Path, *, schema: str | Path = SCHEMA_PATH) -> dict[str, FamilyModel]:
+    """Read, schema-check and compile ``families.yaml``; family name → model.
+
+    Raises:
+        InputError: unreadable/malformed YAML, a JSON Schema violation (column = the
+            JSON path), width codes with different width names, a definition named
+            like a width, or a formula outside the safe subset.
+    """
+    source = str(path)
+    doc = _string_keys(read_yaml(path))
+    validator = jsonschema.Draft202012Validator(read_yaml(schema))
+    error = jsonschema.exceptions.best_match(validator.iter_errors(doc))
+    if error is not None:
+        raise InputError(source, error.message, column=error.json_path, check="schema",
+                         value=None if isinstance(error.instance, dict | list) else error.instance)
+    return {name: _compile_family(name, body, source)
+            for name, body in doc["families"].items()}
+
+
+def _string_keys(value: object) -> object:
+    """YAML ``0:`` keys are ints; JSON Schema compares mapping keys as strings."""
+    if isinstance(value, dict):
+        return {str(k): _string_keys(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_string_keys(v) for v in value]
+    return value
+
+
+def _compile_family(name: str, body: dict, source: str) -> FamilyModel:
+    widths = {int(code): {k: float(v) for k, v in entry.items() if k != "label"}
+              for code, entry in body["widths"].items()}
+    labels = {int(code): entry["label"] for code, entry in body["widths"].items()}
+    width_names = set(next(iter(widths.values())))
+    for code, entry in widths.items():
+        if set(entry) != width_names:
+            raise InputError(source, f"family {name!r}: width code {code} has widths "
+                             f"{sorted(entry)}, expected {sorted(width_names)}",
+                             column=f"$.families.{name}.widths.{code}", check="same widths")
+    if "code" not in body and 0 not in widths:
+        raise InputError(source, f"family {name!r} has no 'code', so 'widths' needs code 0",
+                         column=f"$.families.{name}.widths", check="default code")
+    define = []
+    for def_name, text in body.get("define", {}).items():
+        if def_name in width_names:
+            raise InputError(source, f"family {name!r}: definition {def_name!r} is also "
+                             "a width name", column=f"$.families.{name}.define")
+        define.append((def_name, compile_formula(
+            text, source=source, what=f"{def_name} of family {name!r}")))
+    return FamilyModel(
+        name=name,
+        code=body.get("code"),
+        widths=widths,
+        labels=labels,
+        define=tuple(define),
+        flop=compile_formula(body["flop"], source=source, what=f"flop of family {name!r}"),
+        bytes=compile_formula(body["bytes"], source=source, what=f"bytes of family {name!r}"),
+        source=source,
+    )
+
+
+def family_name(name: str) -> str:
+    """``name`` without its leading ordering prefix: ``2_FusedMoE`` → ``FusedMoE``."""
+    return _ORDER_PREFIX.sub("", name)
+
+
+def resolve_family(
+    name: str, family_map: Mapping[str, str] | None = None, declared: str | None = None
+) -> str:
+    """The family of a spec file stem or benchmark ``family`` value (module docstring)."""
+    family_map = family_map or {}
+    for key in (name, family_name(name)):
+        if key in family_map:
+            return family_map[key]
+    return declared or family_name(name)
+
+
+def kernel_metrics(
+    spec: Spec,
+    dims: pl.DataFrame,
+    model: FamilyModel | None,
+    *,
+    source: str | None = None,
+    where: str | None = None,
+    row: str | None = None,
+) -> pl.DataFrame:
+    """Add FLOP and byte counts to a frame of variant dims of ``spec``.
+
+    ``dims`` is shaped like :meth:`Spec.dims_frame` (``variant``, ``dtype``, one
+    Int64 column per dim, possibly overlaid). Columns added: ``flop`` (FLOP),
+    ``bytes`` (byte), ``arithmetic_intensity`` (FLOP/byte), ``series`` (quant label
+    or dtype name) and ``bytes_model`` ("family", "given" or "inputs-only").
+    A variant's own ``bytes`` formula takes precedence over the family model.
+
+    Raises:
+        InputError: as :meth:`FamilyModel.apply` and :func:`rooflow.formula.evaluate`,
+            naming ``source`` (the file the dims came from; default ``spec.path``).
+    """
+    source = source or str(spec.path)
+    given = _variant_formula(spec, dims, "bytes", source, where, row)
+    if model is not None:
+        frame = model.apply(dims, source=source, where=where, row=row)
+        frame = frame.with_columns(bytes_model=pl.lit("family"))
+    else:
+        # Tensor traffic only where the variant gives no byte formula of its own.
+        need = given.is_null()
+        counted = pl.Series("bytes", [None] * dims.height, dtype=pl.Float64)
+        if need.any():
+            counted = counted.scatter(need.arg_true(),
+                                      _inputs_bytes(spec, dims.filter(need), source, where, row))
+        frame = dims.with_columns(
+            flop=_variant_formula(spec, dims, "flop", source, where, row),
+            bytes=counted,
+            series=pl.Series(_dtype_labels(spec, dims), dtype=pl.String),
+            bytes_model=pl.lit("inputs-only"),
+        )
+    frame = frame.with_columns(
+        bytes=pl.coalesce(given, pl.col("bytes")),
+        bytes_model=pl.when(given.is_not_null()).then(pl.lit("given"))
+        .otherwise(pl.col("bytes_model")),
+    )
+    return frame.with_columns(arithmetic_intensity=pl.col("flop") / pl.col("bytes"))
+
+
+def _variant_formula(
+    spec: Spec, dims: pl.DataFrame, attr: str, source: str, where: str | None,
+    row: str | None,
+) -> pl.Series:
+    """Evaluate each row's own variant formula ``attr`` (flop/bytes); null where unset."""
+    texts = [getattr(spec.variants[k], attr) for k in dims["variant"]]
+    values: list[float | None] = [None] * dims.height
+    for text in dict.fromkeys(t for t in texts if t is not None):
+        picked = [i for i, t in enumerate(texts) if t == text]
+        formula = compile_formula(text, source=str(spec.path), what=attr)
+        result = evaluate(formula, dims[picked], source=source, where=where, row=row)
+        for i, value in zip(picked, result, strict=True):
+            values[i] = value
+    return pl.Series(attr, values, dtype=pl.Float64)
+
+
+def _tensor_dtype(spec: Spec, tensor: str, variant_dtype: str | None) -> str:
+    dtype = spec.inputs[tensor].dtype
+    return variant_dtype if variant_dtype and is_floating(dtype) else dtype
+
+
+def _inputs_bytes(
+    spec: Spec, dims: pl.DataFrame, source: str, where: str | None, row: str | None
+) -> pl.Series:
+    """Σ over the variant's params of Π(shape) × element width (each tensor read once)."""
+    widths = {}
+    terms = []
+    for i, (tensor, t) in enumerate(spec.inputs.items()):
+        widths[f"__w{i}"] = [
+            dtype_width(_tensor_dtype(spec, tensor, dtype), source=str(spec.path),
+                        where=f"variant {key!r}, input {tensor!r}")
+            if tensor in spec.variants[key].params else 0
+            for key, dtype in zip(dims["variant"], dims["dtype"], strict=True)
+        ]
+        terms.append("*".join([*map(str, t.shape), f"__w{i}"]))
+    if not terms:
+        raise InputError(str(spec.path), "no 'inputs' to count bytes from and no 'bytes' formula",
+                         check="bytes model")
+    frame = dims.with_columns(pl.Series(n, w, dtype=pl.Float64) for n, w in widths.items())
+    formula = compile_formula(" + ".join(terms), source=str(spec.path),
+                              what="bytes of 'inputs'")
+    return evaluate(formula, frame, source=source, where=where, row=row)
+
+
+def _dtype_labels(spec: Spec, dims: pl.DataFrame) -> list[str]:
+    """Series label without a model: the variant dtype, else its tensors' dtypes."""
+    labels = []
+    for key, dtype in zip(dims["variant"], dims["dtype"], strict=True):
+        names = [_tensor_dtype(spec, t, dtype) for t in spec.variants[key].params]
+        labels.append(dtype or "/".join(dict.fromkeys(names)) or "kernel")
+    return labels
+
+
+def spec_points(
+    path: str | Path,
+    families: Mapping[str, FamilyModel],
+    family_map: Mapping[str, str] | None = None,
+    variant_prefix: str = "bench",
+) -> pl.DataFrame:
+    """Theoretical roofline points (no measured FLOP/s) for a spec's variants.
+
+    One point per variant whose key starts with ``variant_prefix``, at level DRAM:
+    ``kernel`` = variant key, ``label`` = its comment line (else the key), ``series``
+    = quant label (family model) or dtype name, ``family`` = resolved family,
+    ``row`` = 1-based variant position in the file, ``flop_per_s`` null.
+
+    Returns:
+        The canonical points frame (:mod:`rooflow.points`); empty if no variant
+        matches.
+
+    Raises:
+        InputError: see :func:`rooflow.specs.read_spec` and :func:`kernel_metrics`.
+    """
+    spec = read_spec(path)
+    family = resolve_family(spec.path.stem, family_map, spec.family_key)
+    keys = [k for k in spec.variants if k.startswith(variant_prefix)]
+    if not keys:
+        return empty_points()
+    dims = spec.dims_frame(keys).with_columns(
+        at=pl.Series([f"line {spec.variants[k].line}: variant {k!r}" for k in keys]),
+        label=pl.Series([spec.variants[k].label or k for k in keys], dtype=pl.String),
+    )
+    frame = kernel_metrics(spec, dims, families.get(family), where="at", row="index")
+    return to_points(frame.with_columns(
+        family=pl.lit(family),
+        kernel=pl.col("variant"),
+        source=pl.lit(str(spec.path)),
+        row=pl.col("index"),
+    ))

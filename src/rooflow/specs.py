@@ -1,0 +1,373 @@
+"""Kernel spec YAML (xe-forge format): input tensors, dims and FLOP formula per variant.
+
+A spec file looks like ``/work/shared/data/xe-forge/examples/vllm/1_BatchedMoE.yaml``::
+
+    family: BatchedMoE            # optional; else from the file name (see rooflow.models)
+    inputs:                       # tensor -> shape (dim names or ints) and dtype
+      A: {shape: [E, M, K], dtype: bfloat16}
+    inits:                        # dims every variant must set
+      - dim: E
+    bench-gpu-1:                  # a variant: a one-element list of a mapping
+      # gpt-oss 20b: input -> swiglu input      <- the variant's label
+      - params: [A]               # tensors the kernel reads (default: all inputs)
+        dtype: bfloat16           # optional: replaces floating-point tensor dtypes
+        dims: {E: 32, ...}        # integers >= 0 (0 switches a flag/quant code off)
+        flop: "E*M*N*K*2"         # FLOP formula over dims (rooflow.formula)
+        bytes: "..."              # optional byte formula over dims
+
+Every key other than ``family``, ``inputs`` and ``inits`` is a variant. YAML is read
+with ``yaml.safe_load`` after an event pass that refuses alias bombs; comments are
+read from the raw text because YAML drops them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+import pandera.polars as pa
+import polars as pl
+import yaml
+
+from rooflow.errors import InputError
+from rooflow.validate import check
+
+MAX_BYTES = 1_000_000
+MAX_NODES = 100_000  # YAML nodes after expanding aliases (the real specs have ~1 000)
+MAX_DIM = 2**53  # dims are evaluated in Float64; larger integers are not exact
+
+# Element width in bytes per dtype name (torch spelling); float8_* are all 1 byte.
+DTYPE_WIDTHS: dict[str, int] = {
+    "float64": 8,
+    "float32": 4,
+    "float16": 2,
+    "bfloat16": 2,
+    "int64": 8,
+    "int32": 4,
+    "int16": 2,
+    "int8": 1,
+    "uint8": 1,
+}
+_RESERVED = {"family", "inputs", "inits"}
+# Column names that frames built from a spec use besides its dims.
+RESERVED_COLUMNS = frozenset({
+    "variant", "index", "dtype", "at", "label", "series", "flop", "bytes",
+    "arithmetic_intensity", "bytes_model", "family", "kernel", "source", "row", "resolved",
+})
+# A top-level mapping key: at column 0, optionally quoted, then ':' and a value or nothing.
+_KEY_LINE = re.compile(r"""^(?P<q>['"]?)(?P<key>[^\s#'":-][^#'":]*?)(?P=q)\s*:(?:\s|$)""")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class Tensor(NamedTuple):
+    """An input tensor: shape (dim names or literal ints) and dtype name."""
+
+    shape: tuple[str | int, ...]
+    dtype: str
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One variant of a spec: dims, FLOP formula text and optional byte formula text."""
+
+    key: str
+    label: str | None
+    dtype: str | None
+    dims: dict[str, int]
+    flop: str
+    bytes: str | None
+    params: tuple[str, ...]
+    line: int
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A parsed spec file; ``variants`` keep file order."""
+
+    path: Path
+    family_key: str | None
+    inputs: dict[str, Tensor]
+    variants: dict[str, Variant]
+
+    def dims_frame(self, keys: list[str] | None = None) -> pl.DataFrame:
+        """One row per variant (``keys``, default all, in that order).
+
+        Columns: ``variant`` (str, key), ``index`` (i64, 1-based position in the file),
+        ``dtype`` (str, null when unset), then one Int64 column per dim used by any
+        variant (null where that variant does not set it).
+        """
+        keys = list(self.variants) if keys is None else keys
+        order = {key: i for i, key in enumerate(self.variants, start=1)}
+        names = sorted({d for k in keys for d in self.variants[k].dims})
+        data: dict[str, list] = {
+            "variant": keys,
+            "index": [order[k] for k in keys],
+            "dtype": [self.variants[k].dtype for k in keys],
+        }
+        for name in names:
+            data[name] = [self.variants[k].dims.get(name) for k in keys]
+        schema = {"variant": pl.String(), "index": pl.Int64(), "dtype": pl.String()}
+        schema |= {name: pl.Int64() for name in names}
+        return pl.DataFrame(data, schema=schema)
+
+
+def dtype_width(dtype: str, *, source: str, where: str) -> int:
+    """Element width in bytes of a torch dtype name (``float8_*`` → 1).
+
+    Raises:
+        InputError: unknown dtype name.
+    """
+    if isinstance(dtype, str) and dtype.startswith("float8_"):
+        return 1
+    if dtype not in DTYPE_WIDTHS:
+        raise InputError(source, f"{where}: unknown dtype (known: "
+                         f"{', '.join(DTYPE_WIDTHS)}, float8_*)", check="dtype", value=dtype)
+    return DTYPE_WIDTHS[dtype]
+
+
+def is_floating(dtype: str) -> bool:
+    """True for floating-point dtype names (float*, bfloat16)."""
+    return dtype.startswith(("float", "bfloat"))
+
+
+def read_yaml(path: str | Path) -> object:
+    """Read a YAML file safely: size cap, alias-bomb guard, then ``yaml.safe_load``.
+
+    Raises:
+        InputError: missing/unreadable file, over 1 MB, malformed YAML (with the
+            line), or more than 100 000 nodes once aliases are expanded.
+    """
+    return _load(Path(path))[1]
+
+
+def _load(path: Path) -> tuple[str, object]:
+    text = _read_text(path)
+    _check_expansion(text, path)
+    try:
+        return text, yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        raise _yaml_error(path, err) from None
+
+
+def _read_text(path: Path) -> str:
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            raise InputError(str(path), f"file is larger than {MAX_BYTES} bytes")
+        return path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InputError(str(path), "file not found") from None
+    except UnicodeDecodeError as err:
+        raise InputError(str(path), f"not UTF-8 text ({err.reason} at byte {err.start})") from None
+
+
+def _yaml_error(path: Path, err: yaml.YAMLError) -> InputError:
+    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
+    problem = getattr(err, "problem", None) or str(err)
+    where = f"line {mark.line + 1}: " if mark is not None else ""
+    return InputError(str(path), f"{where}malformed YAML: {problem}", check="yaml")
+
+
+def _check_expansion(text: str, path: Path) -> None:
+    """Count nodes as if every alias were expanded; stop once over MAX_NODES.
+
+    Runs on parser events (no objects are built), so a "billion laughs" document
+    is refused after reading it once.
+    """
+    sizes: dict[str, int] = {}
+    open_nodes: list[tuple[str | None, int]] = []
+    total = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):
+                total += sizes.get(event.anchor, 1)
+            elif isinstance(event, yaml.ScalarEvent):
+                total += 1
+                if event.anchor:
+                    sizes[event.anchor] = 1
+            elif isinstance(event, yaml.CollectionStartEvent):
+                total += 1
+                open_nodes.append((event.anchor, total - 1))
+            elif isinstance(event, yaml.CollectionEndEvent):
+                anchor, start = open_nodes.pop()
+                if anchor:
+                    sizes[anchor] = total - start
+            if total > MAX_NODES:
+                raise InputError(str(path), f"YAML expands to more than {MAX_NODES} nodes "
+                                 "(alias bomb?)", check="yaml aliases")
+    except yaml.YAMLError as err:
+        raise _yaml_error(path, err) from None
+
+
+def _scan_keys(text: str, path: Path) -> dict[str, tuple[int, str | None]]:
+    """Top-level keys → (1-based line, label from the comment line right below).
+
+    Raises:
+        InputError: a top-level key appears twice (YAML would keep the last silently).
+    """
+    lines = text.splitlines()
+    found: dict[str, tuple[int, str | None]] = {}
+    for i, line in enumerate(lines):
+        match = _KEY_LINE.match(line)
+        if not match:
+            continue
+        key = match["key"]
+        if key in found:
+            raise InputError(str(path), f"line {i + 1}: key {key!r} repeats line "
+                             f"{found[key][0]}", check="unique keys", value=key)
+        following = next((s.strip() for s in lines[i + 1:] if s.strip()), "")
+        label = following.lstrip("#").strip() if following.startswith("#") else ""
+        found[key] = (i + 1, label or None)
+    return found
+
+
+class _VariantTable(pa.DataFrameModel):
+    """Per-variant values: dims are integers in [0, 2**53]."""
+
+    variant: str = pa.Field(unique=True)
+    dims: pl.Int64 = pa.Field(alias="^dim:.+$", regex=True, nullable=True, ge=0, le=MAX_DIM)
+
+    class Config:
+        strict = False
+
+
+def read_spec(path: str | Path) -> Spec:
+    """Parse and validate a spec file.
+
+    Raises:
+        InputError: unreadable or malformed YAML (with line), an alias bomb, a wrong
+            structure (not a mapping, a variant not a one-element list of a mapping,
+            missing ``dims``/``flop``, a dim not an integer, a negative dim, a dim
+            from ``inits`` missing, a param not under ``inputs``, an unknown dtype),
+            each naming the file, the line and the variant.
+    """
+    path = Path(path)
+    source = str(path)
+    text, doc = _load(path)
+    if not isinstance(doc, dict):
+        raise InputError(source, "a spec must be a YAML mapping", check="structure",
+                         value=type(doc).__name__)
+    keys = _scan_keys(text, path)
+
+    def at(key: str) -> str:
+        line = keys.get(str(key), (None, None))[0]
+        return f"line {line}: " if line else ""
+
+    family = doc.get("family")
+    if family is not None and (not isinstance(family, str) or not family.strip()):
+        raise InputError(source, f"{at('family')}'family' must be a non-empty string",
+                         column="family", value=family)
+    inputs = _read_inputs(doc.get("inputs"), source, at("inputs"))
+    inits = _read_inits(doc.get("inits"), source, at("inits"))
+
+    variants: dict[str, Variant] = {}
+    for key, body in doc.items():
+        if key in _RESERVED:
+            continue
+        line, label = keys.get(str(key), (0, None))
+        variants[str(key)] = _read_variant(str(key), body, label, line, inputs, inits, source)
+    if not variants:
+        raise InputError(source, "spec has no variants", check="structure")
+
+    spec = Spec(path=path, family_key=family, inputs=inputs, variants=variants)
+    table = spec.dims_frame()
+    table = table.rename({c: f"dim:{c}" for c in table.columns[3:]})
+    try:
+        check(table, _VariantTable, source)
+    except InputError as err:
+        key = table["variant"][err.row - 1] if err.row else None
+        where = f"{at(key)}variant {key!r}: " if key else ""
+        column = (err.column or "").removeprefix("dim:")
+        raise InputError(source, f"{where}dim {column!r} out of range [0, 2**53]",
+                         column=column, check=err.check, value=err.value) from None
+    return spec
+
+
+def _read_inputs(raw: object, source: str, at: str) -> dict[str, Tensor]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise InputError(source, f"{at}'inputs' must map tensor names to shape and dtype",
+                         check="structure", value=type(raw).__name__)
+    inputs = {}
+    for name, body in raw.items():
+        where = f"{at}input {name!r}"
+        if not isinstance(body, dict) or "shape" not in body or "dtype" not in body:
+            raise InputError(source, f"{where} needs 'shape' and 'dtype'", check="structure")
+        shape = body["shape"]
+        if not isinstance(shape, list) or not all(
+            (isinstance(d, str) and _NAME.match(d))
+            or (isinstance(d, int) and not isinstance(d, bool) and d > 0)
+            for d in shape
+        ):
+            raise InputError(source, f"{where}: shape must be a list of dim names or "
+                             "positive integers", column="shape", value=shape)
+        dtype = body["dtype"]
+        dtype_width(dtype, source=source, where=where)
+        inputs[str(name)] = Tensor(tuple(shape), dtype)
+    return inputs
+
+
+def _read_inits(raw: object, source: str, at: str) -> tuple[str, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(
+        isinstance(item, dict) and isinstance(item.get("dim"), str) for item in raw
+    ):
+        raise InputError(source, f"{at}'inits' must be a list of {{dim: NAME}}",
+                         check="structure", value=raw)
+    return tuple(item["dim"] for item in raw)
+
+
+def _read_variant(
+    key: str,
+    body: object,
+    label: str | None,
+    line: int,
+    inputs: dict[str, Tensor],
+    inits: tuple[str, ...],
+    source: str,
+) -> Variant:
+    where = f"line {line}: variant {key!r}" if line else f"variant {key!r}"
+    if not (isinstance(body, list) and len(body) == 1 and isinstance(body[0], dict)):
+        raise InputError(source, f"{where} must be a one-element list of a mapping",
+                         check="structure", value=type(body).__name__)
+    entry = body[0]
+    dims = entry.get("dims")
+    if not isinstance(dims, dict) or not dims:
+        raise InputError(source, f"{where} needs a 'dims' mapping", column="dims",
+                         check="structure")
+    for name, value in dims.items():
+        if (not isinstance(name, str) or not _NAME.match(name) or name.startswith("__")
+                or name in RESERVED_COLUMNS):
+            raise InputError(source, f"{where}: dim name must be an identifier, not starting "
+                             "with '__' nor one of " + ", ".join(sorted(RESERVED_COLUMNS)),
+                             column="dims", value=name)
+        # Range is checked by _VariantTable; only values that fit Int64 get there.
+        if not isinstance(value, int) or isinstance(value, bool) or abs(value) >= 2**63:
+            raise InputError(source, f"{where}: dim {name!r} must be a 64-bit integer",
+                             column=name, check="integer", value=value)
+    missing = [d for d in inits if d not in dims]
+    if missing:
+        raise InputError(source, f"{where} does not set dim {missing[0]!r} from 'inits'",
+                         column=missing[0], check="inits")
+    flop = entry.get("flop")
+    if not isinstance(flop, str) or not flop.strip():
+        raise InputError(source, f"{where} needs a 'flop' formula string", column="flop",
+                         value=flop)
+    formula_bytes = entry.get("bytes")
+    if formula_bytes is not None and (not isinstance(formula_bytes, str)
+                                      or not formula_bytes.strip()):
+        raise InputError(source, f"{where}: 'bytes' must be a formula string",
+                         column="bytes", value=formula_bytes)
+    dtype = entry.get("dtype")
+    if dtype is not None:
+        dtype_width(dtype, source=source, where=where)
+    params = entry.get("params", list(inputs))
+    if not isinstance(params, list) or any(p not in inputs for p in params):
+        unknown = [p for p in params if p not in inputs] if isinstance(params, list) else params
+        raise InputError(source, f"{where}: 'params' must name tensors under 'inputs'",
+                         column="params", value=unknown)
+    return Variant(key=key, label=label, dtype=dtype, dims=dict(dims), flop=flop,
+                   bytes=formula_bytes, params=tuple(params), line=line)
