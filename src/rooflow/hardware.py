@@ -26,7 +26,13 @@ HARDWARE_SCHEMA = REPO_ROOT / "workflow" / "schemas" / "hardware.schema.yaml"
 # Levels that name the same physical memory in different vendors' words.
 _LEVEL_SYNONYMS = {"HBM": "DRAM", "GDDR": "DRAM", "SLM": "LDS", "VL1D": "L1", "L1TEX": "L1"}
 # A point whose precision has no roof of its own falls back along this chain.
-_PRECISION_FALLBACK = {"fp16": "tensor", "bf16": "tensor", "tf32": "tensor", "fp8": "tensor"}
+# Matrix-unit precisions (AMD "-matrix", NVIDIA "-tensor") fall back to the matching
+# tensor roof.
+_PRECISION_FALLBACK = {
+    "fp16": "tensor", "bf16": "tensor", "tf32": "tensor", "fp8": "tensor",
+    "fp16-matrix": "tensor", "bf16-matrix": "tensor", "fp16-tensor": "tensor",
+    "bf16-tensor": "tensor", "fp64-matrix": "fp64-tensor", "fp32-matrix": "fp32",
+}
 
 
 def _level_key(level: str) -> str:

@@ -115,10 +115,16 @@ def _draw_roofs(ax, preset: Preset, levels: Sequence[str], precisions: Sequence[
             angle = math.degrees(math.atan2(p2[1] - p1[1], p2[0] - p1[0]))
             ax.text(x0, y0 * 1.25, f"{mkey}: {_fmt(bw / 1e9)} GB/s", rotation=angle,
                     rotation_mode="anchor", fontsize=8, va="bottom")
-    for ckey in compute_keys:
+    # Compute-roof labels; roofs within 10 % of each other share one label.
+    by_peak: dict[float, list[str]] = {}
+    for ckey in sorted(compute_keys, key=preset.compute.get):
         peak = preset.compute[ckey]
+        near = next((p for p in by_peak if abs(p - peak) <= 0.1 * p), peak)
+        by_peak.setdefault(near, []).append(ckey)
+    for peak, keys in by_peak.items():
         ax.text(limits.xmax / 1.2, peak / scale * 1.08,
-                f"{ckey}: {_fmt(peak / scale)} {unit}", ha="right", va="bottom", fontsize=8)
+                f"{', '.join(keys)}: {_fmt(peak / scale)} {unit}", ha="right", va="bottom",
+                fontsize=8)
     ridge = preset.ridge_point
     ax.plot([ridge], [preset.peak_flop_per_s / scale], marker="o", ms=7, mfc="white",
             mec="black", zorder=3)
@@ -318,8 +324,9 @@ def _draw_hierarchical(ax, table: pl.DataFrame, levels: list[str], scale: float,
         info = ""
         if row.height:
             r = row.row(0, named=True)
-            info = f" — {r['kernel_bound']}-bound, headroom {r['kernel_headroom']:.2g}×"
-        lines.append((f"{i:>2} {name[:38]}{info}", palette[name]))
+            info = f" — {r['kernel_bound']}-bound, {r['kernel_headroom']:.2g}× headroom"
+        short = name if len(name) <= 30 else name[:29] + "…"
+        lines.append((f"{i:>2} {short}{info}", palette[name]))
     left_out = kernels.height - len(top)
     y = 0.7
     for text, color in lines:

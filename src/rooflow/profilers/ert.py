@@ -1,0 +1,117 @@
+"""Empirical Roofline Toolkit (ERT, LBNL CRD) ``roofline.json`` → empirical hardware preset.
+
+ERT writes the measured roofs under ``empirical``: ``gbytes.data`` = ``[[level, GB/s],
+...]`` (levels such as ``L1``, ``L2``, ``L3``, ``DRAM``) and ``gflops.data`` =
+``[[label, GFLOP/s], ...]``. Labels are ``"FP64 GFLOPs"``, ``"FP32 GFLOPs"``, ... in
+ERT versions that measure several precisions, plain ``"GFLOPs"`` in ERT 1.1.0, whose
+kernels compute in double precision only: that label means fp64.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandera.polars as pa
+import polars as pl
+
+from rooflow.errors import InputError
+from rooflow.validate import check
+
+_LEVELS = ("DRAM", "HBM", "L3", "L2", "L1", "LDS")
+_GFLOPS_LABEL = re.compile(r"^(?:(FP64|FP32|FP16|BF16)\s+)?GFLOPs$", re.IGNORECASE)
+
+
+class Roofs(pa.DataFrameModel):
+    """One ``[label, value]`` pair of ``gbytes.data`` or ``gflops.data`` per row."""
+
+    label: str = pa.Field(str_length={"min_value": 1}, unique=True)
+    value: float = pa.Field(gt=0, le=1e9)
+
+
+def ert_preset(path: str | Path) -> dict:
+    """Empirical hardware preset from an ERT ``roofline.json``.
+
+    Returns:
+        The preset mapping of ``config/hardware.yaml``: ``name`` (the run's
+        ``HOSTNAME``, else the file name), ``source``, ``compute`` (fp64/fp32/fp16/bf16 →
+        TFLOP/s), ``memory`` (DRAM, HBM, L3, L2, L1, LDS → GB/s, as measured),
+        ``default_compute`` (the highest-throughput precision), ``default_memory``
+        (``DRAM`` when measured, else the lowest-bandwidth level), ``empirical`` True.
+
+    Raises:
+        InputError: not JSON; no ``empirical.gbytes.data``/``empirical.gflops.data``
+            list of ``[label, number]`` pairs; a value that is not a positive number; an
+            unknown memory level or FLOP label; a label given twice.
+    """
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(str(path), "file not found") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise InputError(str(path), f"not JSON: {err}") from None
+    empirical = data.get("empirical") if isinstance(data, dict) else None
+    gbytes = _roofs(path, empirical, "gbytes")
+    gflops = _roofs(path, empirical, "gflops")
+
+    memory = {}
+    for label, value in gbytes.iter_rows():
+        level = label.strip().upper()
+        if level not in _LEVELS:
+            raise InputError(
+                str(path), "unknown memory level; known: " + ", ".join(_LEVELS),
+                column="empirical.gbytes.data", value=label,
+            )
+        memory[level] = value
+    compute = {}
+    for label, value in gflops.iter_rows():
+        match = _GFLOPS_LABEL.match(label.strip())
+        if not match:
+            raise InputError(
+                str(path), 'unknown FLOP label; known: "GFLOPs", "<FP64|FP32|FP16|BF16> GFLOPs"',
+                column="empirical.gflops.data", value=label,
+            )
+        compute[(match.group(1) or "FP64").lower()] = value / 1e3  # GFLOP/s → TFLOP/s
+    if len(compute) != gflops.height:
+        raise InputError(str(path), "the same precision is given twice",
+                         column="empirical.gflops.data")
+
+    metadata = empirical.get("metadata") if isinstance(empirical.get("metadata"), dict) else {}
+    host = str(metadata.get("HOSTNAME") or path.stem)
+    return {
+        "name": f"{host} (ERT empirical)",
+        "source": f"{path} (empirical, Empirical Roofline Toolkit roofline.json)",
+        "compute": compute,
+        "memory": memory,
+        "default_compute": max(compute, key=compute.__getitem__),
+        "default_memory": "DRAM" if "DRAM" in memory else min(memory, key=memory.__getitem__),
+        "empirical": True,
+    }
+
+
+def _roofs(path: Path, empirical: object, section: str) -> pl.DataFrame:
+    """``empirical.<section>.data`` as a validated (label, value) frame."""
+    where = f"empirical.{section}.data"
+    block = empirical.get(section) if isinstance(empirical, dict) else None
+    pairs = block.get("data") if isinstance(block, dict) else None
+    if not isinstance(pairs, list) or not pairs:
+        raise InputError(str(path), f"no {where} list (not an ERT roofline.json?)",
+                         column=where)
+    for i, pair in enumerate(pairs, start=1):
+        if not (
+            isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)
+            and isinstance(pair[1], int | float) and not isinstance(pair[1], bool)
+        ):
+            raise InputError(str(path), "expected a [label, number] pair", row=i, column=where,
+                             value=pair)
+    frame = pl.DataFrame(
+        {"label": [p[0] for p in pairs], "value": [float(p[1]) for p in pairs]},
+        schema={"label": pl.String, "value": pl.Float64},
+    )
+    try:
+        return check(frame, Roofs, path)
+    except InputError as err:
+        raise InputError(err.file, err.message, row=err.row, column=f"{where}[{err.column}]",
+                         check=err.check, value=err.value) from None
