@@ -103,7 +103,7 @@ def test_example_workload_by_hand() -> None:
     assert hgemm["flop_fp16_matrix"] == 137_438_953_472 and hgemm["flop_fp32"] == 16_777_216
     assert hgemm["flop"] == 137_455_730_688 and hgemm["precision"] == "fp16-matrix"
     assert (hgemm["bytes_lds"], hgemm["bytes_l1"], hgemm["bytes_l2"], hgemm["bytes_hbm"]) == (
-        49_928_994_816, 3_221_225_472, 872_415_232, 201_326_592)
+        3_120_562_176, 3_221_225_472, 872_415_232, 201_326_592)
     assert hgemm["time_s"] == pytest.approx(981_760e-9)
     # dgemm_valu_kernel: fp64 = 64·(MUL 65,536 + 2·FMA 134,217,728) = 17,184,063,488.
     assert dgemm["flop_fp64"] == 17_184_063_488 and dgemm["precision"] == "fp64"
