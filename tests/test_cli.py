@@ -72,3 +72,37 @@ def test_user_errors_one_line_exit_1_no_output(tmp_path, args):
     assert len(proc.stderr.strip().splitlines()) == 1
     assert "Traceback" not in proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv"]
+
+
+def test_from_ncu_real_nersc_export(shared_data, tmp_path):
+    out = tmp_path / "gpp.csv"
+    proc = rooflow("from-ncu", str(shared_data / "ncu/nersc-gpp/output.csv"), "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    t = pl.read_csv(out)
+    assert set(t["level"]) == {"DRAM", "L2", "L1"}
+    ai = dict(zip(t["level"], t["arithmetic_intensity"], strict=True))
+    # known values of the NERSC GPP export (hand-worked in tests/test_ncu.py)
+    assert ai["DRAM"] == pytest.approx(14.915, rel=1e-4)
+    assert ai["L1"] == pytest.approx(4.423, rel=1e-3)
+    assert t["flop_per_s"][0] == pytest.approx(88.4e9, rel=1e-3)
+    # the written table plots as it is (canonical points CSV)
+    png = tmp_path / "gpp.png"
+    proc = rooflow("plot", str(out), "--hardware", "a100-sxm", "-o", str(png))
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_from_ncu_rejects_nan_export_and_missing_metrics(shared_data, tmp_path):
+    proc = rooflow("from-ncu", str(shared_data / "ncu/nersc-gpp/output8.csv"), "-o",
+                   str(tmp_path / "x.csv"))
+    assert proc.returncode == 1 and "nan" in proc.stderr.lower()
+    wide = next((shared_data / "ncu/raw-wide-b200").glob("*.csv"))
+    proc = rooflow("from-ncu", str(wide))
+    assert proc.returncode == 1 and "dram__bytes" in proc.stderr
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_from_rocprof_example_workload(repo):
+    proc = rooflow("from-rocprof", str(repo / "resources/rocprof/mi210_gemm_triad"))
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("series,") and len(lines) == 1 + 11  # 3 kernels × levels

@@ -61,6 +61,24 @@ def test_full_run_builds_every_table_and_plot(built):
     assert (built / "logs/points/roofline/flash_attention.log").exists()
 
 
+def test_profiler_datasets_are_hierarchical_on_their_presets(built):
+    import polars as pl
+
+    ncu = "ncu-a100_dgemm_triad_hgemm"
+    for preset in ("a100-sxm", "ert-roofline.gpu-node-a100"):
+        assert (built / f"results/plots/{preset}/{ncu}.png").stat().st_size > 10_000
+    t = pl.read_csv(built / f"results/tables/ert-roofline.gpu-node-a100/{ncu}.csv")
+    assert set(t["level"]) == {"DRAM", "L2", "L1"}
+    # the ERT preset has a roof per level, so every point has an attainable value
+    assert t["attainable"].null_count() == 0
+    assert t.filter(pl.col("binding")).height == t["kernel"].n_unique()
+    rocprof = "rocprof-mi210_gemm_triad"
+    t = pl.read_csv(built / f"results/tables/omniperf-mi210_gemm_triad/{rocprof}.csv")
+    assert set(t["level"]) == {"HBM", "L2", "L1", "LDS"}
+    assert (built / f"results/plots/omniperf-mi210_gemm_triad/{rocprof}.png").exists()
+    assert "potential saved" in (built / "results/summary.md").read_text()
+
+
 def test_nothing_to_do_after_a_full_run(built):
     assert job_counts(built) == {}
 

@@ -93,10 +93,12 @@ def analyze(points: pl.DataFrame, preset: Preset) -> pl.DataFrame:
 def _kernel_level(frame: pl.DataFrame) -> pl.DataFrame:
     """Binding level, kernel bound class, kernel headroom and time saved."""
     lowest = pl.col("attainable").min().over(KERNEL_KEY)
-    frame = frame.with_columns(
-        binding=(pl.col("attainable") == lowest).fill_null(False),
+    # One binding row per kernel: the first level (in table order) with the lowest roof.
+    first_lowest = pl.col("_i").filter(pl.col("attainable") == lowest).first().over(KERNEL_KEY)
+    frame = frame.with_row_index("_i").with_columns(
+        binding=(pl.col("_i") == first_lowest).fill_null(False),
         kernel_headroom=lowest / pl.col("performance"),
-    )
+    ).drop("_i")
     binding_class = (
         pl.when(pl.col("bound") == "compute")
         .then(pl.lit("compute"))
