@@ -40,7 +40,9 @@ def roofline_csvs(draw):
     return buf.getvalue()
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(text=roofline_csvs())
 def test_any_csv_gives_valid_points_or_one_line_error(tmp_path, text):
     path = tmp_path / "p.csv"
