@@ -6,6 +6,7 @@ Bounded example counts keep `make test` fast.
 from __future__ import annotations
 
 import csv
+import os
 import io
 import math
 
@@ -41,7 +42,7 @@ def roofline_csvs(draw):
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=int(os.environ.get("ROOFLOW_HYPOTHESIS_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(text=roofline_csvs())
 def test_any_csv_gives_valid_points_or_one_line_error(tmp_path, text):

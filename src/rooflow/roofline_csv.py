@@ -123,9 +123,10 @@ def read_roofline_csv(path: str | Path) -> pl.DataFrame:
     mapping = canonical_header(raw.columns, path)
     frame = raw.select([pl.col(r).alias(c) for r, c in mapping.items()])
     level_cols = [c for c in frame.columns if c.startswith(_LEVEL_BYTES_PREFIX)]
-    if level_cols and "level" in frame.columns:
+    clash = [c for c in ("level", "bytes", "arithmetic_intensity") if c in frame.columns]
+    if level_cols and clash:
         raise InputError(
-            str(path), "give either a 'level' column or bytes_<level> columns, not both",
+            str(path), f"give either a '{clash[0]}' column or bytes_<level> columns, not both",
             column=level_cols[0], check="levels",
         )
     if not {"arithmetic_intensity", "flop"} & set(frame.columns):
@@ -163,7 +164,7 @@ def _require_intensity(frame: pl.DataFrame, path: str | Path) -> None:
         raise InputError(
             str(path),
             "no arithmetic intensity (give arithmetic_intensity, or flop and bytes)",
-            row=index + 1,
+            row=int(frame["row"][index]) if "row" in frame.columns else index + 1,
             column="arithmetic_intensity",
             check="not null",
             value="",
@@ -185,6 +186,7 @@ def _explode_levels(frame: pl.DataFrame, level_cols: list[str], path: str | Path
         level=pl.col("level").str.slice(len(_LEVEL_BYTES_PREFIX)).str.to_uppercase(),
         arithmetic_intensity=pl.col("flop") / pl.col("bytes"),
     ).sort("row", maintain_order=True)
+    _require_intensity(long, path)
     check(long, _schema(), path)
     return _to_canonical(long, path)
 
