@@ -24,3 +24,7 @@ test: $(STAMP)
 
 clean:
 	rm -rf results logs .snakemake
+
+# Synthetic inputs and timings → results/benchmarks/ (see docs/bench.md); ~5 min on 2 cores.
+bench: $(STAMP)
+	cd bench && ../$(BIN)/python run.py

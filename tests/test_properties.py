@@ -6,9 +6,9 @@ Bounded example counts keep `make test` fast.
 from __future__ import annotations
 
 import csv
-import os
 import io
 import math
+import os
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -41,8 +41,13 @@ def roofline_csvs(draw):
     return buf.getvalue()
 
 
+# ROOFLOW_HYPOTHESIS_EXAMPLES raises the count for a longer local search.
+EXAMPLES = int(os.environ.get("ROOFLOW_HYPOTHESIS_EXAMPLES", "150"))
+
+
 @settings(
-    max_examples=int(os.environ.get("ROOFLOW_HYPOTHESIS_EXAMPLES", "150")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=EXAMPLES, deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(text=roofline_csvs())
 def test_any_csv_gives_valid_points_or_one_line_error(tmp_path, text):

@@ -27,6 +27,7 @@ from rooflow.errors import InputError
 from rooflow.paths import DEFAULT_FAMILIES, REPO_ROOT
 
 KINDS = ("roofline", "benchmarks", "specs", "ncu", "rocprof")
+MAX_WARNINGS = 20  # above-roof points listed one by one; the rest are counted
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,11 @@ def report(
     from rooflow.io import write_csv
 
     table = analyze(points, preset)
-    for r in above_roof(table).iter_rows(named=True):
+    above = above_roof(table)
+    if above.height > MAX_WARNINGS:
+        log(f"warning: {above.height} points are above the roof of {preset.key}; "
+            f"the first {MAX_WARNINGS} follow (all are flagged in the table's above_roof column)")
+    for r in above.head(MAX_WARNINGS).iter_rows(named=True):
         log(
             f"warning: {r['source']} row {r['row']} ({r['label'] or r['kernel']}, {r['series']}, "
             f"{r['level']}) is above the roof of {preset.key}: "

@@ -1,0 +1,146 @@
+"""``make bench``: time the CLI and the workflow on synthetic inputs (bench/generate.py).
+
+Writes results/benchmarks/timings.csv (every run), jobs.csv (job counts) and
+README-table.md (medians against their targets). Wall time and peak RSS of each run are
+measured by GNU time around the command alone.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import polars as pl
+from generate import REPO, points_frame, workflow_copy  # bench/ is on sys.path
+
+OUT = REPO / "results" / "benchmarks"
+INPUTS = OUT / "inputs"
+BIN = Path(sys.executable).parent
+PRESETS = 4  # config/config.yaml `presets`
+TIME = "/usr/bin/time"  # GNU time (Debian package `time`)
+
+
+def measure(cmd: list[str], cwd: Path = REPO) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS (MB) and output of one run of ``cmd``; fails loudly.
+
+    GNU time reports the child's own figures: a child forked from this (polars-loaded)
+    process would count the parent's pages in its peak RSS until it execs.
+    """
+    with tempfile.NamedTemporaryFile("r", suffix=".time") as stats:
+        proc = subprocess.run([TIME, "-f", "%e %M", "-o", stats.name, *cmd], cwd=cwd,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if proc.returncode:
+            raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n"
+                             f"{proc.stdout[-3000:]}")
+        wall, rss_kb = stats.read().split()[-2:]
+    return float(wall), int(rss_kb) / 1024, proc.stdout
+
+
+def job_counts(out: str) -> dict[str, int]:
+    """``snakemake -n --quiet rules`` output → {rule: jobs}."""
+    counts = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit() and parts[0] != "total":
+            counts[parts[0]] = int(parts[1])
+    return counts
+
+
+def main() -> None:
+    INPUTS.mkdir(parents=True, exist_ok=True)
+    for n in (1_000, 100_000, 1_000_000):
+        path = INPUTS / f"points_{n}.csv"
+        if not path.exists():
+            points_frame(n).write_csv(path)
+    flows = {f: workflow_copy(INPUTS / f"workflow_{f}", f) for f in (10, 100, 1000)}
+    rooflow, snakemake = str(BIN / "rooflow"), str(BIN / "snakemake")
+    runs: list[dict] = []
+
+    def bench(name: str, cmd: list[str], repeat: int, cwd: Path = REPO) -> str:
+        out = ""
+        for i in range(repeat):
+            wall, rss, out = measure(cmd, cwd)
+            runs.append({"benchmark": name, "run": i + 1, "wall_s": round(wall, 3),
+                         "peak_rss_mb": round(rss, 1)})
+            print(f"{name} run {i + 1}: {wall:.2f} s, {rss:.0f} MB", flush=True)
+        return out
+
+    png = OUT / "plot.png"
+    for n in (1_000, 100_000, 1_000_000):
+        bench(f"plot {n} points", [rooflow, "plot", str(INPUTS / f"points_{n}.csv"),
+                                   "--hardware", "h100-sxm", "-o", str(png)], 3)
+    bench("plot 100000 points --connect --key",
+          [rooflow, "plot", str(INPUTS / "points_100000.csv"), "--hardware", "h100-sxm",
+           "--connect", "--key", "-o", str(png)], 3)
+    jobs = []
+    for files, flow in flows.items():
+        out = bench(f"snakemake -n, {files} files", [snakemake, "-n", "--quiet", "rules"],
+                    3 if files == 1000 else 1, flow)
+        jobs.append({"case": f"dry run, {files} new files", **job_counts(out)})
+    # Incremental cost of one new file: build the 10-file workflow, add one, dry-run.
+    flow = flows[10]
+    bench("snakemake --cores 2, full build of 10 files", [snakemake, "--cores", "2", "-q"],
+          1, flow)
+    (flow / "resources/roofline/new_sweep.csv").write_text(
+        "series,label,ai,tflops\nkernel,x,12,3\n")
+    out = bench("snakemake -n after adding 1 file", [snakemake, "-n", "--quiet", "rules"], 1,
+                flow)
+    jobs.append({"case": "one file added to a built workflow", **job_counts(out)})
+    imports = {
+        "python -c pass": "pass",
+        "rooflow.pipeline + polars": "import rooflow.pipeline, polars",
+        "+ snakemake.script": "import rooflow.pipeline, polars, snakemake.script",
+        "+ matplotlib (report)": "import rooflow.pipeline, polars, snakemake.script, "
+                                 "rooflow.plotting",
+        "+ pandera.polars (points)": "import rooflow.pipeline, polars, snakemake.script, "
+                                     "pandera.polars",
+    }
+    for name, code in imports.items():
+        bench(f"job start: {name}", [sys.executable, "-c", code], 5)
+    timings = pl.DataFrame(runs)
+    timings.write_csv(OUT / "timings.csv")
+    pl.DataFrame(jobs).fill_null(0).write_csv(OUT / "jobs.csv")
+    (OUT / "README-table.md").write_text(table(timings, jobs))
+    print((OUT / "README-table.md").read_text())
+
+
+# benchmark → (max wall s, max peak RSS MB or None)
+TARGETS = {
+    "plot 1000000 points": (3, 400),
+    "plot 100000 points --connect --key": (5, 1024),
+    "snakemake -n, 1000 files": (15, None),
+}
+
+
+def _target(name: str, wall: float, rss: float) -> str:
+    if name not in TARGETS:
+        return " | "
+    max_wall, max_rss = TARGETS[name]
+    text = f"≤ {max_wall} s" + (f", ≤ {max_rss} MB" if max_rss else "")
+    met = wall <= max_wall and (max_rss is None or rss <= max_rss)
+    return f"{text} | {'yes' if met else 'no'}"
+
+
+def table(timings: pl.DataFrame, jobs: list[dict]) -> str:
+    medians = timings.group_by("benchmark", maintain_order=True).agg(
+        runs=pl.len(), wall=pl.col("wall_s").median(), rss=pl.col("peak_rss_mb").median())
+    lines = [f"Machine: {len(os.sched_getaffinity(0))} cores (nproc), "
+             f"Python {sys.version.split()[0]}.", "",
+             "| benchmark | runs | median wall (s) | median peak RSS (MB) | target | met? |",
+             "|---|---|---|---|---|---|"]
+    for r in medians.iter_rows(named=True):
+        lines.append(f"| {r['benchmark']} | {r['runs']} | {r['wall']:.2f} | {r['rss']:.0f} | "
+                     f"{_target(r['benchmark'], r['wall'], r['rss'])} |")
+    added = jobs[-1]
+    total = sum(v for k, v in added.items() if k not in ("case", "all"))
+    lines += ["", f"Jobs after adding one file to a built workflow ({PRESETS} presets): "
+              + ", ".join(f"{k} {v}" for k, v in added.items() if k != "case")
+              + f" = {total} (target ≤ 1 + 2×presets = {1 + 2 * PRESETS})", ""]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

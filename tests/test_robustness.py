@@ -1,0 +1,142 @@
+"""Robustness of real Snakemake runs: raw inputs untouched, atomic outputs, the run lock.
+
+Each test works on a temporary copy of workflow/, config/, resources/ and
+environment.yml, drawn on one preset (plus the presets datasets name themselves).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+CONFIG = ["--config", 'presets=["arc-pro-b70"]']
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"  # IEND chunk: length 0, type, CRC
+
+
+def _copy(repo: Path, work: Path) -> Path:
+    for sub in ("workflow", "config", "resources"):
+        shutil.copytree(repo / sub, work / sub)
+    shutil.copy(repo / "environment.yml", work)
+    return work
+
+
+def _snakemake(work: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "snakemake", *args, *CONFIG]
+
+
+def _run(work: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(_snakemake(work, *args), cwd=work, capture_output=True, text=True,
+                          timeout=300)
+
+
+def _start(work: Path) -> subprocess.Popen:
+    """A full run in its own process group, so it can be killed with its jobs."""
+    return subprocess.Popen(_snakemake(work, "--cores", "2"), cwd=work, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def _wait_for(condition, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting for the run")
+        time.sleep(0.05)
+
+
+def _checksums(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+
+
+def _broken_outputs(results: Path) -> list[str]:
+    """Non-hidden files under ``results`` that are not complete, readable outputs."""
+    broken = []
+    for path in results.rglob("*"):
+        if not path.is_file() or path.name.startswith("."):
+            continue
+        try:
+            if path.suffix == ".png":
+                data = path.read_bytes()
+                ok = data.startswith(PNG_SIGNATURE) and data.endswith(PNG_END)
+            elif path.suffix == ".csv":
+                ok = pl.read_csv(path).width > 0
+            elif path.suffix == ".parquet":
+                ok = pl.read_parquet(path).width > 0
+            else:
+                ok = path.suffix in (".md", ".svg", ".pdf") and path.stat().st_size > 0
+        except Exception:  # any reader error means a half-written file
+            ok = False
+        if not ok:
+            broken.append(str(path.relative_to(results)))
+    return broken
+
+
+@pytest.fixture(scope="module")
+def interrupted(repo, tmp_path_factory) -> dict:
+    """A full run SIGKILLed while its jobs run, then resumed; what was seen on the way."""
+    work = _copy(repo, tmp_path_factory.mktemp("killed"))
+    before = _checksums(work / "resources")
+    proc = _start(work)
+    # Kill once report jobs (matplotlib) are writing plots, i.e. mid-run.
+    _wait_for(lambda: any((work / "logs").glob("report/*/*.log")))
+    time.sleep(0.5)
+    _kill(proc)
+    seen = {"work": work, "before": before, "after_kill": sorted((work / "results").rglob("*"))}
+    seen["broken_after_kill"] = _broken_outputs(work / "results")
+    # A SIGKILLed Snakemake leaves its lock: --unlock, then redo the incomplete jobs.
+    seen["unlock"] = _run(work, "--unlock")
+    seen["resume"] = _run(work, "--cores", "2", "--rerun-incomplete")
+    seen["after"] = _checksums(work / "resources")
+    return seen
+
+
+def test_killed_run_leaves_no_half_written_output(interrupted):
+    assert interrupted["after_kill"], "the run was killed before it wrote anything"
+    assert interrupted["broken_after_kill"] == []
+
+
+def test_killed_run_resumes_to_a_complete_build(interrupted):
+    work = interrupted["work"]
+    assert interrupted["unlock"].returncode == 0, interrupted["unlock"].stderr[-3000:]
+    assert interrupted["resume"].returncode == 0, interrupted["resume"].stderr[-3000:]
+    assert (work / "results/summary.md").stat().st_size > 0
+    assert (work / "results/plots/arc-pro-b70/all.png").exists()
+    assert (work / "results/plots/arc-pro-b70/roofline-flash_attention.png").exists()
+    assert _broken_outputs(work / "results") == []
+    dry = _run(work, "-n")
+    assert "Nothing to be done" in dry.stdout + dry.stderr
+
+
+def test_raw_inputs_are_never_modified(interrupted):
+    assert interrupted["before"]
+    assert interrupted["after"] == interrupted["before"]
+
+
+def test_second_run_in_the_same_folder_is_refused(repo, tmp_path):
+    work = _copy(repo, tmp_path)
+    first = _start(work)
+    locks = work / ".snakemake" / "locks"
+    try:
+        _wait_for(lambda: locks.is_dir() and any(locks.iterdir()))
+        # Freeze the first run while it holds its lock, so the race cannot be lost.
+        os.killpg(first.pid, signal.SIGSTOP)
+        second = _run(work, "--cores", "1")
+        assert second.returncode != 0
+        assert "cannot be locked" in second.stdout + second.stderr
+    finally:
+        _kill(first)
