@@ -7,8 +7,12 @@ rule aggregate:
         table="results/tables/{preset}/all.csv",
     log:
         "logs/aggregate/{preset}.log",
+    retries: 2
     conda:
         "../../environment.yml"
+    resources:
+        mem_mb=4000,
+        runtime=30,
     params:
         options=config["plot_defaults"],
     script:

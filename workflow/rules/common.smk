@@ -91,6 +91,12 @@ def preset_datasets(preset):
 ALL_PRESETS = sorted({p for d in DATASETS for p in dataset_presets(d)})
 
 
+# Too small to be worth a queue slot on a cluster.
+localrules:
+    all,
+    summary,
+
+
 wildcard_constraints:
     kind="|".join(RAW),
     name=r"[A-Za-z0-9][A-Za-z0-9_.-]*",

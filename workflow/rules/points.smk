@@ -8,6 +8,9 @@ rule points:
         "logs/points/{kind}/{name}.log",
     conda:
         "../../environment.yml"
+    resources:
+        mem_mb=2000,
+        runtime=10,
     params:
         settings=ADAPTER_SETTINGS,
     script:

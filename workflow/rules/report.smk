@@ -7,8 +7,13 @@ rule report:
         plot="results/plots/{preset}/{kind}-{name}.png",
     log:
         "logs/report/{preset}/{kind}-{name}.log",
+    # Inputs were validated by `points`: a failure here is transient (node, file system).
+    retries: 2
     conda:
         "../../environment.yml"
+    resources:
+        mem_mb=2000,
+        runtime=10,
     params:
         options=plot_options,
     script:
@@ -23,8 +28,13 @@ rule report_extra_format:
         plot="results/plots/{preset}/{kind}-{name}.{ext}",
     log:
         "logs/report/{preset}/{kind}-{name}.{ext}.log",
+    # Inputs were validated by `points`: a failure here is transient (node, file system).
+    retries: 2
     conda:
         "../../environment.yml"
+    resources:
+        mem_mb=2000,
+        runtime=10,
     params:
         options=plot_options,
     script:
