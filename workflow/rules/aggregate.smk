@@ -7,11 +7,11 @@ rule aggregate:
         table="results/tables/{preset}/all.csv",
     log:
         "logs/aggregate/{preset}.log",
-    retries: 2
+    retries: 1
     conda:
         "../../environment.yml"
     resources:
-        mem_mb=4000,
+        mem_mb=2000,
         runtime=30,
     params:
         options=config["plot_defaults"],

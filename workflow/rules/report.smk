@@ -8,7 +8,7 @@ rule report:
     log:
         "logs/report/{preset}/{kind}-{name}.log",
     # Inputs were validated by `points`: a failure here is transient (node, file system).
-    retries: 2
+    retries: 1
     conda:
         "../../environment.yml"
     resources:
@@ -29,7 +29,7 @@ rule report_extra_format:
     log:
         "logs/report/{preset}/{kind}-{name}.{ext}.log",
     # Inputs were validated by `points`: a failure here is transient (node, file system).
-    retries: 2
+    retries: 1
     conda:
         "../../environment.yml"
     resources:
