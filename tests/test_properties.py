@@ -63,3 +63,68 @@ def test_any_csv_gives_valid_points_or_one_line_error(tmp_path, text):
         assert ai is not None and math.isfinite(ai) and ai > 0
     for perf in pts["flop_per_s"]:
         assert perf is None or (math.isfinite(perf) and perf > 0)
+
+
+bench_cells = st.one_of(
+    st.sampled_from(["2_BatchedMoE", "3_FusedMoE", "Nope", "bench-gpu", "bench-gpu-1", "ci",
+                     "E=128,M=64,K=768,N=2048", "E=x", "K=0", "", "nan", "-1", "1e308"]),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.text(max_size=5),
+)
+
+
+@settings(
+    max_examples=EXAMPLES // 2, deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(rows=st.lists(st.lists(bench_cells, min_size=6, max_size=6), max_size=4))
+def test_any_benchmark_csv_gives_points_or_one_line_error(tmp_path, repo, rows):
+    from rooflow.benchmarks import benchmark_points
+    from rooflow.models import load_families
+
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(["family", "shape_key", "config", "baseline_us", "triton_us", "tflops"])
+    writer.writerows(rows)
+    path = tmp_path / "b.csv"
+    path.write_text(buf.getvalue(), encoding="utf-8")
+    families = load_families(repo / "config/families.yaml")
+    try:
+        pts = benchmark_points(path, repo / "resources/specs", families)
+    except InputError as err:
+        assert str(path) in str(err) and "\n" not in str(err)
+        return
+    for ai in pts["arithmetic_intensity"]:
+        assert math.isfinite(ai) and ai > 0
+
+
+yaml_scalars = st.one_of(st.integers(-5, 10**20), st.sampled_from(["E*M", "__import__('os')",
+                         "2**99", "M*", "x.y", "", "bfloat16", "float8_e4m3fn"]), st.none())
+
+
+@settings(
+    max_examples=EXAMPLES // 2, deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(dims=st.dictionaries(st.sampled_from(["M", "N", "K", "E", "QUANT"]), yaml_scalars,
+                            max_size=5),
+       flop=yaml_scalars, dtype=yaml_scalars)
+def test_any_spec_yaml_gives_points_or_one_line_error(tmp_path, repo, dims, flop, dtype):
+    import yaml
+
+    from rooflow.models import load_families, spec_points
+
+    spec = {
+        "inputs": {"A": {"shape": ["M", "K"], "dtype": "bfloat16"},
+                   "B": {"shape": ["E", "N", "K"], "dtype": dtype}},
+        "bench-gpu": [{"params": ["A", "B"], "dims": dims, "flop": flop}],
+    }
+    path = tmp_path / "9_Custom.yaml"
+    path.write_text(yaml.safe_dump(spec), encoding="utf-8")
+    try:
+        pts = spec_points(path, load_families(repo / "config/families.yaml"))
+    except InputError as err:
+        assert str(path) in str(err) and "\n" not in str(err)
+        return
+    for ai in pts["arithmetic_intensity"]:
+        assert math.isfinite(ai) and ai > 0
