@@ -24,6 +24,13 @@ def _num(v: float | None, fmt: str) -> str:
     return "–" if v is None else format(v, fmt)
 
 
+def _row(i: int, r: dict) -> str:
+    """The cells every ranking shares, up to and including headroom."""
+    return (f"| {i} | {r['dataset']} | {r['label'] or r['kernel']} | {r['series']} "
+            f"| {r['kernel_bound']} | {_perf(r['performance'])} | {_perf(r['attainable'])} "
+            f"| {_num(r['pct_of_roof'], '.1f')} | {_num(r['kernel_headroom'], '.2f')}× |")
+
+
 def summary_markdown(tables: Mapping[str, pl.DataFrame], top: int = TOP) -> str:
     """Markdown summary of per-preset ``all.csv`` tables (analysis columns + ``dataset``).
 
@@ -46,24 +53,14 @@ def summary_markdown(tables: Mapping[str, pl.DataFrame], top: int = TOP) -> str:
         header = ("| # | dataset | kernel | series | bound | achieved | attainable | % of roof "
                   "| headroom |")
         if timed.height:
-            lines += [header + " time (s) | potential saved (s) |",
-                      "|---" * 11 + "|"]
-            for i, r in enumerate(timed.head(top).iter_rows(named=True), 1):
-                lines.append(
-                    f"| {i} | {r['dataset']} | {r['label'] or r['kernel']} | {r['series']} "
-                    f"| {r['kernel_bound']} | {_perf(r['performance'])} "
-                    f"| {_perf(r['attainable'])} | {_num(r['pct_of_roof'], '.1f')} "
-                    f"| {_num(r['kernel_headroom'], '.2f')}× | {_num(r['time_s'], '.4g')} "
-                    f"| {_num(r['potential_time_saved_s'], '.4g')} |")
+            lines += [header + " time (s) | potential saved (s) |", "|---" * 11 + "|"]
+            lines += [_row(i, r) + f" {_num(r['time_s'], '.4g')} "
+                      f"| {_num(r['potential_time_saved_s'], '.4g')} |"
+                      for i, r in enumerate(timed.head(top).iter_rows(named=True), 1)]
             lines.append("")
         if untimed.height:
             lines += ["Without measured time (ranked by headroom):", "", header,
                       "|---" * 9 + "|"]
-            for i, r in enumerate(untimed.head(top).iter_rows(named=True), 1):
-                lines.append(
-                    f"| {i} | {r['dataset']} | {r['label'] or r['kernel']} | {r['series']} "
-                    f"| {r['kernel_bound']} | {_perf(r['performance'])} "
-                    f"| {_perf(r['attainable'])} | {_num(r['pct_of_roof'], '.1f')} "
-                    f"| {_num(r['kernel_headroom'], '.2f')}× |")
+            lines += [_row(i, r) for i, r in enumerate(untimed.head(top).iter_rows(named=True), 1)]
             lines.append("")
     return "\n".join(lines) + "\n"
