@@ -7,8 +7,9 @@ import pytest
 
 from rooflow.analysis import analyze
 from rooflow.errors import InputError
-from rooflow.hardware import custom_preset, load_hardware, select_preset
 from rooflow.points import to_points
+from rooflow.roofs.datasheet import load_hardware
+from rooflow.roofs.preset import custom_preset, select_preset
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +67,7 @@ def test_memory_and_compute_bound_by_hand():
 
 
 def test_pair_speedup_and_above_roof(repo, presets):
-    from rooflow.roofline_csv import read_roofline_csv
+    from rooflow.adapters.roofline_csv import read_roofline_csv
 
     t = analyze(read_roofline_csv(repo / "resources/roofline/flash_attention.csv"),
                 presets["arc-pro-b70"])
@@ -82,7 +83,7 @@ def test_pair_speedup_and_above_roof(repo, presets):
 
 def test_hierarchical_binding_level_and_time_saved():
     # Two roofs: DRAM 1000 GB/s, L2 4000 GB/s; compute 100 TFLOP/s.
-    from rooflow.hardware import preset_from_mapping
+    from rooflow.roofs.preset import preset_from_mapping
 
     preset = preset_from_mapping("t", {
         "name": "t", "source": "test", "compute": {"fp32": 100}, "memory": {"HBM": 1000,

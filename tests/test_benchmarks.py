@@ -7,9 +7,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from rooflow.benchmarks import benchmark_points
+from rooflow.adapters.benchmarks import benchmark_points
 from rooflow.errors import InputError
-from rooflow.models import load_families
+from rooflow.models.families import load_families
 from rooflow.points import POINT_SCHEMA
 
 REPO = Path(__file__).resolve().parents[1]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rooflow.errors import InputError
-from rooflow.profilers.ert import ert_preset
+from rooflow.roofs.ert import ert_preset
 
 ROOT = Path(__file__).resolve().parents[1]
 EDISON = ROOT.parent / "shared" / "data" / "ert" / "roofline.edison.nersc.gov.01.json"

@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 from rooflow.errors import InputError
-from rooflow.formula import compile_formula, evaluate
+from rooflow.models.formula import compile_formula, evaluate
 
 
 def _eval(text: str, **columns: list) -> list[float]:

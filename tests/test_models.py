@@ -7,8 +7,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from rooflow.adapters.specs import spec_points
 from rooflow.errors import InputError
-from rooflow.models import load_families, resolve_family, spec_points
+from rooflow.models.families import load_families, resolve_family
 from rooflow.points import POINT_SCHEMA
 
 REPO = Path(__file__).resolve().parents[1]

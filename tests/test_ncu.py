@@ -9,10 +9,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from rooflow.adapters.ncu import KERNEL_COLUMNS, ncu_kernels, ncu_points, read_ncu
+from rooflow.adapters.units import number, to_base_units
 from rooflow.errors import InputError
 from rooflow.points import POINT_SCHEMA
-from rooflow.profilers.ncu import KERNEL_COLUMNS, ncu_kernels, ncu_points, read_ncu
-from rooflow.profilers.units import number, to_base_units
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"

@@ -13,8 +13,8 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from rooflow.adapters.roofline_csv import read_roofline_csv
 from rooflow.errors import InputError
-from rooflow.roofline_csv import read_roofline_csv
 
 cells = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
@@ -79,8 +79,8 @@ bench_cells = st.one_of(
 )
 @given(rows=st.lists(st.lists(bench_cells, min_size=6, max_size=6), max_size=4))
 def test_any_benchmark_csv_gives_points_or_one_line_error(tmp_path, repo, rows):
-    from rooflow.benchmarks import benchmark_points
-    from rooflow.models import load_families
+    from rooflow.adapters.benchmarks import benchmark_points
+    from rooflow.models.families import load_families
 
     buf = io.StringIO()
     writer = csv.writer(buf)
@@ -112,7 +112,8 @@ yaml_scalars = st.one_of(st.integers(-5, 10**20), st.sampled_from(["E*M", "__imp
 def test_any_spec_yaml_gives_points_or_one_line_error(tmp_path, repo, dims, flop, dtype):
     import yaml
 
-    from rooflow.models import load_families, spec_points
+    from rooflow.adapters.specs import spec_points
+    from rooflow.models.families import load_families
 
     spec = {
         "inputs": {"A": {"shape": ["M", "K"], "dtype": "bfloat16"},

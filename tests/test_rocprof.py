@@ -8,15 +8,15 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from rooflow.errors import InputError
-from rooflow.points import POINT_SCHEMA
-from rooflow.profilers.rocprof import (
+from rooflow.adapters.rocprof import (
     KERNEL_COLUMNS,
     REQUIRED_COUNTERS,
-    omniperf_preset,
     rocprof_kernels,
     rocprof_points,
 )
+from rooflow.errors import InputError
+from rooflow.points import POINT_SCHEMA
+from rooflow.roofs.omniperf import omniperf_preset
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"

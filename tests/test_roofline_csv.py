@@ -6,8 +6,8 @@ import math
 
 import pytest
 
+from rooflow.adapters.roofline_csv import read_roofline_csv
 from rooflow.errors import InputError
-from rooflow.roofline_csv import read_roofline_csv
 
 
 def write(tmp_path, text, name="r.csv"):

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from rooflow.adapters.spec_yaml import Tensor, dtype_width, read_spec, read_yaml
 from rooflow.errors import InputError
-from rooflow.specs import Tensor, dtype_width, read_spec, read_yaml
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 VLLM = SHARED / "xe-forge" / "examples" / "vllm"

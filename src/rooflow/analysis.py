@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from rooflow.hardware import Preset
+from rooflow.roofs.preset import Preset
 
 KERNEL_KEY = ["source", "row", "kernel", "series", "pair", "label"]
 

@@ -11,10 +11,12 @@ from pathlib import Path
 
 import click
 
+from rooflow.defaults import DEFAULT_FAMILIES, DEFAULT_HARDWARE, config_defaults, plot_defaults
 from rooflow.errors import InputError
-from rooflow.paths import DEFAULT_FAMILIES, DEFAULT_HARDWARE, REPO_ROOT
 
 _positive = click.FloatRange(min=0, min_open=True)
+_PLOT = plot_defaults()
+_CONFIG = config_defaults()
 
 
 def _warn(message: str) -> None:
@@ -22,7 +24,7 @@ def _warn(message: str) -> None:
 
 
 def _load_presets(path: Path):
-    from rooflow.hardware import load_hardware
+    from rooflow.roofs.datasheet import load_hardware
 
     return load_hardware(path)
 
@@ -48,8 +50,8 @@ def cli() -> None:
 @click.option("--annotate", is_flag=True, help="Label points (de-overlapped).")
 @click.option("--key", is_flag=True, help="Numbered side key.")
 @click.option("--series-order", default="", help="Comma-separated series order: a,b.")
-@click.option("--dpi", type=click.IntRange(20, 1200), default=200, show_default=True)
-@click.option("--top-n", type=click.IntRange(1), default=40, show_default=True,
+@click.option("--dpi", type=click.IntRange(20, 1200), default=_PLOT["dpi"], show_default=True)
+@click.option("--top-n", type=click.IntRange(1), default=_PLOT["top_n"], show_default=True,
               help="Labels/key entries shown (by headroom); the rest are counted.")
 @click.option("-t", "--title", default=None)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
@@ -60,9 +62,10 @@ def cli() -> None:
 def plot(csv, hardware, peak_tflops, peak_bandwidth, connect, annotate, key, series_order, dpi,
          top_n, title, output, table, hardware_file) -> None:
     """Plot a roofline CSV on a hardware preset (or a custom roof)."""
-    from rooflow.hardware import select_preset
-    from rooflow.pipeline import load_points, report
+    from rooflow.adapters import load_points
+    from rooflow.pipeline import report
     from rooflow.plotting import PlotOptions
+    from rooflow.roofs.preset import select_preset
 
     presets = _load_presets(hardware_file) if hardware else {}
     preset = select_preset(presets, hardware, peak_tflops=peak_tflops,
@@ -141,7 +144,7 @@ def _parse_family_map(items: tuple[str, ...]) -> dict[str, str]:
 @click.option("--min-tflops", type=float, help="Drop pairs whose Optimized TFLOP/s is below T.")
 @click.option("--min-ai", type=float, help="Drop pairs whose arithmetic intensity is below A.")
 @click.option("--specs", "specs_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=REPO_ROOT / "resources" / "specs", show_default=True,
+              default=Path(_CONFIG["specs_dir"]), show_default=True,
               help="Folder of kernel spec YAMLs.")
 @families_option
 @family_map_option
@@ -149,7 +152,8 @@ def from_benchmark(csv, output, min_tflops, min_ai, specs_dir, families, family_
     """Benchmark results CSV → roofline CSV (Original/Optimized pairs)."""
     import polars as pl
 
-    from rooflow.pipeline import Settings, load_points
+    from rooflow.adapters import load_points
+    from rooflow.settings import Settings
 
     settings = Settings(families=families, family_map=_parse_family_map(family_map),
                         specs_dir=specs_dir, min_tflops=min_tflops, min_ai=min_ai)
@@ -161,13 +165,14 @@ def from_benchmark(csv, output, min_tflops, min_ai, specs_dir, families, family_
 @cli.command("from-spec")
 @click.argument("yaml_file", metavar="YAML", type=click.Path(dir_okay=False, path_type=Path))
 @output_option
-@click.option("--variant-prefix", default="bench", show_default=True,
+@click.option("--variant-prefix", default=_CONFIG["variant_prefix"], show_default=True,
               help="Variants whose key starts with this become points.")
 @families_option
 @family_map_option
 def from_spec(yaml_file, output, variant_prefix, families, family_map) -> None:
     """Kernel spec YAML → theoretical roofline points (flop, bytes, intensity)."""
-    from rooflow.pipeline import Settings, load_points
+    from rooflow.adapters import load_points
+    from rooflow.settings import Settings
 
     settings = Settings(families=families, family_map=_parse_family_map(family_map),
                         variant_prefix=variant_prefix)
@@ -184,7 +189,8 @@ def from_spec(yaml_file, output, variant_prefix, families, family_map) -> None:
               help="FLOP per tensor-pipe instruction (default: 512, NERSC method).")
 def from_ncu(csv, output, per_launch, tensor_flop_per_inst) -> None:
     """Nsight Compute CSV export → canonical points (one row per kernel × memory level)."""
-    from rooflow.pipeline import Settings, load_points
+    from rooflow.adapters import load_points
+    from rooflow.settings import Settings
 
     factor = {"default": tensor_flop_per_inst} if tensor_flop_per_inst else {}
     settings = Settings(per_launch=per_launch, tensor_flop_per_inst=factor)
@@ -196,7 +202,7 @@ def from_ncu(csv, output, per_launch, tensor_flop_per_inst) -> None:
 @output_option
 def from_rocprof(workload_dir, output) -> None:
     """rocprof/Omniperf workload folder → canonical points (kernel × memory level)."""
-    from rooflow.pipeline import load_points
+    from rooflow.adapters import load_points
 
     _write(load_points("rocprof", workload_dir), output)
 

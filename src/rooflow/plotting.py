@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
@@ -21,28 +21,34 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
-from rooflow.hardware import Preset  # noqa: E402
+from rooflow.defaults import plot_defaults  # noqa: E402
 from rooflow.io import atomic_path  # noqa: E402
+from rooflow.roofs.preset import Preset  # noqa: E402
 
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "h", "p"]
 LEVEL_MARKERS = {"DRAM": "o", "HBM": "o", "L3": "D", "L2": "s", "L1": "^", "LDS": "v", "SLM": "v"}
 _AXES_RECT = (0.09, 0.1, 0.6, 0.82)  # fixed, so roof-label angles are exact
 
 
+_D = plot_defaults()
+
+
 @dataclass(frozen=True)
 class PlotOptions:
-    """Per-dataset plot options (defaults: config ``plot_defaults``)."""
+    """Per-dataset plot options; defaults are the config schema's ``plot_options`` defaults.
 
-    connect: bool = False
-    annotate: bool = False
-    key: bool = False
-    series_order: Sequence[str] = ()
-    dpi: int = 200
-    title: str | None = None
-    formats: Sequence[str] = ("png",)
-    top_n: int = 40
+    ``color_by`` is the column that picks colours (``family``; ``dataset`` on overviews).
+    """
+
+    connect: bool = _D["connect"]
+    annotate: bool = _D["annotate"]
+    key: bool = _D["key"]
+    series_order: Sequence[str] = tuple(_D["series_order"])
+    dpi: int = _D["dpi"]
+    title: str | None = _D["title"]
+    formats: Sequence[str] = tuple(_D["formats"])
+    top_n: int = _D["top_n"]
     color_by: str = "family"
-    extra_presets: Sequence[str] = field(default=())
 
 
 @dataclass(frozen=True)
@@ -151,8 +157,11 @@ def _colors(n: int) -> list:
 
 def _markers(ax, x: np.ndarray, y: np.ndarray, marker: str, color, *, hollow: bool,
              size: float = 6.0, zorder: float = 4) -> None:
-    """One marker per point as a single Line2D: Agg stamps one cached marker per point,
-    an order of magnitude faster than a scatter's per-point paths on 10⁵–10⁶ points."""
+    """One marker per point as a single Line2D.
+
+    Agg stamps one cached marker per point, an order of magnitude faster than a
+    scatter's per-point paths on 10⁵–10⁶ points.
+    """
     if not len(x):
         return
     face = "none" if hollow else color
@@ -171,7 +180,7 @@ def _top(table: pl.DataFrame, n: int) -> tuple[pl.DataFrame, int]:
 
 
 def plot_roofline(table: pl.DataFrame, preset: Preset, out: str | Path, *,
-                  options: PlotOptions = PlotOptions(), limits: Limits | None = None) -> list[Path]:
+                  options: PlotOptions = PlotOptions()) -> list[Path]:
     """Draw one roofline plot of an analysis table; write it in every requested format.
 
     Args:
@@ -179,12 +188,12 @@ def plot_roofline(table: pl.DataFrame, preset: Preset, out: str | Path, *,
             column, used when ``options.color_by == "dataset"``).
         preset: the roofs to draw.
         out: output path; its suffix is replaced per format.
-        limits: shared axis limits (default: :func:`axis_limits` of this table).
+        options: plot options.
 
     Returns:
         The files written (atomically: a temporary name renamed into place).
     """
-    limits = limits or axis_limits(preset, [table])
+    limits = axis_limits(preset, [table])
     scale, unit = _perf_unit(limits)
     fig = plt.figure(figsize=(11, 6.5))
     ax = fig.add_axes(_AXES_RECT)

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from rooflow.errors import InputError
+
 POINT_SCHEMA: dict[str, pl.DataType] = {
     "series": pl.String(),
     "family": pl.String(),
@@ -86,3 +88,38 @@ def to_points(frame: pl.DataFrame) -> pl.DataFrame:
 def empty_points() -> pl.DataFrame:
     """An empty frame with the canonical schema."""
     return pl.DataFrame(schema=POINT_SCHEMA)
+
+
+def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
+    """The contract every adapter's output meets, enforced in one place.
+
+    Checks: the canonical columns in order with their dtypes; ``flop``, ``bytes``,
+    ``time_s`` and ``flop_per_s`` null or finite and ≥ 0; ``arithmetic_intensity`` finite
+    and > 0 wherever ``flop`` > 0 (FLOP/byte: base units in, base units out).
+
+    Returns:
+        ``points`` unchanged.
+
+    Raises:
+        InputError: the first row that breaks the contract (an adapter bug or an
+            input the adapter let through), naming the column and value.
+    """
+    if points.schema != pl.Schema(POINT_SCHEMA):
+        got = {n: str(t) for n, t in points.schema.items()}
+        raise InputError(source, f"not canonical points: columns {got}", check="schema")
+    checks = {
+        **{c: pl.col(c).is_null() | (pl.col(c).is_finite() & (pl.col(c) >= 0))
+           for c in ("flop", "bytes", "time_s", "flop_per_s")},
+        "arithmetic_intensity": (pl.col("flop").fill_null(0) <= 0)
+        | (pl.col("arithmetic_intensity").is_finite() & (pl.col("arithmetic_intensity") > 0)),
+    }
+    for column, ok in checks.items():
+        bad = points.select(ok.not_().fill_null(True).arg_true()).to_series()
+        if bad.len():
+            i = int(bad[0])
+            raise InputError(source, "point breaks the canonical contract",
+                             row=int(points["row"][i]) or None, column=column,
+                             check="finite, ≥ 0" if column != "arithmetic_intensity"
+                             else "finite, > 0 where flop > 0",
+                             value=points[column][i])
+    return points

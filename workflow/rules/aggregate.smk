@@ -15,6 +15,8 @@ rule aggregate:
         runtime=30,
     params:
         options=config["plot_defaults"],
+        preset="{preset}",
+        datasets=aggregate_datasets,
     script:
         "../scripts/aggregate.py"
 
@@ -29,5 +31,7 @@ rule summary:
         "logs/summary.log",
     conda:
         "../../environment.yml"
+    params:
+        presets=ALL_PRESETS,
     script:
         "../scripts/summary.py"

@@ -1,23 +1,42 @@
+import os
 import re
+import sys
 from pathlib import Path
 
 from snakemake.utils import validate
 
-validate(config, "../schemas/config.schema.yaml")
+# Rule scripts and this file import rooflow from the workflow's own src/ (first on the path,
+# also for the scripts' interpreter), so a conda env needs only the pinned libraries.
+SRC = str(Path(workflow.basedir).parent / "src")
+sys.path.insert(0, SRC)
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [SRC, os.environ.get("PYTHONPATH")]))
 
-# Raw inputs by kind. "[^/]+" keeps glob_wildcards out of subfolders (old/, tmp/).
-RAW = {
-    "roofline": "resources/roofline/{name}.csv",
-    "benchmarks": "resources/benchmarks/{name}.csv",
-    "specs": "resources/specs/{name}.yaml",
-    "ncu": "resources/ncu/{name}.csv",
-    "rocprof": "resources/rocprof/{name}/pmc_perf.csv",
-}
-# Measured peaks found in resources/ become presets named "<prefix>-<name>".
-EMPIRICAL = {
-    "ert": "resources/ert/{name}.json",
-    "omniperf": "resources/rocprof/{name}/roofline.csv",
-}
+from rooflow.adapters import KINDS
+from rooflow.defaults import schema_path
+from rooflow.roofs import MEASURED
+from rooflow.settings import ADAPTER_KEYS
+
+validate(config, str(schema_path("config")))
+
+
+def _check_file(kind, path, load):
+    """Validate hardware.yaml / families.yaml once, before any job: one line on error."""
+    from rooflow.errors import InputError
+
+    try:
+        return load(path)
+    except InputError as err:
+        raise ValueError(f"rooflow: error: {err}") from None
+
+
+from rooflow.models.families import load_families
+from rooflow.roofs.datasheet import load_hardware
+
+HARDWARE = _check_file("hardware", config["hardware"], load_hardware)
+_check_file("families", config["families"], load_families)
+
+# Raw inputs by kind, from the registry. "[^/]+" keeps glob_wildcards out of subfolders.
+RAW = {kind: f"resources/{k.pattern}" for kind, k in KINDS.items()}
 NAME_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
@@ -32,45 +51,32 @@ def _discover(pattern):
     return sorted(names)
 
 
-DATASETS = [f"{kind}-{name}" for kind, pat in RAW.items() for name in _discover(pat)]
-EMPIRICAL_PRESETS = {
-    f"{prefix}-{name}": pat.format(name=name)
-    for prefix, pat in EMPIRICAL.items()
-    for name in _discover(pat)
+# Dataset id "KIND-NAME" → (kind, name); ids are built here, never parsed back from paths.
+DATASETS = {
+    f"{kind}-{name}": (kind, name) for kind, pat in RAW.items() for name in _discover(pat)
 }
-
-
-def _known_presets():
-    import yaml
-
-    with open(config["hardware"]) as fh:
-        return set(yaml.safe_load(fh)["presets"]) | set(EMPIRICAL_PRESETS)
-
-
-KNOWN_PRESETS = _known_presets()
-
-
+# Measured peaks found in resources/ become presets named "<prefix>-<name>".
+MEASURED_PRESETS = {
+    f"{prefix}-{name}": f"resources/{source.pattern}".format(name=name)
+    for prefix, source in MEASURED.items()
+    for name in _discover(f"resources/{source.pattern}")
+}
+KNOWN_PRESETS = set(HARDWARE) | set(MEASURED_PRESETS)
 # Only the keys adapters read, so editing plot options does not rerun ingest.
-ADAPTER_SETTINGS = {
-    k: config.get(k)
-    for k in (
-        "families",
-        "specs_dir",
-        "family_map",
-        "variant_prefix",
-        "benchmarks",
-        "ncu",
-    )
-}
+ADAPTER_SETTINGS = {k: config.get(k) for k in ADAPTER_KEYS}
 
 
 def dataset_options(dataset):
     """Plot defaults overlaid by the dataset's own entry in config["datasets"]."""
-    return {**config["plot_defaults"], **config.get("datasets", {}).get(dataset, {})}
+    return {**config["plot_defaults"], **config["datasets"].get(dataset, {})}
+
+
+def dataset_id(wildcards):
+    return f"{wildcards.kind}-{wildcards.name}"
 
 
 def plot_options(wildcards):
-    return dataset_options(f"{wildcards.kind}-{wildcards.name}")
+    return dataset_options(dataset_id(wildcards))
 
 
 def dataset_presets(dataset):
@@ -107,7 +113,6 @@ wildcard_constraints:
 def all_targets():
     targets = []
     for dataset in DATASETS:
-        kind, name = dataset.split("-", 1)
         for preset in dataset_presets(dataset):
             stem = f"{preset}/{dataset}"
             targets += [f"results/tables/{stem}.csv", f"results/plots/{stem}.png"]
@@ -128,8 +133,9 @@ def all_targets():
 
 def raw_input(wildcards):
     """The raw file(s) one dataset is built from (benchmarks also read the specs)."""
+    kind = KINDS[wildcards.kind]
     files = {"raw": RAW[wildcards.kind].format(name=wildcards.name)}
-    if wildcards.kind in ("benchmarks", "specs"):
+    if kind.reads_specs:
         files["families"] = config["families"]
     if wildcards.kind == "benchmarks":
         files["specs"] = expand(RAW["specs"], name=_discover(RAW["specs"]))
@@ -137,10 +143,10 @@ def raw_input(wildcards):
 
 
 def preset_input(wildcards):
-    """hardware.yaml, plus the measured-peaks file of an empirical preset."""
+    """hardware.yaml, plus the measured-peaks file of a measured preset."""
     files = {"hardware": config["hardware"]}
-    if wildcards.preset in EMPIRICAL_PRESETS:
-        files["empirical"] = EMPIRICAL_PRESETS[wildcards.preset]
+    if wildcards.preset in MEASURED_PRESETS:
+        files["measured"] = MEASURED_PRESETS[wildcards.preset]
     return files
 
 
@@ -152,11 +158,17 @@ def report_input(wildcards):
 
 
 def aggregate_input(wildcards):
-    points = []
-    for dataset in preset_datasets(wildcards.preset):
-        kind, name = dataset.split("-", 1)
-        points.append(f"results/points/{kind}/{name}.parquet")
-    return {"points": points, **preset_input(wildcards)}
+    datasets = preset_datasets(wildcards.preset)
+    return {
+        "points": [
+            "results/points/{}/{}.parquet".format(*DATASETS[d]) for d in datasets
+        ],
+        **preset_input(wildcards),
+    }
+
+
+def aggregate_datasets(wildcards):
+    return preset_datasets(wildcards.preset)
 
 
 def summary_input(wildcards):

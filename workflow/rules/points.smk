@@ -13,5 +13,6 @@ rule points:
         runtime=10,
     params:
         settings=ADAPTER_SETTINGS,
+        kind="{kind}",
     script:
         "../scripts/points.py"

@@ -16,26 +16,13 @@ rule report:
         runtime=10,
     params:
         options=plot_options,
+        preset="{preset}",
     script:
         "../scripts/report.py"
 
 
-rule report_extra_format:
-    """The same plot as SVG or PDF, for datasets whose `formats` ask for it."""
-    input:
-        unpack(report_input),
+use rule report as report_extra_format with:
     output:
         plot="results/plots/{preset}/{kind}-{name}.{ext}",
     log:
         "logs/report/{preset}/{kind}-{name}.{ext}.log",
-    # Inputs were validated by `points`: a failure here is transient (node, file system).
-    retries: 1
-    conda:
-        "../../environment.yml"
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    params:
-        options=plot_options,
-    script:
-        "../scripts/report.py"

@@ -5,22 +5,21 @@ from rooflow.rulescript import run
 
 def step(log):
     from dataclasses import replace
-    from pathlib import Path
 
     import polars as pl
 
     from rooflow.analysis import analyze
     from rooflow.io import write_csv
-    from rooflow.pipeline import load_preset, plot_options
+    from rooflow.pipeline import plot_options
     from rooflow.plotting import plot_roofline
+    from rooflow.roofs import load_preset
 
     sm = snakemake  # noqa: F821
-    preset = load_preset(sm.wildcards.preset, sm.input.hardware, sm.input.get("empirical"))
-    tables = []
-    for path in map(Path, sm.input.points):
-        dataset = f"{path.parent.name}-{path.stem}"
-        table = analyze(pl.read_parquet(path), preset)
-        tables.append(table.insert_column(0, pl.lit(dataset).alias("dataset")))
+    preset = load_preset(sm.params.preset, sm.input.hardware, sm.input.get("measured"))
+    tables = [
+        analyze(pl.read_parquet(path), preset).insert_column(0, pl.lit(dataset).alias("dataset"))
+        for dataset, path in zip(sm.params.datasets, sm.input.points, strict=True)
+    ]
     table = pl.concat(tables, how="vertical")
     write_csv(table, sm.output.table)
     # One level per kernel on the overview: the preset's DRAM/HBM roof.

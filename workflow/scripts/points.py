@@ -4,13 +4,14 @@ from rooflow.rulescript import run
 
 
 def step(log):
+    from rooflow.adapters import load_points
     from rooflow.io import write_parquet
-    from rooflow.pipeline import Settings, load_points
+    from rooflow.settings import Settings
 
-    settings = Settings.from_config(snakemake.params.settings)  # noqa: F821
-    points = load_points(snakemake.wildcards.kind, snakemake.input.raw, settings)  # noqa: F821
-    write_parquet(points, snakemake.output[0])  # noqa: F821
-    log(f"{points.height} points from {snakemake.input.raw}")  # noqa: F821
+    sm = snakemake  # noqa: F821
+    points = load_points(sm.params.kind, sm.input.raw, Settings.from_config(sm.params.settings))
+    write_parquet(points, sm.output[0])
+    log(f"{points.height} points from {sm.input.raw}")
 
 
 run(step, snakemake.log[0])  # noqa: F821

@@ -9,11 +9,12 @@ def step(log):
 
     import polars as pl
 
-    from rooflow.pipeline import load_preset, plot_options, report
+    from rooflow.pipeline import plot_options, report
+    from rooflow.roofs import load_preset
 
     sm = snakemake  # noqa: F821
     opts = sm.params.options
-    preset = load_preset(sm.wildcards.preset, sm.input.hardware, sm.input.get("empirical"))
+    preset = load_preset(sm.params.preset, sm.input.hardware, sm.input.get("measured"))
     preset = preset.with_override(opts.get("peak_tflops"), opts.get("peak_bandwidth"))
     plot = Path(sm.output.plot)
     options = replace(plot_options(opts), formats=(plot.suffix.lstrip("."),))

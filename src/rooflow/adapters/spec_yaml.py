@@ -2,7 +2,7 @@
 
 A spec file looks like ``/work/shared/data/xe-forge/examples/vllm/1_BatchedMoE.yaml``::
 
-    family: BatchedMoE            # optional; else from the file name (see rooflow.models)
+    family: BatchedMoE            # optional; else from the file name (see rooflow.models.families)
     inputs:                       # tensor -> shape (dim names or ints) and dtype
       A: {shape: [E, M, K], dtype: bfloat16}
     inits:                        # dims every variant must set
@@ -12,7 +12,7 @@ A spec file looks like ``/work/shared/data/xe-forge/examples/vllm/1_BatchedMoE.y
       - params: [A]               # tensors the kernel reads (default: all inputs)
         dtype: bfloat16           # optional: replaces floating-point tensor dtypes
         dims: {E: 32, ...}        # integers >= 0 (0 switches a flag/quant code off)
-        flop: "E*M*N*K*2"         # FLOP formula over dims (rooflow.formula)
+        flop: "E*M*N*K*2"         # FLOP formula over dims (rooflow.models.formula)
         bytes: "..."              # optional byte formula over dims
 
 Every key other than ``family``, ``inputs`` and ``inits`` is a variant. YAML is read

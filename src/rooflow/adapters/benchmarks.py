@@ -18,7 +18,7 @@ for them).
 
 Each row gives two points sharing ``pair`` = ``"{family}:{shape_key}"`` (plus
 `` ({config})`` when that id repeats in the file), both at the arithmetic intensity
-of the family model (:mod:`rooflow.models`):
+of the family model (:mod:`rooflow.models.families`):
 
 * ``Optimized``: flop_per_s = tflops·1e12, time_s = triton_us·1e-6;
 * ``Original``: flop_per_s = tflops·1e12·triton_us/baseline_us (same FLOP in the
@@ -33,10 +33,11 @@ from pathlib import Path
 import pandera.polars as pa
 import polars as pl
 
+from rooflow.adapters.spec_yaml import MAX_DIM, Spec, read_spec
 from rooflow.errors import InputError
-from rooflow.models import FamilyModel, kernel_metrics, resolve_family
+from rooflow.models.families import FamilyModel, kernel_metrics, load_families, resolve_family
 from rooflow.points import empty_points, to_points
-from rooflow.specs import MAX_DIM, Spec, read_spec
+from rooflow.settings import Settings
 from rooflow.validate import check, coerce_numeric, read_csv_text
 
 NUMERIC = ["baseline_us", "triton_us", "tflops"]
@@ -206,3 +207,11 @@ def _pair_ids(rows: pl.DataFrame, source: str) -> pl.Series:
         raise InputError(source, "repeats an earlier row (same family, shape_key, config)",
                          row=int(rows["row"][i]), check="unique rows", value=pair[i])
     return pair
+
+
+def load(path: str | Path, settings: Settings) -> pl.DataFrame:
+    """Registry entry: :func:`benchmark_points` with the settings' specs and families."""
+    return benchmark_points(
+        path, settings.specs_dir, load_families(settings.families), settings.family_map,
+        min_tflops=settings.min_tflops, min_ai=settings.min_ai,
+    )

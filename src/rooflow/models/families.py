@@ -5,7 +5,7 @@ model: every tensor is streamed from DRAM exactly once (perfect on-chip reuse), 
 ``arithmetic_intensity = flop / bytes`` is an upper bound for the kernel. Element
 widths come from a quant-code dim (e.g. ``QUANT``), whose label is the point's
 ``series``. The YAML keys are documented in config/README.md and checked against
-``workflow/schemas/families.schema.yaml``.
+the packaged ``families.schema.yaml``.
 
 Family resolution (:func:`resolve_family`) for a spec file stem or a benchmark
 ``family`` value such as ``2_BatchedMoE``: the config ``family_map`` (by the name as
@@ -27,12 +27,11 @@ from pathlib import Path
 import jsonschema
 import polars as pl
 
+from rooflow.adapters.spec_yaml import Spec, dtype_width, is_floating, read_yaml
+from rooflow.defaults import DEFAULT_FAMILIES, schema
 from rooflow.errors import InputError
-from rooflow.formula import Formula, compile_formula, evaluate
-from rooflow.points import empty_points, to_points
-from rooflow.specs import Spec, dtype_width, is_floating, read_spec, read_yaml
+from rooflow.models.formula import Formula, compile_formula, evaluate
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "workflow" / "schemas" / "families.schema.yaml"
 _ORDER_PREFIX = re.compile(r"^\d+_")
 
 
@@ -61,7 +60,7 @@ class FamilyModel:
 
         ``dims`` has one Int64 column per dim; a missing or null code dim means
         code 0. ``source``/``where``/``row`` locate rows in errors (see
-        :func:`rooflow.formula.evaluate`).
+        :func:`rooflow.models.formula.evaluate`).
 
         Raises:
             InputError: an unknown code (column = the code dim), a dim named like a
@@ -104,7 +103,7 @@ class FamilyModel:
         return dims.with_columns(flop=flop, bytes=byte_count, series=frame["series"])
 
 
-def load_families(path: str | Path, *, schema: str | Path = SCHEMA_PATH) -> dict[str, FamilyModel]:
+def load_families(path: str | Path = DEFAULT_FAMILIES) -> dict[str, FamilyModel]:
     """Read, schema-check and compile ``families.yaml``; family name → model.
 
     Raises:
@@ -114,7 +113,7 @@ def load_families(path: str | Path, *, schema: str | Path = SCHEMA_PATH) -> dict
     """
     source = str(path)
     doc = _string_keys(read_yaml(path))
-    validator = jsonschema.Draft202012Validator(read_yaml(schema))
+    validator = jsonschema.Draft202012Validator(schema("families"))
     error = jsonschema.exceptions.best_match(validator.iter_errors(doc))
     if error is not None:
         raise InputError(source, error.message, column=error.json_path, check="schema",
@@ -198,7 +197,7 @@ def kernel_metrics(
     A variant's own ``bytes`` formula takes precedence over the family model.
 
     Raises:
-        InputError: as :meth:`FamilyModel.apply` and :func:`rooflow.formula.evaluate`,
+        InputError: as :meth:`FamilyModel.apply` and :func:`rooflow.models.formula.evaluate`,
             naming ``source`` (the file the dims came from; default ``spec.path``).
     """
     source = source or str(spec.path)
@@ -278,41 +277,3 @@ def _dtype_labels(spec: Spec, dims: pl.DataFrame) -> list[str]:
         names = [_tensor_dtype(spec, t, dtype) for t in spec.variants[key].params]
         labels.append(dtype or "/".join(dict.fromkeys(names)) or "kernel")
     return labels
-
-
-def spec_points(
-    path: str | Path,
-    families: Mapping[str, FamilyModel],
-    family_map: Mapping[str, str] | None = None,
-    variant_prefix: str = "bench",
-) -> pl.DataFrame:
-    """Theoretical roofline points (no measured FLOP/s) for a spec's variants.
-
-    One point per variant whose key starts with ``variant_prefix``, at level DRAM:
-    ``kernel`` = variant key, ``label`` = its comment line (else the key), ``series``
-    = quant label (family model) or dtype name, ``family`` = resolved family,
-    ``row`` = 1-based variant position in the file, ``flop_per_s`` null.
-
-    Returns:
-        The canonical points frame (:mod:`rooflow.points`); empty if no variant
-        matches.
-
-    Raises:
-        InputError: see :func:`rooflow.specs.read_spec` and :func:`kernel_metrics`.
-    """
-    spec = read_spec(path)
-    family = resolve_family(spec.path.stem, family_map, spec.family_key)
-    keys = [k for k in spec.variants if k.startswith(variant_prefix)]
-    if not keys:
-        return empty_points()
-    dims = spec.dims_frame(keys).with_columns(
-        at=pl.Series([f"line {spec.variants[k].line}: variant {k!r}" for k in keys]),
-        label=pl.Series([spec.variants[k].label or k for k in keys], dtype=pl.String),
-    )
-    frame = kernel_metrics(spec, dims, families.get(family), where="at", row="index")
-    return to_points(frame.with_columns(
-        family=pl.lit(family),
-        kernel=pl.col("variant"),
-        source=pl.lit(str(spec.path)),
-        row=pl.col("index"),
-    ))

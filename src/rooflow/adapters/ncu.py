@@ -42,9 +42,10 @@ from pathlib import Path
 import pandera.polars as pa
 import polars as pl
 
+from rooflow.adapters.breakdown import dominant, kernel_points
+from rooflow.adapters.units import MISSING_VALUES, number, to_base_units
 from rooflow.errors import InputError
-from rooflow.profilers.breakdown import dominant, kernel_points
-from rooflow.profilers.units import MISSING_VALUES, number, to_base_units
+from rooflow.settings import Settings
 from rooflow.validate import check, read_csv_text
 
 DEFAULT_TENSOR_FLOP_PER_INST = 512.0
@@ -415,3 +416,9 @@ def _time(metrics: tuple[str, ...]) -> pl.Expr:
         return pl.col(metrics[0])
     cycles, rate = metrics
     return pl.col(cycles) / pl.col(rate)
+
+
+def load(path: str | Path, settings: Settings) -> pl.DataFrame:
+    """Registry entry: :func:`ncu_points` with the settings' ``ncu`` keys."""
+    return ncu_points(path, per_launch=settings.per_launch,
+                      tensor_flop_per_inst=dict(settings.tensor_flop_per_inst) or None)

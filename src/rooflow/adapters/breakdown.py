@@ -29,6 +29,8 @@ def kernel_points(
         kernels: columns ``kernel``, ``label``, ``row``, ``precision``, ``flop``,
             ``time_s`` (second) and the byte columns named in ``levels``.
         levels: memory level → byte column, in output order.
+        series: the points' ``series`` value.
+        source: the raw file, for ``source`` and errors.
 
     Returns:
         One point per kernel × level with flop > 0 and bytes > 0 (a kernel without FLOP

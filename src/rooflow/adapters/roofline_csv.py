@@ -25,6 +25,7 @@ import polars as pl
 
 from rooflow.errors import InputError
 from rooflow.points import POINT_SCHEMA, to_points
+from rooflow.settings import Settings
 from rooflow.validate import check, coerce_numeric, read_csv_text
 
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -215,3 +216,8 @@ def _read_points_csv(raw: pl.DataFrame, path: str | Path) -> pl.DataFrame:
     _require_intensity(frame, path)
     check(frame.with_columns(series=pl.col("series").fill_null("kernel")), _schema(), path)
     return to_points(frame.with_columns(flop_per_s=pl.col("tflops") * 1e12))
+
+
+def load(path: str | Path, settings: Settings) -> pl.DataFrame:
+    """Registry entry: :func:`read_roofline_csv` (no settings apply)."""
+    return read_roofline_csv(path)

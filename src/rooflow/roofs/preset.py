@@ -1,8 +1,9 @@
-"""Hardware presets: compute roofs by precision, memory roofs by level.
+"""The one preset type: a GPU's compute roofs by precision and memory roofs by level.
 
-``config/hardware.yaml`` (schema: ``workflow/schemas/hardware.schema.yaml``) gives
-peaks in TFLOP/s and GB/s, each preset citing its datasheet or measurement; a
-:class:`Preset` holds them in base units (FLOP/s, byte/s).
+Every source of roofs (datasheet presets in ``hardware.yaml``, ERT, Omniperf) gives a
+mapping in TFLOP/s and GB/s (the ``hardware.yaml`` entry layout, checked by the packaged
+``hardware.schema.yaml``); :func:`preset_from_mapping` turns it into a :class:`Preset` in
+base units (FLOP/s, byte/s).
 
 Roofline model (Williams, Waterman, Patterson, "Roofline: an insightful visual
 performance model for multicore architectures", CACM 52(4), 2009):
@@ -14,14 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
-import yaml
-
+from rooflow.defaults import schema
 from rooflow.errors import InputError
-from rooflow.paths import REPO_ROOT
-
-HARDWARE_SCHEMA = REPO_ROOT / "workflow" / "schemas" / "hardware.schema.yaml"
 
 # Levels that name the same physical memory in different vendors' words.
 _LEVEL_SYNONYMS = {"HBM": "DRAM", "GDDR": "DRAM", "SLM": "LDS", "VL1D": "L1", "L1TEX": "L1"}
@@ -136,9 +132,9 @@ def preset_from_mapping(key: str, data: Mapping, *, source: str) -> Preset:
     """
     import jsonschema
 
-    schema = _load_schema()
+    hardware = schema("hardware")
     try:
-        jsonschema.validate(dict(data), schema["$defs"]["preset"] | {"$defs": schema["$defs"]})
+        jsonschema.validate(dict(data), hardware["$defs"]["preset"] | {"$defs": hardware["$defs"]})
     except jsonschema.ValidationError as err:
         path = ".".join(str(p) for p in err.absolute_path)
         raise InputError(
@@ -163,42 +159,6 @@ def preset_from_mapping(key: str, data: Mapping, *, source: str) -> Preset:
         default_memory=data["default_memory"],
         empirical=bool(data.get("empirical", False)),
     )
-
-
-def _load_schema() -> dict:
-    return yaml.safe_load(HARDWARE_SCHEMA.read_text())
-
-
-def load_hardware(path: str | Path) -> dict[str, Preset]:
-    """Read and validate ``hardware.yaml``; return presets by key, in file order.
-
-    Raises:
-        InputError: unreadable YAML or a schema violation (names the key path).
-    """
-    import jsonschema
-
-    path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except FileNotFoundError:
-        raise InputError(str(path), "hardware file not found") from None
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        raise InputError(
-            str(path), f"malformed YAML: {getattr(err, 'problem', err)}",
-            row=None if mark is None else mark.line + 1,
-        ) from None
-    try:
-        jsonschema.validate(data, _load_schema())
-    except jsonschema.ValidationError as err:
-        where = ".".join(str(p) for p in err.absolute_path)
-        raise InputError(
-            str(path), err.message, column=where or None, check="hardware schema"
-        ) from None
-    return {
-        key: preset_from_mapping(key, entry, source=str(path))
-        for key, entry in data["presets"].items()
-    }
 
 
 def select_preset(

@@ -1,0 +1,84 @@
+"""Input adapters and **the registry of input kinds**: the one list of what rooflow reads.
+
+Each kind maps raw files to the canonical points table (:mod:`rooflow.points`). The
+workflow's discovery (``workflow/rules/common.smk``), the config schema's dataset-id
+pattern (checked by a test), the CLI and the README's input table are derived from
+:data:`KINDS`. Adapters are imported on use, so a job loads only what its kind needs.
+
+Adding a kind: one module here with ``load(path, settings) -> points`` and one
+:class:`Kind` entry below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
+
+import polars as pl
+
+from rooflow.errors import InputError
+from rooflow.settings import Settings
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One input kind.
+
+    Attributes:
+        name: kind id, the ``KIND`` of dataset ids ``KIND-NAME``.
+        pattern: raw file under ``resources/``, with ``{name}`` for the dataset name.
+        module: adapter module (in this package) whose ``load(path, settings)`` reads it.
+        description: one line for the docs and ``--help``.
+        reads_specs: the adapter also reads the spec folder and the family models.
+    """
+
+    name: str
+    pattern: str
+    module: str
+    description: str
+    reads_specs: bool = False
+
+    def loader(self):
+        """The adapter's ``load(path, settings)`` function."""
+        return import_module(f"rooflow.adapters.{self.module}").load
+
+
+KINDS: dict[str, Kind] = {
+    k.name: k
+    for k in (
+        Kind("roofline", "roofline/{name}.csv", "roofline_csv",
+             "roofline CSV: intensity (or flop + bytes) and performance per point"),
+        Kind("benchmarks", "benchmarks/{name}.csv", "benchmarks",
+             "benchmark results CSV: baseline vs optimized times per kernel shape",
+             reads_specs=True),
+        Kind("specs", "specs/{name}.yaml", "specs",
+             "kernel spec YAML: shapes and a FLOP formula per variant", reads_specs=True),
+        Kind("ncu", "ncu/{name}.csv", "ncu", "Nsight Compute `ncu --csv` export"),
+        Kind("rocprof", "rocprof/{name}/pmc_perf.csv", "rocprof",
+             "rocprof/Omniperf workload folder (pmc_perf.csv)"),
+    )
+}
+
+
+def load_points(kind: str, path: str | Path, settings: Settings | None = None) -> pl.DataFrame:
+    """Validate one raw input of ``kind`` and return its canonical points.
+
+    Args:
+        kind: a key of :data:`KINDS`.
+        path: the raw file (or folder).
+        settings: adapter settings (default: the schema defaults).
+
+    Returns:
+        The canonical points table, checked by :func:`rooflow.points.check_points`.
+
+    Raises:
+        InputError: unknown kind, or anything wrong with the input (see each adapter).
+    """
+    from rooflow.points import check_points
+
+    if kind not in KINDS:
+        raise InputError(str(path), f"unknown input kind; known: {', '.join(KINDS)}",
+                         value=kind)
+    points = KINDS[kind].loader()(Path(path), settings or Settings())
+    return check_points(points, str(path))

@@ -1,0 +1,62 @@
+"""Spec adapter: a kernel spec YAML → theoretical roofline points (one per ``bench*`` variant).
+
+The YAML is read by :mod:`rooflow.adapters.spec_yaml`; FLOP and bytes come from the
+family model (:mod:`rooflow.models.families`) or the variant's own formulas.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import polars as pl
+
+from rooflow.adapters.spec_yaml import read_spec
+from rooflow.models.families import FamilyModel, kernel_metrics, load_families, resolve_family
+from rooflow.points import empty_points, to_points
+from rooflow.settings import Settings
+
+
+def load(path: str | Path, settings: Settings) -> pl.DataFrame:
+    """Registry entry: :func:`spec_points` with the settings' families and prefix."""
+    return spec_points(path, load_families(settings.families), settings.family_map,
+                       settings.variant_prefix)
+
+
+def spec_points(
+    path: str | Path,
+    families: Mapping[str, FamilyModel],
+    family_map: Mapping[str, str] | None = None,
+    variant_prefix: str = "bench",
+) -> pl.DataFrame:
+    """Theoretical roofline points (no measured FLOP/s) for a spec's variants.
+
+    One point per variant whose key starts with ``variant_prefix``, at level DRAM:
+    ``kernel`` = variant key, ``label`` = its comment line (else the key), ``series``
+    = quant label (family model) or dtype name, ``family`` = resolved family,
+    ``row`` = 1-based variant position in the file, ``flop_per_s`` null.
+
+    Returns:
+        The canonical points frame (:mod:`rooflow.points`); empty if no variant
+        matches.
+
+    Raises:
+        InputError: see :func:`rooflow.adapters.spec_yaml.read_spec` and
+            :func:`rooflow.models.families.kernel_metrics`.
+    """
+    spec = read_spec(path)
+    family = resolve_family(spec.path.stem, family_map, spec.family_key)
+    keys = [k for k in spec.variants if k.startswith(variant_prefix)]
+    if not keys:
+        return empty_points()
+    dims = spec.dims_frame(keys).with_columns(
+        at=pl.Series([f"line {spec.variants[k].line}: variant {k!r}" for k in keys]),
+        label=pl.Series([spec.variants[k].label or k for k in keys], dtype=pl.String),
+    )
+    frame = kernel_metrics(spec, dims, families.get(family), where="at", row="index")
+    return to_points(frame.with_columns(
+        family=pl.lit(family),
+        kernel=pl.col("variant"),
+        source=pl.lit(str(spec.path)),
+        row=pl.col("index"),
+    ))

@@ -1,0 +1,57 @@
+"""Package data and the one source of every default.
+
+The default ``hardware.yaml`` and ``families.yaml`` and the JSON Schemas ship inside the
+package (``rooflow/data/``) and are found with :mod:`importlib.resources`, so an installed
+rooflow works from any folder. ``config/hardware.yaml`` and ``config/families.yaml`` in the
+repository are links to these files: the workflow reads the files named in its config
+(``hardware:``, ``families:``), the CLI reads the packaged ones unless given
+``--hardware-file`` / ``--families``.
+
+Every default value (plot options, adapter settings) is the ``default:`` of its key in
+``data/config.schema.yaml``; :class:`rooflow.pipeline.Settings`,
+:class:`rooflow.plotting.PlotOptions` and the CLI options read them from here.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+
+import yaml
+
+DATA = Path(str(files("rooflow") / "data"))
+DEFAULT_HARDWARE = DATA / "hardware.yaml"
+DEFAULT_FAMILIES = DATA / "families.yaml"
+
+
+def schema_path(name: str) -> Path:
+    """Path of the packaged JSON Schema ``<name>.schema.yaml`` (config, hardware, families)."""
+    return DATA / f"{name}.schema.yaml"
+
+
+@cache
+def schema(name: str) -> dict:
+    """The packaged JSON Schema ``name`` as a mapping."""
+    return yaml.safe_load(schema_path(name).read_text())
+
+
+def _defaults(properties: dict) -> dict:
+    return {k: v["default"] for k, v in properties.items() if "default" in v}
+
+
+@cache
+def plot_defaults() -> dict:
+    """Default plot options (``plot_defaults`` keys) from the config schema."""
+    return _defaults(schema("config")["properties"]["plot_defaults"]["properties"])
+
+
+@cache
+def config_defaults() -> dict:
+    """Top-level config defaults, nested objects included (``benchmarks``, ``ncu``)."""
+    props = schema("config")["properties"]
+    out = _defaults(props)
+    for key, sub in props.items():
+        if sub.get("type") == "object" and "properties" in sub and key != "plot_defaults":
+            out[key] = {**_defaults(sub["properties"]), **out.get(key, {})}
+    return out

@@ -1,0 +1,1 @@
+"""FLOP/byte models: kernel families (``families.yaml``) and the safe formula compiler."""

@@ -1,2 +1,0 @@
-"""Profiler adapters: Nsight Compute and rocprof/Omniperf exports → roofline points,
-and empirical peak files (Omniperf ``roofline.csv``, ERT ``roofline.json``) → presets."""

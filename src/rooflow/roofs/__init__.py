@@ -1,0 +1,78 @@
+"""Every source of roofs, one module each, all giving one :class:`~rooflow.roofs.preset.Preset`.
+
+================ ============================================ =========================
+source           file                                         module
+================ ============================================ =========================
+datasheet        ``hardware.yaml`` (packaged, or the config's)  :mod:`.datasheet`
+ERT              ``resources/ert/NAME.json``                  :mod:`.ert` → ``ert-NAME``
+Omniperf         ``resources/rocprof/NAME/roofline.csv``      :mod:`.omniperf` →
+                                                              ``omniperf-NAME``
+================ ============================================ =========================
+
+:data:`MEASURED` is the one list of measured-peaks files; the workflow discovers them
+from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
+
+from rooflow.errors import InputError
+from rooflow.roofs.preset import Preset
+
+
+@dataclass(frozen=True)
+class MeasuredSource:
+    """A measured-peaks file kind: ``resources/<pattern>`` becomes preset ``<prefix>-NAME``."""
+
+    prefix: str
+    pattern: str
+    module: str
+    function: str
+
+    def mapping(self, path: Path) -> dict:
+        """The preset mapping (hardware.yaml layout) read from ``path``."""
+        return getattr(import_module(f"rooflow.roofs.{self.module}"), self.function)(path)
+
+
+MEASURED: dict[str, MeasuredSource] = {
+    s.prefix: s
+    for s in (
+        MeasuredSource("ert", "ert/{name}.json", "ert", "ert_preset"),
+        MeasuredSource("omniperf", "rocprof/{name}/roofline.csv", "omniperf", "omniperf_preset"),
+    )
+}
+
+
+def measured_source(path: str | Path) -> MeasuredSource:
+    """The measured-peaks kind of ``path``: ``.json`` is ERT, ``roofline.csv`` Omniperf."""
+    return MEASURED["ert" if Path(path).suffix == ".json" else "omniperf"]
+
+
+def load_preset(
+    key: str, hardware_file: str | Path | None = None, measured_file: str | Path | None = None
+) -> Preset:
+    """The preset ``key``: from a hardware.yaml, or built from a measured-peaks file.
+
+    Args:
+        key: preset id.
+        hardware_file: datasheet presets (default: the packaged ``hardware.yaml``).
+        measured_file: an ERT ``roofline.json`` or an Omniperf ``roofline.csv``; the
+            preset is then named ``key``.
+
+    Raises:
+        InputError: unknown key, or a bad hardware/peaks file.
+    """
+    from rooflow.roofs.preset import preset_from_mapping
+
+    if measured_file is None:
+        from rooflow.roofs.datasheet import load_hardware
+
+        presets = load_hardware(*([hardware_file] if hardware_file else []))
+        if key not in presets:
+            raise InputError(str(hardware_file), "unknown hardware preset", value=key)
+        return presets[key]
+    path = Path(measured_file)
+    return preset_from_mapping(key, measured_source(path).mapping(path), source=str(path))

@@ -1,0 +1,47 @@
+"""Datasheet presets: ``hardware.yaml`` (peaks in TFLOP/s and GB/s, each citing its source).
+
+The packaged file (``rooflow/data/hardware.yaml``) is the CLI's default; the workflow reads
+the file its config names (``config/hardware.yaml``, a link to the packaged one).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from rooflow.defaults import DEFAULT_HARDWARE, schema
+from rooflow.errors import InputError
+from rooflow.roofs.preset import Preset, preset_from_mapping
+
+
+def load_hardware(path: str | Path = DEFAULT_HARDWARE) -> dict[str, Preset]:
+    """Read and validate ``hardware.yaml``; return presets by key, in file order.
+
+    Raises:
+        InputError: unreadable YAML or a schema violation (names the key path).
+    """
+    import jsonschema
+
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise InputError(str(path), "hardware file not found") from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        raise InputError(
+            str(path), f"malformed YAML: {getattr(err, 'problem', err)}",
+            row=None if mark is None else mark.line + 1,
+        ) from None
+    try:
+        jsonschema.validate(data, schema("hardware"))
+    except jsonschema.ValidationError as err:
+        where = ".".join(str(p) for p in err.absolute_path)
+        raise InputError(
+            str(path), err.message, column=where or None, check="hardware schema"
+        ) from None
+    return {
+        key: preset_from_mapping(key, entry, source=str(path))
+        for key, entry in data["presets"].items()
+    }
