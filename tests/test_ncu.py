@@ -162,7 +162,7 @@ def test_example_resource() -> None:
     # hgemm: op-path counter sm__ops_path_tensor_src_fp16_dst_fp32 = 137,438,953,472 FLOP
     # (used instead of 33,554,432 tensor inst × factor) + fp32 2·16,777,216 = 33,554,432.
     assert hgemm["flop_tensor"] == 137_438_953_472 and hgemm["flop_fp32"] == 33_554_432
-    assert hgemm["precision"] == "tensor"
+    assert hgemm["precision"] == "fp16-tensor"
     assert ncu_kernels(EXAMPLE, tensor_flop_per_inst={"8.0": 1.0})["flop"].to_list() == (
         kernels["flop"].to_list())
 
@@ -185,7 +185,7 @@ def test_tensor_factor_is_looked_up_by_compute_capability(tmp_path: Path) -> Non
     assert ncu_kernels(path)["flop_tensor"].item() == 512_000
     assert ncu_kernels(path, tensor_flop_per_inst={"9.0": 1})["flop_tensor"].item() == 512_000
     k = ncu_kernels(path, tensor_flop_per_inst={"8.0": 4096}).row(0, named=True)
-    assert (k["flop_tensor"], k["flop"], k["precision"]) == (4_096_000, 4_096_028, "tensor")
+    assert (k["flop_tensor"], k["flop"], k["precision"]) == (4_096_000, 4_096_028, "fp16-tensor")
 
 
 def test_2020_header_units_and_split_dram_bytes(tmp_path: Path) -> None:

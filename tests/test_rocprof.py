@@ -66,8 +66,13 @@ def test_real_vcopy_workload_by_hand() -> None:
     assert (k["bytes_lds"], k["bytes_l1"], k["bytes_l2"], k["bytes_hbm"]) == (
         0, 67_108_864, 33_554_432, 30_995_456)
     assert k["time_s"] == pytest.approx(36_160e-9)
-    with pytest.raises(InputError, match="no kernel with both FLOP and bytes"):
-        rocprof_points(shared_workload())
+    # A copy kernel: no FLOP, so bandwidth-only rows (one per level with traffic, LDS has
+    # none), each with its achieved bytes and time and no arithmetic intensity.
+    points = rocprof_points(shared_workload())
+    assert points["level"].to_list() == ["HBM", "L2", "L1"]
+    assert points["flop"].to_list() == [0, 0, 0]
+    assert points["arithmetic_intensity"].is_null().all()
+    assert points["bytes"].to_list() == [30_995_456, 33_554_432, 67_108_864]
 
 
 def test_real_roofline_csv_preset() -> None:
@@ -78,9 +83,9 @@ def test_real_roofline_csv_preset() -> None:
     assert preset["memory"] == {"HBM": 1388.8433, "L2": 5018.3813, "L1": 9227.8584,
                                 "LDS": 17717.145}
     assert preset["compute"]["fp32"] == pytest.approx(20.947432)
-    assert preset["compute"]["fp16-matrix"] == pytest.approx(164.93709)
-    assert set(preset["compute"]) == {"fp32", "fp64", "bf16-matrix", "fp16-matrix",
-                                      "fp32-matrix", "fp64-matrix"}
+    assert preset["compute"]["fp16-tensor"] == pytest.approx(164.93709)
+    assert set(preset["compute"]) == {"fp32", "fp64", "bf16-tensor", "fp16-tensor",
+                                      "fp32-matrix", "fp64-tensor"}
     assert (preset["default_compute"], preset["default_memory"], preset["empirical"]) == (
         "fp32", "HBM", True)
     assert "device 0" in preset["name"] and str(path) in preset["source"]
@@ -100,8 +105,8 @@ def test_example_workload_by_hand() -> None:
     #   L2   = 64·(READ 12,582,912 + WRITE 1,048,576)                     =     872,415,232
     #   HBM  = 64·RDREQ 2,097,152 + 64·WRREQ_64B 1,048,576                =     201,326,592
     #   time = 2000002292480 − 2000001310720 = 981,760 ns
-    assert hgemm["flop_fp16_matrix"] == 137_438_953_472 and hgemm["flop_fp32"] == 16_777_216
-    assert hgemm["flop"] == 137_455_730_688 and hgemm["precision"] == "fp16-matrix"
+    assert hgemm["flop_fp16_tensor"] == 137_438_953_472 and hgemm["flop_fp32"] == 16_777_216
+    assert hgemm["flop"] == 137_455_730_688 and hgemm["precision"] == "fp16-tensor"
     assert (hgemm["bytes_lds"], hgemm["bytes_l1"], hgemm["bytes_l2"], hgemm["bytes_hbm"]) == (
         3_120_562_176, 3_221_225_472, 872_415_232, 201_326_592)
     assert hgemm["time_s"] == pytest.approx(981_760e-9)
@@ -129,7 +134,7 @@ def test_example_workload_by_hand() -> None:
 def test_example_roofline_csv() -> None:
     preset = omniperf_preset(EXAMPLE / "roofline.csv")
     assert preset["memory"]["HBM"] == 1340.5
-    assert preset["compute"]["bf16-matrix"] == pytest.approx(162.3405)
+    assert preset["compute"]["bf16-tensor"] == pytest.approx(162.3405)
 
 
 def test_missing_counters_are_all_listed(tmp_path: Path) -> None:

@@ -12,19 +12,35 @@ label                        str     human label of the point ("" when none)
 pair                         str     pair id joining Original → Optimized ("" when none)
 kernel                       str     kernel name (profilers) or label
 level                        str     memory level of ``bytes``: DRAM, L3, L2, L1, LDS, ...
-precision                    str     dominant FLOP precision (fp64, fp32, fp16, bf16,
-                                     tensor, ...); "" → the preset's default compute roof
-flop                         f64     floating-point operations (count), null if unknown
+precision                    str     dominant precision (by operation count), one of
+                                     :data:`PRECISIONS`; "" → not known (judged against
+                                     the preset's default compute roof, and said so)
+precision_mix                str     operation share per precision when a kernel has
+                                     several ("fp64 62%, fp32 38%"), else ""
+flop                         f64     operations (count) in the unit of ``precision``:
+                                     FLOP, or integer OP for int* precisions (never
+                                     mixed); 0 → bandwidth-only row (copies, memsets);
+                                     null if unknown
 bytes                        f64     bytes moved at ``level``, null if unknown
 time_s                       f64     kernel time in seconds, null if unknown
-arithmetic_intensity         f64     FLOP/byte at ``level`` (> 0, finite)
-flop_per_s                   f64     achieved performance in FLOP/s; null → theoretical
-                                     point (drawn on the roof)
+arithmetic_intensity         f64     FLOP/byte (OP/byte) at ``level``: > 0 and finite
+                                     where flop > 0, null on bandwidth-only rows
+flop_per_s                   f64     achieved performance in FLOP/s (OP/s); null →
+                                     theoretical point (drawn on the roof); 0 on
+                                     bandwidth-only rows
 bytes_model                  str     where ``bytes`` comes from: measured, given, family,
                                      inputs-only
 source                       str     raw file the row came from
 row                          i64     1-based data row in ``source`` (0 when derived)
+device                       str     GPU the row was measured on, as the input names it
+                                     ("" when unknown or theoretical)
 ============================ ======= ==================================================
+
+Precisions (:data:`PRECISIONS`): one vocabulary for points, presets, tables and legends.
+``-tensor`` means a tensor / matrix / XMX unit (NVIDIA tensor cores, AMD MFMA, Intel XMX;
+``fp64-tensor`` is NVIDIA DMMA and AMD FP64 MFMA), ``fp32-matrix`` AMD's FP32 MFMA; plain
+``fp16``/``bf16`` are vector (CUDA-core, VALU, XVE) units. Integer precisions count OP,
+not FLOP, and are judged only against integer roofs.
 """
 
 from __future__ import annotations
@@ -32,6 +48,20 @@ from __future__ import annotations
 import polars as pl
 
 from rooflow.errors import InputError
+
+PRECISIONS: dict[str, str] = {
+    "fp64": "FLOP", "fp64-tensor": "FLOP", "fp32": "FLOP", "fp32-matrix": "FLOP",
+    "tf32": "FLOP", "fp16": "FLOP", "bf16": "FLOP", "fp16-tensor": "FLOP",
+    "bf16-tensor": "FLOP", "fp8-tensor": "FLOP", "fp6-tensor": "FLOP", "fp4-tensor": "FLOP",
+    "int8-tensor": "OP", "int4-tensor": "OP", "int32": "OP", "int64": "OP",
+}
+"""Precision → unit of its operations (FLOP, or integer OP)."""
+
+
+def op_unit(precision: str) -> str:
+    """``"OP"`` for integer precisions, else ``"FLOP"`` (also for "" and unknown names)."""
+    return PRECISIONS.get(precision, "FLOP")
+
 
 POINT_SCHEMA: dict[str, pl.DataType] = {
     "series": pl.String(),
@@ -41,6 +71,7 @@ POINT_SCHEMA: dict[str, pl.DataType] = {
     "kernel": pl.String(),
     "level": pl.String(),
     "precision": pl.String(),
+    "precision_mix": pl.String(),
     "flop": pl.Float64(),
     "bytes": pl.Float64(),
     "time_s": pl.Float64(),
@@ -49,6 +80,7 @@ POINT_SCHEMA: dict[str, pl.DataType] = {
     "bytes_model": pl.String(),
     "source": pl.String(),
     "row": pl.Int64(),
+    "device": pl.String(),
 }
 
 _DEFAULTS: dict[str, object] = {
@@ -59,9 +91,11 @@ _DEFAULTS: dict[str, object] = {
     "kernel": "",
     "level": "DRAM",
     "precision": "",
+    "precision_mix": "",
     "bytes_model": "given",
     "source": "",
     "row": 0,
+    "device": "",
 }
 
 
@@ -93,7 +127,8 @@ def empty_points() -> pl.DataFrame:
 def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
     """The contract every adapter's output meets, enforced in one place.
 
-    Checks: the canonical columns in order with their dtypes; ``flop``, ``bytes``,
+    Checks: the canonical columns in order with their dtypes; precisions from
+    :data:`PRECISIONS` (or ""); ``flop``, ``bytes``,
     ``time_s`` and ``flop_per_s`` null or finite and ≥ 0; ``arithmetic_intensity`` finite
     and > 0 wherever ``flop`` > 0 (FLOP/byte: base units in, base units out).
 
@@ -107,6 +142,10 @@ def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
     if points.schema != pl.Schema(POINT_SCHEMA):
         got = {n: str(t) for n, t in points.schema.items()}
         raise InputError(source, f"not canonical points: columns {got}", check="schema")
+    unknown = sorted(set(points["precision"].unique().to_list()) - set(PRECISIONS) - {""})
+    if unknown:
+        raise InputError(source, f"unknown precision; known: {', '.join(PRECISIONS)}",
+                         column="precision", check="vocabulary", value=unknown[0])
     checks = {
         **{c: pl.col(c).is_null() | (pl.col(c).is_finite() & (pl.col(c) >= 0))
            for c in ("flop", "bytes", "time_s", "flop_per_s")},

@@ -33,19 +33,22 @@ def kernel_points(
         source: the raw file, for ``source`` and errors.
 
     Returns:
-        One point per kernel × level with flop > 0 and bytes > 0 (a kernel without FLOP
-        or a level without traffic has arithmetic intensity 0 or infinity: no place on a
-        log-log roofline), kernels in input order; arithmetic_intensity = flop / bytes
-        (FLOP/byte), flop_per_s = flop / time_s, bytes_model "measured".
+        One point per kernel × level with bytes > 0 (a level without traffic has no
+        intensity), kernels in input order; bytes_model "measured". Kernels with
+        flop > 0: arithmetic_intensity = flop / bytes, flop_per_s = flop / time_s.
+        Kernels with no operations (copies, memsets): flop 0, flop_per_s 0, intensity
+        null — bandwidth-only rows, analysed against the memory roofs only. Optional
+        ``kernels`` columns ``precision_mix`` and ``device`` are carried over.
 
     Raises:
-        InputError: not one such point.
+        InputError: not one kernel with bytes and a time.
     """
+    extra = [c for c in ("precision_mix", "device") if c in kernels.columns]
     frames = [
         kernels.with_row_index("_order")
-        .filter((pl.col("flop") > 0) & (pl.col(column) > 0))
+        .filter((pl.col(column) > 0) & (pl.col("time_s") > 0))
         .select(
-            "_order", "kernel", "label", "row", "precision", "flop", "time_s",
+            "_order", "kernel", "label", "row", "precision", "flop", "time_s", *extra,
             pl.lit(level).alias("level"), pl.col(column).alias("bytes"),
         )
         for level, column in levels.items()
@@ -53,13 +56,17 @@ def kernel_points(
     points = pl.concat(frames).sort("_order", maintain_order=True)
     if points.is_empty():
         raise InputError(
-            str(source), "no kernel with both FLOP and bytes: nothing to place on a roofline",
-            check="flop > 0 and bytes > 0",
+            str(source), "no kernel with bytes moved and a time: nothing to place on a roofline",
+            check="bytes > 0 and time > 0",
         )
+    has_ops = pl.col("flop").fill_null(0) > 0
     return to_points(
         points.with_columns(
-            (pl.col("flop") / pl.col("bytes")).alias("arithmetic_intensity"),
-            (pl.col("flop") / pl.col("time_s")).alias("flop_per_s"),
+            pl.col("flop").fill_null(0),
+            pl.when(has_ops).then(pl.col("flop") / pl.col("bytes")).alias("arithmetic_intensity"),
+            pl.when(has_ops).then(pl.col("flop") / pl.col("time_s")).otherwise(0.0)
+            .alias("flop_per_s"),
+            pl.when(has_ops).then(pl.col("precision")).otherwise(pl.lit("")).alias("precision"),
             pl.lit(series).alias("series"),
             pl.lit("measured").alias("bytes_model"),
             pl.lit(str(source)).alias("source"),

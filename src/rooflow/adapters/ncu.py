@@ -52,6 +52,8 @@ DEFAULT_TENSOR_FLOP_PER_INST = 512.0
 """FLOP per ``sm__inst_executed_pipe_tensor`` instruction in the NERSC method (V100)."""
 
 PRECISIONS = ("fp64", "fp32", "fp16", "tensor")
+# Until tensor work is split by source type, all of it is named as FP16 tensor work.
+_PRECISION_NAMES = ("fp64", "fp32", "fp16", "fp16-tensor")
 """FLOP precisions in breakdown order; ties for the dominant one go to the first."""
 
 _SASS = "sm__sass_thread_inst_executed_op_{}{}_pred_on.sum"
@@ -205,7 +207,7 @@ def ncu_kernels(
         *[pl.lit(None, dtype=pl.Float64).alias(f"bytes_{level.lower()}")
           for level in _LEVELS if level not in use],
         pl.sum_horizontal(f"flop_{p}" for p in PRECISIONS).alias("flop"),
-        dominant([f"flop_{p}" for p in PRECISIONS], PRECISIONS).alias("precision"),
+        dominant([f"flop_{p}" for p in PRECISIONS], _PRECISION_NAMES).alias("precision"),
     ).select(KERNEL_COLUMNS)
 
 

@@ -24,8 +24,8 @@ metrics", FLOP counting conventions), per dispatch, summed over a kernel's dispa
   64·TCC_EA_WRREQ_64B_sum``.
 * time: ``End_Timestamp − Start_Timestamp`` (ns).
 
-Precision names: ``fp64``, ``fp32``, ``fp16`` for VALU work, ``fp64-matrix``,
-``fp32-matrix``, ``fp16-matrix``, ``bf16-matrix`` for MFMA work: the compute-roof keys
+Precision names: ``fp64``, ``fp32``, ``fp16`` for VALU work, ``fp64-tensor``,
+``fp32-matrix``, ``fp16-tensor``, ``bf16-tensor`` for MFMA work: the compute-roof keys
 of :func:`rooflow.roofs.omniperf.omniperf_preset`, so a kernel meets the roof of the unit
 that did its work.
 """
@@ -42,11 +42,11 @@ from rooflow.errors import InputError
 from rooflow.settings import Settings
 from rooflow.validate import check, coerce_numeric, read_csv_text
 
-PRECISIONS = ("fp64", "fp32", "fp16", "fp64-matrix", "fp32-matrix", "fp16-matrix", "bf16-matrix")
+PRECISIONS = ("fp64", "fp32", "fp16", "fp64-tensor", "fp32-matrix", "fp16-tensor", "bf16-tensor")
 """FLOP precisions in breakdown order; ties for the dominant one go to the first."""
 
 _VALU = {"fp64": "F64", "fp32": "F32", "fp16": "F16"}
-_MFMA = {"fp64-matrix": "F64", "fp32-matrix": "F32", "fp16-matrix": "F16", "bf16-matrix": "BF16"}
+_MFMA = {"fp64-tensor": "F64", "fp32-matrix": "F32", "fp16-tensor": "F16", "bf16-tensor": "BF16"}
 _VALU_WEIGHTS = {"ADD": 1.0, "MUL": 1.0, "TRANS": 1.0, "FMA": 2.0}
 _LANES = 64.0  # work-items per wavefront (wave64)
 _MOPS = 512.0  # operations per MFMA MOPS count

@@ -17,9 +17,9 @@ from rooflow.validate import check, coerce_numeric, read_csv_text
 _ROOFS = {  # roofline.csv column → (preset section, key); GB/s and GFLOP/s
     "HBMBw": ("memory", "HBM"), "L2Bw": ("memory", "L2"), "L1Bw": ("memory", "L1"),
     "LDSBw": ("memory", "LDS"), "FP32Flops": ("compute", "fp32"),
-    "FP64Flops": ("compute", "fp64"), "MFMABF16Flops": ("compute", "bf16-matrix"),
-    "MFMAF16Flops": ("compute", "fp16-matrix"), "MFMAF32Flops": ("compute", "fp32-matrix"),
-    "MFMAF64Flops": ("compute", "fp64-matrix"),
+    "FP64Flops": ("compute", "fp64"), "MFMABF16Flops": ("compute", "bf16-tensor"),
+    "MFMAF16Flops": ("compute", "fp16-tensor"), "MFMAF32Flops": ("compute", "fp32-matrix"),
+    "MFMAF64Flops": ("compute", "fp64-tensor"),
 }
 
 
@@ -50,7 +50,7 @@ def omniperf_preset(roofline_csv: str | Path, *, key: int | str | None = None) -
 
     Returns:
         The preset mapping of ``config/hardware.yaml``: ``name``, ``source``, ``compute``
-        (fp32, fp64, bf16-matrix, fp16-matrix, fp32-matrix, fp64-matrix → TFLOP/s),
+        (fp32, fp64, bf16-tensor, fp16-tensor, fp32-matrix, fp64-tensor → TFLOP/s),
         ``memory`` (HBM, L2, L1, LDS → GB/s), ``default_compute`` "fp32",
         ``default_memory`` "HBM", ``empirical`` True.
 
