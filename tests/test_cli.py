@@ -18,7 +18,12 @@ def rooflow(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
 def test_hardware_table_lists_presets():
     proc = rooflow("hardware")
     assert proc.returncode == 0
-    assert "arc-pro-b70" in proc.stdout and "263.2" in proc.stdout  # ridge 160e12/608e9
+    out = proc.stdout
+    assert "arc-pro-b70" in out and "301.8" in out  # ridge 183.5e12 / 608e9
+    # every roof with its source: the B70's derived XMX figure cites its derivation
+    assert "367 INT8 TOPS / 2" in out and "608 GB/s" in out
+    # a preset without cache roofs says so
+    assert "no vendor or published microbenchmark figure for the L2 or SLM" in out
 
 
 def test_plot_with_preset_and_table(repo, tmp_path):
@@ -30,7 +35,9 @@ def test_plot_with_preset_and_table(repo, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     t = pl.read_csv(table)
-    assert t["pct_of_roof"].to_list() == pytest.approx([21.875, 46.25, 11.25, 44.375])
+    # achieved 35, 74, 18, 71 TFLOP/s, all compute-bound at 183.5 TFLOP/s (AI > ridge 301.8)
+    assert t["pct_of_roof"].to_list() == pytest.approx(
+        [35 / 1.835, 74 / 1.835, 18 / 1.835, 71 / 1.835])
 
 
 def test_plot_custom_roof_svg(repo, tmp_path):

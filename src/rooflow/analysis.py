@@ -3,13 +3,19 @@
 Formulas (Williams et al., CACM 2009; hierarchical form: Yang et al., "Hierarchical
 Roofline Analysis for GPUs", CCPE 2020):
 
-- attainable(level) = min(compute roof of the point's precision, AI_level × memory roof_level)
+- attainable(level) = min(compute roof of the point's own precision, AI_level × memory
+  roof_level); a preset without a roof for that precision gives no compute roof (the
+  memory roof alone bounds the point, and ``roof_note`` says so), never another unit's
 - bound(level) = memory if AI_level × memory roof < compute roof, else compute
-- binding level of a kernel = the level with the lowest attainable performance;
-  the kernel is bound by that level's memory, or by compute
 - % of roof = achieved / attainable × 100
 - headroom = attainable / achieved ("can run up to N× faster at the same intensity")
-- potential time saved = time × (1 − 1 / headroom)   (0 when headroom ≤ 1)
+- bandwidth-only rows (measured bytes and time, no operations): achieved bandwidth =
+  bytes / time, % of the memory roof, headroom = memory roof / achieved bandwidth
+- binding level of a kernel = the level with the least headroom (for a FLOP kernel the
+  level with the lowest attainable performance); the kernel is bound by that level's
+  memory, or by compute
+- potential time saved = time × (1 − 1 / kernel headroom)   (0 when headroom ≤ 1; none
+  for a kernel above its roof: a finding about peaks, units or clocks, not a rank)
 - pair speedup = performance of the pair's Optimized (else last) point /
   performance of its Original (else first) point, per memory level
 
@@ -21,16 +27,18 @@ from __future__ import annotations
 
 import polars as pl
 
+from rooflow.points import op_unit
 from rooflow.roofs.preset import Preset
 
 KERNEL_KEY = ["source", "row", "kernel", "series", "pair", "label"]
 
 TABLE_COLUMNS = [
-    "series", "family", "label", "pair", "kernel", "level", "precision", "flop", "bytes",
-    "time_s", "arithmetic_intensity", "performance", "theoretical", "compute_roof_name",
-    "compute_roof", "memory_roof_name", "memory_roof", "attainable", "bound", "pct_of_roof",
-    "headroom", "above_roof", "binding", "kernel_bound", "kernel_headroom",
-    "potential_time_saved_s", "pair_speedup", "bytes_model", "source", "row",
+    "series", "family", "label", "pair", "kernel", "level", "precision", "precision_mix",
+    "unit", "flop", "bytes", "time_s", "arithmetic_intensity", "performance", "theoretical",
+    "bandwidth_only", "compute_roof_name", "compute_roof", "memory_roof_name", "memory_roof",
+    "attainable", "bound", "pct_of_roof", "achieved_bandwidth", "pct_of_memory_roof",
+    "headroom", "above_roof", "roof_note", "binding", "kernel_bound", "kernel_headroom",
+    "potential_time_saved_s", "pair_speedup", "bytes_model", "device", "source", "row",
 ]  # fmt: skip
 
 
@@ -43,20 +51,25 @@ def analyze(points: pl.DataFrame, preset: Preset) -> pl.DataFrame:
 
     Returns:
         One row per input row, columns :data:`TABLE_COLUMNS`. performance,
-        compute_roof, attainable in FLOP/s; memory_roof in byte/s; pct_of_roof in %.
-        Rows whose level has no memory roof on ``preset`` keep null roofs and
-        analysis values (their kernel is judged on the levels the preset has).
+        compute_roof, attainable in FLOP/s (OP/s where ``unit`` is OP); memory_roof and
+        achieved_bandwidth in byte/s; pct_of_roof, pct_of_memory_roof in %. Rows whose
+        level has no memory roof on ``preset`` keep null roofs and analysis values
+        (their kernel is judged on the levels the preset has); ``roof_note`` says which
+        roof is missing.
     """
     precisions = points["precision"].unique().to_list()
     levels = points["level"].unique().to_list()
     compute = {p: preset.compute_roof(p) for p in precisions}
     memory = {lv: preset.memory_roof(lv) for lv in levels}
     frame = points.with_columns(
+        unit=pl.col("precision").replace_strict(
+            {p: op_unit(p) for p in precisions}, return_dtype=pl.String
+        ),
         compute_roof_name=pl.col("precision").replace_strict(
-            {p: k for p, (k, _) in compute.items()}, return_dtype=pl.String
+            {p: (c[0] if c else None) for p, c in compute.items()}, return_dtype=pl.String
         ),
         compute_roof=pl.col("precision").replace_strict(
-            {p: v for p, (_, v) in compute.items()}, return_dtype=pl.Float64
+            {p: (c[1] if c else None) for p, c in compute.items()}, return_dtype=pl.Float64
         ),
         memory_roof_name=pl.col("level").replace_strict(
             {lv: (m[0] if m else None) for lv, m in memory.items()}, return_dtype=pl.String
@@ -64,30 +77,48 @@ def analyze(points: pl.DataFrame, preset: Preset) -> pl.DataFrame:
         memory_roof=pl.col("level").replace_strict(
             {lv: (m[1] if m else None) for lv, m in memory.items()}, return_dtype=pl.Float64
         ),
+        bandwidth_only=(pl.col("flop") == 0).fill_null(False),
+        theoretical=pl.col("flop_per_s").is_null(),
+        achieved_bandwidth=pl.col("bytes") / pl.col("time_s"),
     )
     memory_attainable = pl.col("arithmetic_intensity") * pl.col("memory_roof")
+    no_roof = pl.col("memory_roof").is_null() | pl.col("bandwidth_only")
     frame = frame.with_columns(
-        attainable=pl.when(pl.col("memory_roof").is_null())
+        attainable=pl.when(no_roof)
         .then(None)
         .otherwise(pl.min_horizontal("compute_roof", memory_attainable)),
         bound=pl.when(pl.col("memory_roof").is_null())
         .then(None)
-        .when(memory_attainable < pl.col("compute_roof"))
+        .when(pl.col("bandwidth_only") | (memory_attainable < pl.col("compute_roof")))
+        .then(pl.lit("memory"))
+        .when(pl.col("compute_roof").is_null())
         .then(pl.lit("memory"))
         .otherwise(pl.lit("compute")),
+        pct_of_memory_roof=pl.col("achieved_bandwidth") / pl.col("memory_roof") * 100,
+        roof_note=_roof_note(preset),
     )
-    frame = frame.with_columns(
-        theoretical=pl.col("flop_per_s").is_null(),
-        performance=pl.coalesce("flop_per_s", "attainable"),
-    )
+    frame = frame.with_columns(performance=pl.coalesce("flop_per_s", "attainable"))
     frame = frame.with_columns(
         pct_of_roof=pl.col("performance") / pl.col("attainable") * 100,
-        headroom=pl.col("attainable") / pl.col("performance"),
-        above_roof=pl.col("performance") > pl.col("attainable") * (1 + 1e-9),
+        headroom=pl.when(pl.col("bandwidth_only"))
+        .then(pl.col("memory_roof") / pl.col("achieved_bandwidth"))
+        .otherwise(pl.col("attainable") / pl.col("performance")),
     )
+    frame = frame.with_columns(above_roof=(pl.col("headroom") < 1 - 1e-9).fill_null(False))
     frame = _kernel_level(frame)
     frame = _pair_speedup(frame)
     return frame.select(TABLE_COLUMNS)
+
+
+def _roof_note(preset: Preset) -> pl.Expr:
+    """Which roof a row lacks on ``preset`` ("" when it has both)."""
+    return (
+        pl.when(pl.col("memory_roof").is_null())
+        .then(pl.format("no {} roof on " + preset.key, "level"))
+        .when(pl.col("compute_roof").is_null() & ~pl.col("bandwidth_only"))
+        .then(pl.format("no {} roof on " + preset.key, "precision"))
+        .otherwise(pl.lit(""))
+    )
 
 
 def _kernel_level(frame: pl.DataFrame) -> pl.DataFrame:
@@ -95,14 +126,17 @@ def _kernel_level(frame: pl.DataFrame) -> pl.DataFrame:
     # Windows run over one integer kernel id, each stored as a column before use: nested
     # or repeated over() on the six string keys took ~40 s on 10⁶ rows (polars 2.1).
     frame = frame.with_row_index("_i").with_columns(_k=pl.struct(KERNEL_KEY).rank("dense"))
-    frame = frame.with_columns(_lowest=pl.col("attainable").min().over("_k"))
-    # One binding row per kernel: the first level (in table order) with the lowest roof.
     frame = frame.with_columns(
-        _first=pl.col("_i").filter(pl.col("attainable") == pl.col("_lowest")).first().over("_k")
+        _least=pl.col("headroom").min().over("_k"),
+        _above=pl.col("above_roof").any().over("_k"),
+    )
+    # One binding row per kernel: the first level (in table order) with the least headroom.
+    frame = frame.with_columns(
+        _first=pl.col("_i").filter(pl.col("headroom") == pl.col("_least")).first().over("_k")
     )
     frame = frame.with_columns(
         binding=(pl.col("_i") == pl.col("_first")).fill_null(False),
-        kernel_headroom=pl.col("_lowest") / pl.col("performance"),
+        kernel_headroom=pl.col("_least"),
     )
     binding_class = (
         pl.when(pl.col("bound") == "compute")
@@ -113,10 +147,10 @@ def _kernel_level(frame: pl.DataFrame) -> pl.DataFrame:
     saved = pl.col("time_s") * (1 - 1 / pl.col("kernel_headroom"))
     return frame.with_columns(
         kernel_bound=kernel_bound,
-        potential_time_saved_s=pl.when(pl.col("theoretical"))
+        potential_time_saved_s=pl.when(pl.col("theoretical") | pl.col("_above"))
         .then(None)
         .otherwise(pl.max_horizontal(saved, pl.lit(0.0))),
-    ).drop("_i", "_k", "_lowest", "_first")
+    ).drop("_i", "_k", "_least", "_above", "_first")
 
 
 def _pair_speedup(frame: pl.DataFrame) -> pl.DataFrame:

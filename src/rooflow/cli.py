@@ -88,22 +88,23 @@ def plot(csv, hardware, peak_tflops, peak_bandwidth, connect, annotate, key, ser
 @cli.command("hardware")
 @hardware_file_option
 def hardware_cmd(hardware_file) -> None:
-    """Print the hardware presets: default roofs, ridge point and every roof."""
-    presets = _load_presets(hardware_file)
-    rows = [("preset", "name", "compute (TFLOP/s)", "memory (GB/s)", "ridge (FLOP/byte)",
-             "other roofs")]
-    for p in presets.values():
-        others = [f"{k} {v / 1e12:g}" for k, v in p.compute.items() if k != p.default_compute]
-        others += [f"{k} {v / 1e9:g} GB/s" for k, v in p.memory.items() if k != p.default_memory]
-        rows.append((
-            p.key, p.name + (" [measured]" if p.empirical else ""),
-            f"{p.default_compute} {p.peak_flop_per_s / 1e12:g}",
-            f"{p.default_memory} {p.peak_bytes_per_s / 1e9:g}",
-            f"{p.ridge_point:.1f}", ", ".join(others),
-        ))
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    for r in rows:
-        click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    """Print the hardware presets: every roof with its source, and the ridge point."""
+    from rooflow.points import op_unit
+
+    for p in _load_presets(hardware_file).values():
+        click.echo(f"{p.key}: {p.name}{' [measured]' if p.empirical else ''}; ridge point "
+                   f"{p.ridge_point:.1f} FLOP/byte ({p.default_compute} / {p.default_memory})")
+        click.echo(f"  source: {p.source}")
+        # A roof cites its own source where it has one, else the preset's (above).
+        rows = [(k, f"{v / 1e12:g} T{op_unit(k)}/s", p.sources.get(k, ""))
+                for k, v in p.compute.items()]
+        rows += [(k, f"{v / 1e9:g} GB/s", p.sources.get(k, "")) for k, v in p.memory.items()]
+        width = max(len(r[0]) + len(r[1]) for r in rows) + 2
+        for key, value, source in rows:
+            click.echo(f"  {key}  {value.rjust(width - len(key))}  {source}".rstrip())
+        if p.no_cache_roofs:
+            click.echo(f"  cache roofs: {p.no_cache_roofs}")
+        click.echo("")
 
 
 def _write(frame, output: Path | None) -> None:

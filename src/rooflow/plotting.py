@@ -101,7 +101,7 @@ def _draw_roofs(ax, preset: Preset, levels: Sequence[str], precisions: Sequence[
     """Compute roofs per precision, memory roofs per level, ridge point of the defaults."""
     x = np.geomspace(limits.xmin, limits.xmax, 512)
     compute_keys = list(dict.fromkeys([preset.default_compute] + [
-        preset.compute_roof(p)[0] for p in precisions]))
+        c[0] for p in precisions if (c := preset.compute_roof(p))]))
     memory_keys = list(dict.fromkeys([preset.default_memory] + [
         m[0] for lv in levels if (m := preset.memory_roof(lv))]))
     for i, mkey in enumerate(memory_keys):

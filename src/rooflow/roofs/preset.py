@@ -18,17 +18,12 @@ from dataclasses import dataclass, field, replace
 
 from rooflow.defaults import schema
 from rooflow.errors import InputError
+from rooflow.points import PRECISIONS, op_unit
 
 # Levels that name the same physical memory in different vendors' words.
 _LEVEL_SYNONYMS = {"HBM": "DRAM", "GDDR": "DRAM", "SLM": "LDS", "VL1D": "L1", "L1TEX": "L1"}
-# A point whose precision has no roof of its own falls back along this chain.
-# Matrix-unit precisions (AMD "-matrix", NVIDIA "-tensor") fall back to the matching
-# tensor roof.
-_PRECISION_FALLBACK = {
-    "fp16": "tensor", "bf16": "tensor", "tf32": "tensor", "fp8": "tensor",
-    "fp16-matrix": "tensor", "bf16-matrix": "tensor", "fp16-tensor": "tensor",
-    "bf16-tensor": "tensor", "fp64-matrix": "fp64-tensor", "fp32-matrix": "fp32",
-}
+CUSTOM_ROOF = "peak"
+"""Compute-roof key of a roof given on the command line: it serves every FLOP precision."""
 
 
 def _level_key(level: str) -> str:
@@ -56,6 +51,8 @@ class Preset:
     default_memory: str
     empirical: bool = False
     overridden: tuple[str, ...] = field(default=())
+    sources: dict[str, str] = field(default_factory=dict)
+    no_cache_roofs: str = ""
 
     @property
     def peak_flop_per_s(self) -> float:
@@ -72,16 +69,21 @@ class Preset:
         """Arithmetic intensity (FLOP/byte) where the default roofs meet."""
         return self.peak_flop_per_s / self.peak_bytes_per_s
 
-    def compute_roof(self, precision: str) -> tuple[str, float]:
-        """(key, FLOP/s) of the compute roof for ``precision``.
+    def compute_roof(self, precision: str) -> tuple[str, float] | None:
+        """(key, FLOP/s or OP/s) of the compute roof for ``precision``, or None.
 
-        Exact key first; fp16/bf16/tf32/fp8 fall back to ``tensor``; anything else
-        (including "") to the default compute roof.
+        A point is judged against the roof of its own precision only: a preset without
+        that roof gives None (never another unit's roof). "" (precision not known) gets
+        the default compute roof; a command-line roof (:data:`CUSTOM_ROOF`) serves every
+        FLOP precision, and no integer one.
         """
-        for key in (precision, _PRECISION_FALLBACK.get(precision)):
-            if key and key in self.compute:
-                return key, self.compute[key]
-        return self.default_compute, self.peak_flop_per_s
+        if precision in self.compute:
+            return precision, self.compute[precision]
+        if precision == "":
+            return self.default_compute, self.peak_flop_per_s
+        if CUSTOM_ROOF in self.compute and op_unit(precision) == "FLOP":
+            return CUSTOM_ROOF, self.compute[CUSTOM_ROOF]
+        return None
 
     def memory_roof(self, level: str) -> tuple[str, float] | None:
         """(key, byte/s) of the memory roof for ``level`` (HBM ≡ DRAM, SLM ≡ LDS), or None."""
@@ -115,9 +117,9 @@ def custom_preset(peak_tflops: float, peak_bandwidth_gbs: float) -> Preset:
         {
             "name": "Custom roof",
             "source": "command line",
-            "compute": {"peak": peak_tflops},
+            "compute": {CUSTOM_ROOF: peak_tflops},
             "memory": {"DRAM": peak_bandwidth_gbs},
-            "default_compute": "peak",
+            "default_compute": CUSTOM_ROOF,
             "default_memory": "DRAM",
         },
         source="command line",
@@ -149,6 +151,13 @@ def preset_from_mapping(key: str, data: Mapping, *, source: str) -> Preset:
                 column=f"presets.{key}.{what}",
                 value=data[what],
             )
+    unknown = sorted(set(data["compute"]) - set(PRECISIONS) - {CUSTOM_ROOF})
+    if unknown:
+        raise InputError(
+            source, f"unknown precision; known: {', '.join(PRECISIONS)}",
+            column=f"presets.{key}.compute.{unknown[0]}", check="precision vocabulary",
+            value=unknown[0],
+        )
     return Preset(
         key=key,
         name=data["name"],
@@ -158,6 +167,8 @@ def preset_from_mapping(key: str, data: Mapping, *, source: str) -> Preset:
         default_compute=data["default_compute"],
         default_memory=data["default_memory"],
         empirical=bool(data.get("empirical", False)),
+        sources=dict(data.get("sources", {})),
+        no_cache_roofs=data.get("no_cache_roofs", ""),
     )
 
 
