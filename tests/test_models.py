@@ -240,12 +240,38 @@ def test_mixed_dtype_inputs_only(families) -> None:
 
 
 def test_mixed_dtype_mapped_to_family_model(families) -> None:
-    # KQM 1 → fp8 KV: 65 536 + 2·4096·8·128·1 + 65 536 = 8 519 680 (see test_unified_attention)
+    # KQM 1 → fp8 KV, NS = 8 sequences:
+    # 65 536 + 2·8·4096·8·128·1 + 65 536 = 67 239 936 (see test_unified_attention)
     mapping = {"4_UnifiedAttention_MixedDtype": "UnifiedAttention"}
     points = spec_points(VLLM / "4_UnifiedAttention_MixedDtype.yaml", families, mapping)
     row = points.filter(pl.col("kernel") == "bench-gpu-3").row(0, named=True)
     assert (row["family"], row["bytes"], row["bytes_model"]) == (
-        "UnifiedAttention", 8_519_680, "family")
+        "UnifiedAttention", 67_239_936, "family")
+    # fp8 KV cache, bf16 attention math
+    assert row["precision"] == "bf16-tensor"
+
+
+def test_decode_attention_counts_every_sequence(families) -> None:
+    # "llama3.1-8B decode (8 sequences, 1 token each)": TQ 8, QH 32, KH 8, D 128, MKV 4096,
+    # NS 8, KQM 0 (bf16 KV, 2 bytes).
+    # FLOP = 4·TQ·QH·D·MKV = 4·8·32·128·4096 = 536 870 912
+    # bytes = TQ·QH·D·2 + 2·NS·MKV·KH·D·kv + TQ·QH·D·2
+    #       = 65 536 + 2·8·4096·8·128·2 + 65 536 = 134 348 800  → 3.996 FLOP/byte
+    # (one sequence's cache, as the original formula, would give 16 908 288 → 31.75: 8× high)
+    points = spec_points(VLLM / "3_UnifiedAttention.yaml", families)
+    row = points.filter(pl.col("label").str.contains("llama3.1-8B decode")).row(0, named=True)
+    assert (row["flop"], row["bytes"]) == (536_870_912, 134_348_800)
+    assert row["arithmetic_intensity"] == pytest.approx(3.996, abs=5e-4)
+
+
+def test_quant_codes_carry_a_compute_precision(families) -> None:
+    # FusedMoE QUANT 1 fp8 w8a8 → fp8-tensor, 2 int8 w8a8 → int8-tensor (OP),
+    # 3 int8 w8a16 → bf16-tensor (weights dequantized), 0 bf16 → bf16-tensor
+    frame = pl.DataFrame({"M": [4] * 4, "TOPK": [2] * 4, "N": [8] * 4, "K": [8] * 4,
+                          "E": [4] * 4, "QUANT": [0, 1, 2, 3]})
+    out = families["FusedMoE"].apply(frame, source="t")
+    assert out["precision"].to_list() == ["bf16-tensor", "fp8-tensor", "int8-tensor",
+                                          "bf16-tensor"]
 
 
 SPEC = """\

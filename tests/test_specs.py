@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from rooflow.adapters.spec_yaml import Tensor, dtype_width, read_spec, read_yaml
@@ -136,9 +137,11 @@ def test_yaml_tags_are_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        ("    dims: {M: 4, K: 5}", "    dims: {M: 4.5, K: 5}", "dim 'M' must be a 64-bit integer"),
-        ("    dims: {M: 4, K: 5}", "    dims: {M: '4', K: 5}", "dim 'M' must be a 64-bit integer"),
-        ("    dims: {M: 4, K: 5}", "    dims: {M: true, K: 5}", "dim 'M' must be a 64-bit integer"),
+        # M is in the shape of A and in the flop formula: it must be an integer
+        ("    dims: {M: 4, K: 5}", "    dims: {M: 4.5, K: 5}", "dim 'M' is used in a tensor shape"),
+        ("    dims: {M: 4, K: 5}", "    dims: {M: '4', K: 5}", "dim 'M' is used in a tensor shape"),
+        ("    dims: {M: 4, K: 5}", "    dims: {M: true, K: 5}",
+         "dim 'M' is used in a tensor shape"),
         ("    dims: {M: 4, K: 5}", "    dims: {M: 99999999999999999999, K: 5}", "64-bit"),
         ("    dims: {M: 4, K: 5}", "    dims: {M: -4, K: 5}", "dim 'M' out of range"),
         ("    dims: {M: 4, K: 5}", "    dims: {M: 9007199254740993, K: 5}", "out of range"),
@@ -214,3 +217,31 @@ def test_dtype_width(dtype: str, width: int) -> None:
 def test_unknown_dtype_width() -> None:
     with pytest.raises(InputError, match="unknown dtype"):
         dtype_width("complex64", source="s.yaml", where="x")
+
+
+def test_unused_dims_may_be_any_yaml_value(tmp_path: Path) -> None:
+    # Real specs carry dims no formula or shape reads (SCALING_FACTOR: 1.5, eps strings,
+    # lists): they are kept out of the dims, the variant converts.
+    text = GOOD.replace("    dims: {M: 4, K: 5}",
+                        "    dims: {M: 4, K: 5, SCALING_FACTOR: 1.5, EPS: '1e-5', SIZES: [4096]}")
+    spec = read_spec(_write(tmp_path, text))
+    dims = spec.variants["bench-gpu"].dims
+    assert dims == {"M": 4, "K": 5, "SCALING_FACTOR": 1.5}
+    assert spec.dims_frame()["SCALING_FACTOR"].dtype == pl.Float64
+
+
+def test_float_dim_used_in_a_formula_is_fine(tmp_path: Path) -> None:
+    # flop = M·K·2·S = 4·5·2·1.5 = 60
+    from rooflow.adapters.specs import spec_points
+
+    text = GOOD.replace("    dims: {M: 4, K: 5}", "    dims: {M: 4, K: 5, S: 1.5}").replace(
+        '    flop: "M*K*2"', '    flop: "M*K*2*S"')
+    points = spec_points(_write(tmp_path, text), {})
+    assert points.filter(pl.col("kernel") == "bench-gpu")["flop"].to_list() == [60.0]
+
+
+def test_string_dim_used_in_a_formula_is_named(tmp_path: Path) -> None:
+    text = GOOD.replace("    dims: {M: 4, K: 5}", "    dims: {M: 4, K: 5, S: 'x'}").replace(
+        '    flop: "M*K*2"', '    flop: "M*K*2*S"')
+    with pytest.raises(InputError, match="dim 'S' is used in a formula, so it must be a number"):
+        read_spec(_write(tmp_path, text))

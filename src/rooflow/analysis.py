@@ -115,7 +115,11 @@ def _roof_note(preset: Preset) -> pl.Expr:
     return (
         pl.when(pl.col("memory_roof").is_null())
         .then(pl.format("no {} roof on " + preset.key, "level"))
-        .when(pl.col("compute_roof").is_null() & ~pl.col("bandwidth_only"))
+        .when(pl.col("bandwidth_only"))
+        .then(pl.lit(""))
+        .when(pl.col("precision") == "")
+        .then(pl.lit(f"precision not given: default {preset.default_compute} roof"))
+        .when(pl.col("compute_roof").is_null())
         .then(pl.format("no {} roof on " + preset.key, "precision"))
         .otherwise(pl.lit(""))
     )

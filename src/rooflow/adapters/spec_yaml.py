@@ -22,6 +22,7 @@ read from the raw text because YAML drops them.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,7 +76,7 @@ class Variant:
     key: str
     label: str | None
     dtype: str | None
-    dims: dict[str, int]
+    dims: dict[str, int | float]
     flop: str
     bytes: str | None
     params: tuple[str, ...]
@@ -95,8 +96,9 @@ class Spec:
         """One row per variant (``keys``, default all, in that order).
 
         Columns: ``variant`` (str, key), ``index`` (i64, 1-based position in the file),
-        ``dtype`` (str, null when unset), then one Int64 column per dim used by any
-        variant (null where that variant does not set it).
+        ``dtype`` (str, null when unset), then one column per numeric dim used by any
+        variant (Int64, or Float64 where a variant gives a float; null where that variant
+        does not set it). Dims that are not numbers are not in the frame.
         """
         keys = list(self.variants) if keys is None else keys
         order = {key: i for i, key in enumerate(self.variants, start=1)}
@@ -109,7 +111,8 @@ class Spec:
         for name in names:
             data[name] = [self.variants[k].dims.get(name) for k in keys]
         schema = {"variant": pl.String(), "index": pl.Int64(), "dtype": pl.String()}
-        schema |= {name: pl.Int64() for name in names}
+        schema |= {name: pl.Float64() if any(isinstance(v, float) for v in data[name])
+                   else pl.Int64() for name in names}
         return pl.DataFrame(data, schema=schema)
 
 
@@ -223,10 +226,9 @@ def _scan_keys(text: str, path: Path) -> dict[str, tuple[int, str | None]]:
 
 
 class _VariantTable(pa.DataFrameModel):
-    """Per-variant values: dims are integers in [0, 2**53]."""
+    """Per-variant values: variant keys are unique (dims are range-checked as read)."""
 
     variant: str = pa.Field(unique=True)
-    dims: pl.Int64 = pa.Field(alias="^dim:.+$", regex=True, nullable=True, ge=0, le=MAX_DIM)
 
     class Config:
         strict = False
@@ -284,6 +286,27 @@ def read_spec(path: str | Path) -> Spec:
     return spec
 
 
+def _is_number(value: object) -> bool:
+    """An int or a finite float (YAML bools are ints to Python, not numbers here)."""
+    return (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, float) and math.isfinite(value))
+
+
+def _used_dims(entry: dict, inputs: dict[str, Tensor], source: str, where: str) -> dict:
+    """Dim names the variant's formulas and its params' tensor shapes read."""
+    from rooflow.models.formula import compile_formula
+
+    formula = set()
+    for attr in ("flop", "bytes"):
+        text = entry.get(attr)
+        if isinstance(text, str) and text.strip():
+            formula |= compile_formula(text, source=source, what=f"{attr} of {where}").names
+    params = entry.get("params", list(inputs))
+    shape = {d for p in (params if isinstance(params, list) else []) if p in inputs
+             for d in inputs[p].shape if isinstance(d, str)}
+    return {"formula": formula, "shape": shape}
+
+
 def _read_inputs(raw: object, source: str, at: str) -> dict[str, Tensor]:
     if raw is None:
         return {}
@@ -338,16 +361,30 @@ def _read_variant(
     if not isinstance(dims, dict) or not dims:
         raise InputError(source, f"{where} needs a 'dims' mapping", column="dims",
                          check="structure")
-    for name, value in dims.items():
+    for name in dims:
         if (not isinstance(name, str) or not _NAME.match(name) or name.startswith("__")
                 or name in RESERVED_COLUMNS):
             raise InputError(source, f"{where}: dim name must be an identifier, not starting "
                              "with '__' nor one of " + ", ".join(sorted(RESERVED_COLUMNS)),
                              column="dims", value=name)
-        # Range is checked by _VariantTable; only values that fit Int64 get there.
-        if not isinstance(value, int) or isinstance(value, bool) or abs(value) >= 2**63:
+    # Dims no formula and no tensor shape uses may be any YAML value (real specs carry
+    # SCALING_FACTOR: 1.5, eps: '1e-5', lists); those that are used must be numbers.
+    numeric = {n: v for n, v in dims.items() if _is_number(v)}
+    used = _used_dims(entry, inputs, source, where)
+    for name, value in dims.items():
+        if name in used["shape"] and not (isinstance(value, int) and not isinstance(value, bool)):
+            raise InputError(source, f"{where}: dim {name!r} is used in a tensor shape, so it "
+                             "must be an integer", column=name, check="integer", value=value)
+        if name in used["formula"] and name not in numeric:
+            raise InputError(source, f"{where}: dim {name!r} is used in a formula, so it must "
+                             "be a number", column=name, check="number", value=value)
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 2**63:
             raise InputError(source, f"{where}: dim {name!r} must be a 64-bit integer",
                              column=name, check="integer", value=value)
+        # Dims are evaluated in Float64: larger integers are not exact.
+        if name in numeric and not 0 <= value <= MAX_DIM:
+            raise InputError(source, f"{where}: dim {name!r} out of range [0, 2**53]",
+                             column=name, check="in_range(0, 2**53)", value=value)
     missing = [d for d in inits if d not in dims]
     if missing:
         raise InputError(source, f"{where} does not set dim {missing[0]!r} from 'inits'",
@@ -369,5 +406,5 @@ def _read_variant(
         unknown = [p for p in params if p not in inputs] if isinstance(params, list) else params
         raise InputError(source, f"{where}: 'params' must name tensors under 'inputs'",
                          column="params", value=unknown)
-    return Variant(key=key, label=label, dtype=dtype, dims=dict(dims), flop=flop,
+    return Variant(key=key, label=label, dtype=dtype, dims=numeric, flop=flop,
                    bytes=formula_bytes, params=tuple(params), line=line)

@@ -31,6 +31,7 @@ from rooflow.adapters.spec_yaml import Spec, dtype_width, is_floating, read_yaml
 from rooflow.defaults import DEFAULT_FAMILIES, schema
 from rooflow.errors import InputError
 from rooflow.models.formula import Formula, compile_formula, evaluate
+from rooflow.points import PRECISIONS
 
 _ORDER_PREFIX = re.compile(r"^\d+_")
 
@@ -40,13 +41,17 @@ class FamilyModel:
     """One family of ``families.yaml`` with its formulas compiled.
 
     ``widths`` maps a code to its width names → bytes per element; ``labels`` maps
-    a code to its series label; ``define`` holds named sub-formulas in file order.
+    a code to its series label and ``precisions`` to its compute precision;
+    ``dim_defaults`` gives dims a spec may leave out; ``define`` holds named
+    sub-formulas in file order.
     """
 
     name: str
     code: str | None
     widths: dict[int, dict[str, float]]
     labels: dict[int, str]
+    precisions: dict[int, str]
+    dim_defaults: dict[str, float]
     define: tuple[tuple[str, Formula], ...]
     flop: Formula
     bytes: Formula
@@ -56,7 +61,7 @@ class FamilyModel:
         self, dims: pl.DataFrame, *, source: str, where: str | None = None,
         row: str | None = None,
     ) -> pl.DataFrame:
-        """Add ``flop`` (FLOP), ``bytes`` (byte), ``series`` (width label) to ``dims``.
+        """Add ``flop``, ``bytes`` (byte), ``series`` (width label), ``precision`` to ``dims``.
 
         ``dims`` has one Int64 column per dim; a missing or null code dim means
         code 0. ``source``/``where``/``row`` locate rows in errors (see
@@ -87,7 +92,9 @@ class FamilyModel:
                 column=self.code, check="known code", value=int(codes[i]),
             )
         known = list(self.widths)
+        missing = {k: v for k, v in self.dim_defaults.items() if k not in dims.columns}
         frame = dims.with_columns(
+            *(pl.lit(v, dtype=pl.Float64).alias(k) for k, v in missing.items()),
             code.replace_strict(known, [self.labels[c] for c in known],
                                 return_dtype=pl.String).alias("series"),
             *(code.replace_strict(known, [self.widths[c][n] for c in known],
@@ -100,7 +107,10 @@ class FamilyModel:
             frame = frame.with_columns(values.alias(name))
         flop = evaluate(self.flop, frame, source=source, where=where, row=row)
         byte_count = evaluate(self.bytes, frame, source=source, where=where, row=row)
-        return dims.with_columns(flop=flop, bytes=byte_count, series=frame["series"])
+        precision = dims.select(code.replace_strict(
+            known, [self.precisions[c] for c in known], return_dtype=pl.String))
+        return dims.with_columns(flop=flop, bytes=byte_count, series=frame["series"],
+                                 precision=precision.to_series())
 
 
 def load_families(path: str | Path = DEFAULT_FAMILIES) -> dict[str, FamilyModel]:
@@ -132,9 +142,18 @@ def _string_keys(value: object) -> object:
 
 
 def _compile_family(name: str, body: dict, source: str) -> FamilyModel:
-    widths = {int(code): {k: float(v) for k, v in entry.items() if k != "label"}
+    widths = {int(code): {k: float(v) for k, v in entry.items()
+                          if k not in ("label", "precision")}
               for code, entry in body["widths"].items()}
     labels = {int(code): entry["label"] for code, entry in body["widths"].items()}
+    # Without a precision the points are judged against the default roof, and say so.
+    precisions = {int(code): entry.get("precision", "")
+                  for code, entry in body["widths"].items()}
+    for code, precision in precisions.items():
+        if precision and precision not in PRECISIONS:
+            raise InputError(source, f"family {name!r}: unknown precision; known: "
+                             f"{', '.join(PRECISIONS)}", column=f"$.families.{name}.widths."
+                             f"{code}.precision", check="precision vocabulary", value=precision)
     width_names = set(next(iter(widths.values())))
     for code, entry in widths.items():
         if set(entry) != width_names:
@@ -156,6 +175,8 @@ def _compile_family(name: str, body: dict, source: str) -> FamilyModel:
         code=body.get("code"),
         widths=widths,
         labels=labels,
+        precisions=precisions,
+        dim_defaults={k: float(v) for k, v in body.get("dim_defaults", {}).items()},
         define=tuple(define),
         flop=compile_formula(body["flop"], source=source, what=f"flop of family {name!r}"),
         bytes=compile_formula(body["bytes"], source=source, what=f"bytes of family {name!r}"),
