@@ -43,8 +43,7 @@ def built(repo, tmp_path_factory) -> Path:
 
 
 def datasets(work: Path) -> list[str]:
-    return sorted(p.stem for p in (work / "results/tables/h100-sxm").glob("*.csv")
-                  if p.stem != "all")
+    return sorted({p.stem for p in (work / "results/tables").glob("*/*.csv") if p.stem != "all"})
 
 
 def test_full_run_builds_every_table_and_plot(built):
@@ -77,6 +76,24 @@ def test_profiler_datasets_are_hierarchical_on_their_presets(built):
     assert set(t["level"]) == {"HBM", "L2", "L1", "LDS"}
     assert (built / f"results/plots/omniperf-mi210_gemm_triad/{rocprof}.png").exists()
     assert "potential saved" in (built / "results/summary.md").read_text()
+
+
+def test_measured_data_only_on_its_device(built):
+    # The benchmark CSV was measured on the Arc Pro B70: never drawn on the H100.
+    assert (built / "results/tables/arc-pro-b70/benchmarks-moe_attention.csv").exists()
+    assert not list((built / "results").rglob("h100-sxm/benchmarks-moe_attention*"))
+    # Theoretical points (specs) are drawn on every configured preset.
+    assert (built / "results/tables/h100-sxm/specs-3_UnifiedAttention.csv").exists()
+
+
+def test_no_shipped_example_is_above_its_roof(built):
+    import polars as pl
+
+    tables = [p for p in (built / "results/tables").glob("*/*.csv") if p.stem != "all"]
+    assert len(tables) >= 8
+    for path in tables:
+        above = pl.read_csv(path, infer_schema_length=None).filter(pl.col("above_roof"))
+        assert above.is_empty(), (path, above.select("kernel", "level", "pct_of_roof"))
 
 
 def test_nothing_to_do_after_a_full_run(built):

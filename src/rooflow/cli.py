@@ -41,11 +41,58 @@ def cli() -> None:
     """Roofline analysis of GPU kernel measurements."""
 
 
+def _kinds_help() -> str:
+    from rooflow.adapters import KINDS
+
+    return ", ".join(KINDS)
+
+
+files_argument = click.argument("files", nargs=-1, required=True,
+                                type=click.Path(path_type=Path))
+kind_option = click.option(
+    "--kind", default=None, help="Input kind, instead of detecting it from the content: "
+    "roofline, benchmarks, specs, ncu, rocprof, … (see README).")
+
+
+def _load_files(files: tuple[Path, ...], kind: str | None, log=None):
+    """Canonical points of every file (kind detected per file unless forced)."""
+    import polars as pl
+
+    from rooflow.adapters import detect_kind, load_points
+
+    frames = []
+    for path in files:
+        this = kind or detect_kind(path)
+        if log is not None:
+            log(f"{path}: read as {this}")
+        frames.append(load_points(this, path))
+    return pl.concat(frames, how="vertical")
+
+
+def _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file):
+    from rooflow.roofs.preset import select_preset
+
+    presets = _load_presets(hardware_file) if hardware else {}
+    return select_preset(presets, hardware, peak_tflops=peak_tflops,
+                         peak_bandwidth_gbs=peak_bandwidth)
+
+
+def preset_options(command):
+    """--hardware / --peak-tflops / --peak-bandwidth / --hardware-file."""
+    for option in reversed([
+        click.option("--hardware", "hardware", help="Hardware preset (see `rooflow hardware`)."),
+        click.option("--peak-tflops", type=_positive, help="Peak compute, TFLOP/s."),
+        click.option("--peak-bandwidth", type=_positive, help="Peak DRAM/HBM bandwidth, GB/s."),
+        hardware_file_option,
+    ]):
+        command = option(command)
+    return command
+
+
 @cli.command()
-@click.argument("csv", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--hardware", "hardware", help="Hardware preset (see `rooflow hardware`).")
-@click.option("--peak-tflops", type=_positive, help="Peak compute, TFLOP/s.")
-@click.option("--peak-bandwidth", type=_positive, help="Peak DRAM/HBM bandwidth, GB/s.")
+@files_argument
+@kind_option
+@preset_options
 @click.option("--connect", is_flag=True, help="Arrow Original → Optimized per pair.")
 @click.option("--annotate", is_flag=True, help="Label points (de-overlapped).")
 @click.option("--key", is_flag=True, help="Numbered side key.")
@@ -55,27 +102,22 @@ def cli() -> None:
               help="Labels/key entries shown (by headroom); the rest are counted.")
 @click.option("-t", "--title", default=None)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Output image (.png, .svg or .pdf; default: ./CSV-STEM.png).")
+              help="Output image (.png, .svg or .pdf; default: ./FIRST-FILE-STEM.png).")
 @click.option("--table", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the analysis table (CSV) here.")
-@hardware_file_option
-def plot(csv, hardware, peak_tflops, peak_bandwidth, connect, annotate, key, series_order, dpi,
-         top_n, title, output, table, hardware_file) -> None:
-    """Plot a roofline CSV on a hardware preset (or a custom roof)."""
-    from rooflow.adapters import load_points
+def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, connect, annotate,
+         key, series_order, dpi, top_n, title, output, table) -> None:
+    """Plot any input rooflow reads (kind detected from the content) on a preset."""
     from rooflow.pipeline import report
     from rooflow.plotting import PlotOptions
-    from rooflow.roofs.preset import select_preset
 
-    presets = _load_presets(hardware_file) if hardware else {}
-    preset = select_preset(presets, hardware, peak_tflops=peak_tflops,
-                           peak_bandwidth_gbs=peak_bandwidth)
-    points = load_points("roofline", csv)
-    output = output or Path(csv.stem + ".png")
+    output = output or Path(files[0].stem + ".png")
     fmt = output.suffix.lstrip(".").lower() or "png"
     if fmt not in ("png", "svg", "pdf"):
         raise click.BadParameter(f"unsupported image format '.{fmt}' (png, svg, pdf)",
                                  param_hint="-o")
+    preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+    points = _load_files(files, kind, _warn)
     options = PlotOptions(
         connect=connect, annotate=annotate, key=key,
         series_order=[s.strip() for s in series_order.split(",") if s.strip()],
@@ -83,6 +125,21 @@ def plot(csv, hardware, peak_tflops, peak_bandwidth, connect, annotate, key, ser
     )
     report(points, preset, table_path=table, plot_path=output, options=options, log=_warn)
     click.echo(f"wrote {output}", err=True)
+
+
+@cli.command()
+@files_argument
+@kind_option
+@preset_options
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Output CSV (default: stdout).")
+def table(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, output) -> None:
+    """Analysis table of any input rooflow reads (kind detected from the content)."""
+    from rooflow.pipeline import report
+
+    preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+    report(_load_files(files, kind, _warn), preset, table_path=output or "-", plot_path=None,
+           log=_warn)
 
 
 @cli.command("hardware")
@@ -209,7 +266,11 @@ def from_rocprof(workload_dir, output) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the CLI, turning user errors into one line and exit code 1."""
+    """Entry point: user errors → one line, exit 1; anything unexpected → one line, exit 2.
+
+    An unexpected error's traceback goes to a log file named on the line, never to the
+    terminal.
+    """
     try:
         cli.main(args=argv, prog_name="rooflow", standalone_mode=False)
     except InputError as err:
@@ -223,3 +284,8 @@ def main(argv: list[str] | None = None) -> None:
     except click.Abort:
         click.echo("rooflow: aborted", err=True)
         sys.exit(1)
+    except Exception as err:  # noqa: BLE001 - the one place that turns bugs into one line
+        from rooflow.errors import internal_error_line
+
+        click.echo(internal_error_line(err), err=True)
+        sys.exit(2)

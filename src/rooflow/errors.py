@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 
 class InputError(Exception):
     """Bad user input (a raw file, a config entry, a CLI argument).
@@ -41,3 +43,26 @@ class InputError(Exception):
             text += f" (value: {self.value!r})"
         # One line, whatever the message holds.
         return " ".join(text.split())
+
+
+def internal_error_line(err: BaseException, log_path: str | None = None) -> str:
+    """One line for an unexpected error; its traceback is written to a log file.
+
+    Args:
+        err: the exception being handled.
+        log_path: the log to append the traceback to (default: a new
+            ``rooflow-*.log`` in the temporary folder).
+
+    Returns:
+        ``rooflow: internal error: <type>: <message> (details in <log>)``.
+    """
+    import tempfile
+    import traceback
+
+    if log_path is None:
+        fd, log_path = tempfile.mkstemp(prefix="rooflow-", suffix=".log")
+        os.close(fd)
+    with open(log_path, "a") as log:
+        traceback.print_exception(err, file=log)
+    message = " ".join(str(err).split())[:300]
+    return f"rooflow: internal error: {type(err).__name__}: {message} (details in {log_path})"

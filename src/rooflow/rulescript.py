@@ -5,14 +5,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from rooflow.errors import InputError
+from rooflow.errors import InputError, internal_error_line
 
 
 def run(step: Callable[[Callable[[str], None]], None], log_path: str) -> None:
     """Run ``step(log)`` with stderr sent to the rule's log file.
 
     An :class:`InputError` becomes one line, written to the log and to the
-    terminal, and exit code 1 (Snakemake then removes the job's outputs).
+    terminal, and exit code 1 (Snakemake then removes the job's outputs); any other
+    error one "internal error" line on the terminal, its traceback in the log, exit 2.
     """
     with open(log_path, "w") as log_file:
         sys.stderr = log_file
@@ -27,3 +28,8 @@ def run(step: Callable[[Callable[[str], None]], None], log_path: str) -> None:
             log(line)
             print(line, file=sys.__stderr__, flush=True)
             sys.exit(1)
+        except Exception as err:  # noqa: BLE001 - bugs become one line; traceback in the log
+            log_file.flush()
+            line = internal_error_line(err, log_path)
+            print(line, file=sys.__stderr__, flush=True)
+            sys.exit(2)

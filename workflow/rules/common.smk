@@ -80,7 +80,15 @@ def plot_options(wildcards):
 
 
 def dataset_presets(dataset):
-    presets = dataset_options(dataset).get("presets") or config["presets"]
+    """Measured data on its own device (and the presets it names); the rest everywhere."""
+    opts = dataset_options(dataset)
+    device = opts.get("device")
+    presets = opts.get("presets") or ([device] if device else config["presets"])
+    if device and device not in presets:
+        raise ValueError(
+            f"config: dataset {dataset!r} was measured on {device!r}, "
+            f"which is not among its presets {presets}"
+        )
     unknown = sorted(set(presets) - KNOWN_PRESETS)
     if unknown:
         raise ValueError(

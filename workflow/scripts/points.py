@@ -4,11 +4,15 @@ from rooflow.rulescript import run
 
 
 def step(log):
-    from rooflow.adapters import load_points
+    from rooflow.adapters import kind_mismatch, load_points
     from rooflow.io import write_parquet
     from rooflow.settings import Settings
 
     sm = snakemake  # noqa: F821
+    other = kind_mismatch(sm.params.kind, sm.input.raw)
+    if other:
+        log(f"warning: {sm.input.raw} looks like a {other} input, not {sm.params.kind}: "
+            f"move it to resources/{other}/ if it is one")
     points = load_points(sm.params.kind, sm.input.raw, Settings.from_config(sm.params.settings))
     write_parquet(points, sm.output[0])
     log(f"{points.height} points from {sm.input.raw}")

@@ -43,6 +43,11 @@ class Kind:
         """The adapter's ``load(path, settings)`` function."""
         return import_module(f"rooflow.adapters.{self.module}").load
 
+    def sniff(self, path: Path) -> bool:
+        """Whether ``path`` looks like this kind (the adapter's cheap content check)."""
+        sniff = getattr(import_module(f"rooflow.adapters.{self.module}"), "sniff", None)
+        return bool(sniff and sniff(Path(path)))
+
 
 KINDS: dict[str, Kind] = {
     k.name: k
@@ -59,6 +64,38 @@ KINDS: dict[str, Kind] = {
              "rocprof/Omniperf workload folder (pmc_perf.csv)"),
     )
 }
+
+
+def detect_kind(path: str | Path) -> str:
+    """The kind of a raw file or folder, from its content.
+
+    Every kind's sniffer is asked in registry order, the roofline CSV (the most
+    permissive) last.
+
+    Raises:
+        InputError: no kind matches; the line lists the kinds and what each needs.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError(str(path), "file not found")
+    for kind in sorted(KINDS.values(), key=lambda k: k.name == "roofline"):
+        if kind.sniff(path):
+            return kind.name
+    raise InputError(
+        str(path), "not a file rooflow reads (use --kind to force one); kinds: "
+        + "; ".join(f"{k.name}: {k.description}" for k in KINDS.values()),
+        check="kind detection",
+    )
+
+
+def kind_mismatch(kind: str, path: str | Path) -> str | None:
+    """The kind ``path`` looks like when it is not ``kind`` (a misplaced file), else None."""
+    if KINDS[kind].sniff(Path(path)):
+        return None
+    try:
+        return detect_kind(path)
+    except InputError:
+        return None
 
 
 def load_points(kind: str, path: str | Path, settings: Settings | None = None) -> pl.DataFrame:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import polars as pl
 
+from rooflow.adapters.sniffing import csv_header
 from rooflow.errors import InputError
 from rooflow.points import POINT_SCHEMA, to_points
 from rooflow.settings import Settings
@@ -50,6 +51,14 @@ ALIASES: dict[str, tuple[str, ...]] = {
 _CANONICAL = {alias: name for name, aliases in ALIASES.items() for alias in aliases}
 _NUMERIC = ["arithmetic_intensity", "tflops", "gflops", "flop", "time_us", "bytes"]
 _LEVEL_BYTES_PREFIX = "bytes_"
+
+
+def sniff(path: Path) -> bool:
+    """A CSV whose header names an intensity (any alias), or flop with bytes columns."""
+    names = {_CANONICAL.get(c, c) for c in csv_header(path)}
+    return "arithmetic_intensity" in names or (
+        "flop" in names and any(n == "bytes" or n.startswith(_LEVEL_BYTES_PREFIX)
+                                for n in names))
 
 
 def _schema():
@@ -119,6 +128,8 @@ def read_roofline_csv(path: str | Path) -> pl.DataFrame:
             zero, negative, NaN or infinite value (file, row, column, check, value).
     """
     raw = read_csv_text(path)
+    if raw.is_empty():
+        raise InputError(str(path), "header but no data rows", check="rows")
     if {"arithmetic_intensity", "flop_per_s", "level", "kernel"} <= set(raw.columns):
         return _read_points_csv(raw, path)
     mapping = canonical_header(raw.columns, path)
