@@ -149,3 +149,17 @@ def test_no_flops_a100_counts_tensor_work_once_a_factor_is_set() -> None:
     k = result.kernels.filter(pl.col("launch_id") == 10).row(0, named=True)
     assert k["flop"] == 17_179_869_184_000 and k["precision"] == "fp16-tensor"
     assert [m.split()[0] for m in result.missing] == ["fp64", "fp32", "fp16"]
+
+
+def test_cli_from_ncu_passes_and_preset_out(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from rooflow.cli import cli
+
+    export = DATA / "raw-wide-rtx3060" / "vector_add.csv"
+    out, preset = tmp_path / "p.csv", tmp_path / "hw.yaml"
+    result = CliRunner().invoke(cli, ["from-ncu", str(export), str(export), "-o", str(out),
+                                      "--preset-out", str(preset)])
+    assert result.exit_code == 0, result.output
+    assert pl.read_csv(out)["level"].to_list() == ["DRAM", "L2", "L1"]
+    assert "ncu-vector_add:" in preset.read_text() and "fp64" in preset.read_text()

@@ -207,9 +207,12 @@ def ncu_breakdown(
         launch = _Launch({r["metric"]: r for r in frame.iter_rows(named=True)})
         first = launch.first
         launch.check(used)
-        t = (launch.value(*time.metrics, "second") if time is DURATION
-             else launch.value(time.metrics[0], "cycle") / launch.value(time.metrics[1], "hz"))
-        if not t > 0:
+        if time is DURATION:
+            t = launch.value(*time.metrics, "second")
+        else:  # a zero clock means no time, not a division error
+            rate = launch.value(time.metrics[1], "hz")
+            t = launch.value(time.metrics[0], "cycle") / rate if rate > 0 else 0.0
+        if not 0 < t < float("inf"):
             raise InputError(first["file"], f"kernel '{first['kernel']}' (launch "
                              f"{first['launch']}) has no positive time", row=first["row"],
                              check="time > 0", value=t)
@@ -218,7 +221,12 @@ def ncu_breakdown(
 
         def measure(s: Source, launch=launch, t=t, sm_cycles=sm_cycles) -> float:
             total = sum(launch.value(m, s.unit) for m in s.metrics) * s.scale
-            return total * {"": 1.0, "second": t, "cycle": sm_cycles or 0.0}[s.per]
+            total *= {"": 1.0, "second": t, "cycle": sm_cycles or 0.0}[s.per]
+            if total == float("inf"):
+                raise InputError(launch.first["file"], f"kernel '{launch.first['kernel']}' "
+                                 f"(launch {launch.first['launch']}): {s.describe()} overflows",
+                                 row=launch.first["row"], check="finite", value=total)
+            return total
 
         ops = dict.fromkeys(NCU_PRECISIONS, 0.0)
         for prec, by_op in vector.items():
