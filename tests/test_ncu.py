@@ -81,7 +81,8 @@ def test_nersc_gpp_known_values() -> None:
         "sigma_gpp_gpu_29", 1, "8.9", "fp64")
     assert k["flop_fp64"] == 1_963_812_210_336
     assert k["flop_fp32"] == 49_082_724_716
-    assert k["flop_fp16"] == k["flop_tensor"] == 0
+    assert k["flop_fp16"] == k["flop_fp16-tensor"] == 0
+    assert k["precision_mix"] == "fp64 98%, fp32 2%"
     assert k["flop"] == 2_012_894_935_052
     assert k["time_s"] == pytest.approx(22.765, abs=5e-4)
 
@@ -135,7 +136,9 @@ def test_raw_wide_export_without_roofline_metrics_lists_them_all() -> None:
         ncu_kernels(shared("ncu", "raw-wide-b200", B200))
     text = str(err.value)
     for metric in ("dram__bytes.sum", "lts__t_bytes.sum", "l1tex__t_bytes.sum",
-                   SASS.format("dfma"), SASS.format("hadd"), "sm__inst_executed_pipe_tensor.sum"):
+                   "sm__sass_thread_inst_executed_op_dfma|mul|add_pred_on.sum",
+                   "sm__sass_thread_inst_executed_op_hfma|mul|add_pred_on.sum",
+                   "sm__inst_executed_pipe_tensor.sum", "sm__ops_path_tensor_src_"):
         assert metric in text
     assert "gpu__time_duration" not in text  # present in the export
     assert err.value.check == "required metrics"
@@ -161,7 +164,7 @@ def test_example_resource() -> None:
     assert triad["bytes_dram"] == pytest.approx(3_230_612_736)
     # hgemm: op-path counter sm__ops_path_tensor_src_fp16_dst_fp32 = 137,438,953,472 FLOP
     # (used instead of 33,554,432 tensor inst × factor) + fp32 2·16,777,216 = 33,554,432.
-    assert hgemm["flop_tensor"] == 137_438_953_472 and hgemm["flop_fp32"] == 33_554_432
+    assert hgemm["flop_fp16-tensor"] == 137_438_953_472 and hgemm["flop_fp32"] == 33_554_432
     assert hgemm["precision"] == "fp16-tensor"
     assert ncu_kernels(EXAMPLE, tensor_flop_per_inst={"8.0": 1.0})["flop"].to_list() == (
         kernels["flop"].to_list())
@@ -178,14 +181,37 @@ def test_example_resource() -> None:
 
 
 def test_tensor_factor_is_looked_up_by_compute_capability(tmp_path: Path) -> None:
-    # 1,000 tensor-pipe instructions on CC 8.0: 512 FLOP each by default (NERSC method),
-    # 4096 each when configured (Ampere m16n8k16 HMMA); plus 28 fp64 FLOP.
+    # 1,000 tensor-pipe instructions on CC 8.0 and no op-path counters: FLOP per
+    # instruction is unknown for CC 8.0 (HMMA.16816 = 4096, HMMA.1688 = 2048), so an error
+    # names the counters to collect; a factor for "8.0" or "default" fixes it; plus 28 fp64.
     path = write_long(tmp_path, [("0", "mma", metrics(**{
         "sm__inst_executed_pipe_tensor.sum": ("inst", "1,000")}))])
-    assert ncu_kernels(path)["flop_tensor"].item() == 512_000
-    assert ncu_kernels(path, tensor_flop_per_inst={"9.0": 1})["flop_tensor"].item() == 512_000
-    k = ncu_kernels(path, tensor_flop_per_inst={"8.0": 4096}).row(0, named=True)
-    assert (k["flop_tensor"], k["flop"], k["precision"]) == (4_096_000, 4_096_028, "fp16-tensor")
+    with pytest.raises(InputError) as err:
+        ncu_kernels(path)
+    assert "sm__ops_path_tensor_" in str(err.value) and "tensor_flop_per_inst" in str(err.value)
+    assert err.value.check == "tensor FLOP" and "\n" not in str(err.value)
+    with pytest.raises(InputError):
+        ncu_kernels(path, tensor_flop_per_inst={"9.0": 1})
+    assert ncu_kernels(path, tensor_flop_per_inst={"default": 4096})[
+        "flop_fp16-tensor"].item() == 4_096_000
+    k = ncu_kernels(path, tensor_flop_per_inst={"8.0": 2048, "default": 1}).row(0, named=True)
+    assert (k["flop_fp16-tensor"], k["flop"], k["precision"]) == (2_048_000, 2_048_028,
+                                                                   "fp16-tensor")
+    assert k["precision_mix"] == ""  # fp64 28 / 2,048,028 = 0.001% < 0.5%: not shown
+
+
+def test_tensor_factor_known_for_volta(tmp_path: Path) -> None:
+    # CC 7.0: 512 FLOP per HMMA instruction (NERSC method) without configuration;
+    # a CC-specific setting overrides it, "default" does not.
+    header = MODERN
+    path = write_long(tmp_path, [("0", "mma", metrics(**{
+        "sm__inst_executed_pipe_tensor.sum": ("inst", "1,000")}))], header=header)
+    path.write_text(path.read_text().replace('"8.0"', '"7.0"'))
+    assert ncu_kernels(path)["flop_fp16-tensor"].item() == 512_000
+    assert ncu_kernels(path, tensor_flop_per_inst={"default": 1})[
+        "flop_fp16-tensor"].item() == 512_000
+    assert ncu_kernels(path, tensor_flop_per_inst={"7.0": 1024})[
+        "flop_fp16-tensor"].item() == 1_024_000
 
 
 def test_2020_header_units_and_split_dram_bytes(tmp_path: Path) -> None:
@@ -213,6 +239,7 @@ def test_2020_header_units_and_split_dram_bytes(tmp_path: Path) -> None:
         ({"dram__bytes.sum": ("byte", "fourteen")}, "numeric", "is not a number"),
         ({"dram__bytes.sum": ("byte", "-14")}, ">= 0", "is negative"),
         ({"gpu__time_duration.sum": ("nsecond", "0")}, "time > 0", "no positive time"),
+        ({"gpu__time_duration.sum": ("%", "2")}, "unit", "is in '%'"),
     ],
 )
 def test_bad_metric_values(tmp_path: Path, override: dict, check: str, fragment: str) -> None:
@@ -250,11 +277,13 @@ def test_bad_launch_id_is_reported_with_its_row(tmp_path: Path) -> None:
 
 def test_units_to_base() -> None:
     frame = pl.DataFrame({
-        "text": ["1,234.5", "2", "3", "4", "5", "6", "n/a", "7"],
-        "unit": ["byte", "Kbyte", "Mbyte", "usecond", "cycle/nsecond", "Mhz", "ms", "%"],
+        "text": ["1,234.5", "2", "3", "4", "5", "6", "n/a", "7", "8.00", "2.5", "3"],
+        "unit": ["byte", "Kbyte", "Mbyte", "usecond", "cycle/nsecond", "Mhz", "ms", "%",
+                 "Gbyte/second", "cycle/usecond", "Kbyte/cycle"],
     }).with_columns(number(pl.col("text")).alias("value"))
     out = to_base_units(frame)
     assert out["value"].to_list() == pytest.approx(
-        [1234.5, 2e3, 3e6, 4e-6, 5e9, 6e6, None, 7], nan_ok=True)
+        [1234.5, 2e3, 3e6, 4e-6, 5e9, 6e6, None, 7, 8e9, 2.5e6, 3e3], nan_ok=True)
     assert out["unit"].to_list() == [
-        "byte", "byte", "byte", "second", "hz", "hz", "second", "%"]
+        "byte", "byte", "byte", "second", "hz", "hz", "second", "%", "byte/second", "hz",
+        "byte/cycle"]

@@ -240,19 +240,39 @@ def from_spec(yaml_file, output, variant_prefix, families, family_map) -> None:
 
 
 @cli.command("from-ncu")
-@click.argument("csv", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("exports", metavar="CSV...", nargs=-1, required=True,
+                type=click.Path(path_type=Path))
 @output_option
 @click.option("--per-launch", is_flag=True, help="One point per launch, not per kernel name.")
 @click.option("--tensor-flop-per-inst", type=_positive, default=None,
-              help="FLOP per tensor-pipe instruction (default: 512, NERSC method).")
-def from_ncu(csv, output, per_launch, tensor_flop_per_inst) -> None:
-    """Nsight Compute CSV export → canonical points (one row per kernel × memory level)."""
-    from rooflow.adapters import load_points
-    from rooflow.settings import Settings
+              help="FLOP per tensor-pipe instruction for CCs without a known factor (known: "
+                   "7.0 = 512); used only when the export has no sm__ops_path_tensor_* "
+                   "counters.")
+@click.option("--preset-out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write the export's theoretical peaks as a hardware.yaml preset.")
+def from_ncu(exports, output, per_launch, tensor_flop_per_inst, preset_out) -> None:
+    """Nsight Compute CSV export(s) → canonical points (one row per kernel × memory level).
 
-    factor = {"default": tensor_flop_per_inst} if tensor_flop_per_inst else {}
-    settings = Settings(per_launch=per_launch, tensor_flop_per_inst=factor)
-    _write(load_points("ncu", csv, settings), output)
+    Several CSVs (or a folder of them) are passes of one run: metrics are merged per
+    kernel and launch ID, the first file's value winning.
+    """
+    from rooflow.adapters.ncu import ncu_points
+    from rooflow.points import check_points
+
+    factor = {"default": tensor_flop_per_inst} if tensor_flop_per_inst else None
+    points = ncu_points(list(exports), per_launch=per_launch, tensor_flop_per_inst=factor,
+                        log=_warn)
+    points = check_points(points, str(exports[0]))
+    if preset_out is not None:
+        import yaml
+
+        from rooflow.roofs.ncu import ncu_preset
+
+        mapping = ncu_preset(exports[0])
+        key = "ncu-" + Path(exports[0]).stem.replace(" ", "_")
+        preset_out.write_text(yaml.safe_dump({"presets": {key: mapping}}, sort_keys=False))
+        click.echo(f"wrote {preset_out} (preset {key})", err=True)
+    _write(points, output)
 
 
 @cli.command("from-rocprof")

@@ -59,7 +59,8 @@ KINDS: dict[str, Kind] = {
              reads_specs=True),
         Kind("specs", "specs/{name}.yaml", "specs",
              "kernel spec YAML: shapes and a FLOP formula per variant", reads_specs=True),
-        Kind("ncu", "ncu/{name}.csv", "ncu", "Nsight Compute `ncu --csv` export"),
+        Kind("ncu", "ncu/{name}.csv", "ncu",
+             "Nsight Compute `ncu --csv` export (details or raw page)"),
         Kind("rocprof", "rocprof/{name}/pmc_perf.csv", "rocprof",
              "rocprof/Omniperf workload folder (pmc_perf.csv)"),
     )

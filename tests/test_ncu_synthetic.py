@@ -1,0 +1,151 @@
+"""Synthetic ncu exports: op-path tensor precisions, display labels with rates, passes."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from rooflow.adapters.ncu import ncu_breakdown, ncu_points
+from rooflow.errors import InputError
+from rooflow.points import check_points
+from rooflow.roofs.ncu import ncu_preset
+
+HEADER = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
+          "Block Size", "Grid Size", "Device", "CC", "Section Name", "Metric Name",
+          "Metric Unit", "Metric Value", "Rule Name", "Rule Type", "Rule Description",
+          "Estimated Speedup Type", "Estimated Speedup"]
+OPS = "sm__ops_path_tensor_src_{}.sum"
+
+
+def export(path: Path, launches: list[tuple[int, str, dict]], cc: str = "8.0") -> Path:
+    """Details page, 2024 header; data rows stop after Metric Value (shorter than header)."""
+    out = io.StringIO()
+    writer = csv.writer(out, quoting=csv.QUOTE_ALL, lineterminator="\r\n")
+    writer.writerow(HEADER)
+    for launch, kernel, values in launches:
+        for name, (unit, value) in values.items():
+            writer.writerow([launch, 1, "app", "host", kernel, 1, 7, "(256, 1, 1)", "(1, 1, 1)",
+                             0, cc, "Command line profiler metrics", name, unit, value])
+    path.write_text("app output\n==PROF== Disconnected\n" + out.getvalue(), encoding="utf-8-sig")
+    return path
+
+
+def tensor_launch(**ops: str) -> dict:
+    """Time 1 usecond, 1,000 DRAM bytes, 500 tensor-pipe inst (ignored: op-path counters)."""
+    names = ["fp64", "fp16_dst_fp32", "fp16_dst_fp32_sparsity_off", "fp16_dst_fp32_sparsity_on",
+             "fp16", "tf32_dst_fp32", "int8", "int1"]
+    values = {OPS.format(n): ("", "0") for n in names}
+    values |= {OPS.format(n): ("", v) for n, v in ops.items()}
+    return values | {"gpu__time_duration.sum": ("usecond", "1"),
+                     "dram__bytes.sum": ("byte", "1,000"),
+                     "sm__inst_executed_pipe_tensor.sum": ("inst", "500")}
+
+
+def test_op_path_counters_land_each_kernel_on_its_precision(tmp_path: Path) -> None:
+    # dmma: src_fp64 2,000,000 → fp64-tensor 2e6 FLOP, AI 2e6 / 1,000 = 2,000.
+    # hgemm: dst_fp32 total 3,000,000 (= sparsity_off 2,000,000 + _on 1,000,000) and the
+    #   plain src_fp16 total 3,000,000: counted once → fp16-tensor 3e6.
+    # tf32: src_tf32_dst_fp32 400,000 → tf32. int8: src_int8 8,000,000 → int8-tensor OP.
+    # mixed: int8 8,000,000 OP + fp16 3,000,000 FLOP → int8-tensor, flop 8e6 (OP only).
+    # int1 ops have no precision: a note, not counted.
+    fp16 = {"fp16_dst_fp32": "3,000,000", "fp16_dst_fp32_sparsity_off": "2,000,000",
+            "fp16_dst_fp32_sparsity_on": "1,000,000", "fp16": "3,000,000"}
+    path = export(tmp_path / "a100.csv", [
+        (0, "dmma", tensor_launch(fp64="2,000,000")),
+        (1, "hgemm", tensor_launch(**fp16)),
+        (2, "tf32", tensor_launch(tf32_dst_fp32="400,000")),
+        (3, "int8", tensor_launch(int8="8,000,000", int1="5")),
+        (4, "mixed", tensor_launch(int8="8,000,000", **fp16)),
+    ])
+    result = ncu_breakdown(path)
+    rows = {k["kernel"]: k for k in result.kernels.iter_rows(named=True)}
+    assert {k: (r["precision"], r["flop"]) for k, r in rows.items()} == {
+        "dmma": ("fp64-tensor", 2e6), "hgemm": ("fp16-tensor", 3e6), "tf32": ("tf32", 4e5),
+        "int8": ("int8-tensor", 8e6), "mixed": ("int8-tensor", 8e6)}
+    assert rows["mixed"]["flop_fp16-tensor"] == 3e6 and rows["mixed"]["precision_mix"] == ""
+    assert any("int1" in n for n in result.notes)
+    points = check_points(ncu_points(path, log=lambda _: None), str(path))
+    assert points["arithmetic_intensity"].to_list() == [2000, 3000, 400, 8000, 8000]
+    assert points["flop_per_s"].to_list() == pytest.approx([2e12, 3e12, 4e11, 8e12, 8e12])
+
+
+def test_tensor_instructions_without_op_path_or_factor(tmp_path: Path) -> None:
+    values = {"sm__inst_executed_pipe_tensor.sum": ("inst", "1,000"),
+              "gpu__time_duration.sum": ("nsecond", "10"), "dram__bytes.sum": ("byte", "64")}
+    path = export(tmp_path / "x.csv", [(0, "mma", values)], cc="8.0")
+    with pytest.raises(InputError, match=r"sm__ops_path_tensor_.*tensor_flop_per_inst"):
+        ncu_breakdown(path)
+    # 1,000 inst × 4096 ("default") = 4,096,000 FLOP, counted as fp16-tensor.
+    k = ncu_breakdown(path, tensor_flop_per_inst={"default": 4096}).kernels.row(0, named=True)
+    assert (k["precision"], k["flop"]) == ("fp16-tensor", 4_096_000)
+
+
+LABELS = {  # the Double Precision roofline of a section export, display labels
+    "Duration": ("usecond", "2"),
+    "SM Frequency": ("cycle/nsecond", "1"),
+    "DRAM Frequency": ("cycle/nsecond", "1.5"),
+    "Predicated-On DFMA Operations Per Cycle": ("inst/cycle", "40"),
+    "Predicated-On DADD Thread Instructions Executed Per Cycle": ("inst/cycle", "5"),
+    "Predicated-On DMUL Thread Instructions Executed Per Cycle": ("inst/cycle", "5"),
+    "DRAM Bandwidth": ("Gbyte/second", "100"),
+    "Theoretical Predicated-On DFMA Operations": ("inst/cycle", "64"),
+    "Theoretical DRAM Bytes Accessible": ("Kbyte/cycle", "1"),
+    "Block Size": ("", "256"),
+}
+
+
+def test_display_labels_with_rates_give_the_sections_point(tmp_path: Path) -> None:
+    # SM cycles = 2 us × 1 GHz = 2,000. dfma = 40/2 per cycle × 2,000 = 40,000 inst →
+    # 80,000 FLOP; dadd, dmul 5 × 2,000 = 10,000 each → fp64 100,000 FLOP; 5e10 FLOP/s
+    # (the section: (40 + 5 + 5) × 1 GHz). DRAM 100 GB/s × 2 us = 200,000 byte → AI 0.5
+    # (= 5e10 / 1e11).
+    path = export(tmp_path / "labels.csv", [(0, "dgemm", LABELS)])
+    said: list[str] = []
+    point = ncu_points(path, log=said.append).row(0, named=True)
+    assert (point["precision"], point["flop"]) == ("fp64", pytest.approx(100_000))
+    assert point["bytes"] == pytest.approx(200_000)
+    assert point["arithmetic_intensity"] == pytest.approx(0.5)
+    assert point["flop_per_s"] == pytest.approx(5e10)
+    assert any("fp32" in s for s in said)
+    # Peaks: fp64 64 FLOP/cycle × 1 GHz = 0.064 TFLOP/s; DRAM 1,000 byte/cycle × 1.5 GHz.
+    preset = ncu_preset(path)
+    assert preset["compute"] == {"fp64": pytest.approx(0.064)}
+    assert preset["memory"] == {"DRAM": pytest.approx(1500)}
+    assert preset["default_compute"] == "fp64"
+
+
+def test_partial_set_fp64_and_dram_only(tmp_path: Path) -> None:
+    # dfma 10, dmul 5, dadd 3 → 28 FLOP; 14 byte; 2 ns → AI 2, 1.4e10 FLOP/s.
+    values = {f"sm__sass_thread_inst_executed_op_{op}_pred_on.sum": ("inst", v)
+              for op, v in (("dfma", "10"), ("dmul", "5"), ("dadd", "3"))}
+    values |= {"dram__bytes.sum": ("byte", "14"), "gpu__time_duration.sum": ("nsecond", "2")}
+    path = export(tmp_path / "p.csv", [(0, "k", values)])
+    result = ncu_breakdown(path)
+    assert [m.split()[0] for m in result.missing] == ["fp32", "fp16", "tensor", "L2", "L1"]
+    point = ncu_points(path, log=lambda _: None).row(0, named=True)
+    assert (point["level"], point["precision"], point["arithmetic_intensity"]) == (
+        "DRAM", "fp64", 2.0)
+    assert point["flop_per_s"] == pytest.approx(1.4e10)
+
+
+def test_two_passes_merge_per_kernel_and_launch(tmp_path: Path) -> None:
+    # Pass A: FLOP counters and time 2 ns; pass B: bytes and time 2.2 ns (first file wins:
+    # 2 ns; disagreement (2.2 − 2) / 2.2 = 9.09%). Kernel k: 28 FLOP, 14 byte → AI 2.
+    flop = {f"sm__sass_thread_inst_executed_op_{op}_pred_on.sum": ("inst", v)
+            for op, v in (("dfma", "10"), ("dmul", "5"), ("dadd", "3"))}
+    a = export(tmp_path / "a.csv", [(0, "k", flop | {"gpu__time_duration.sum": ("nsecond", "2")}),
+                                   (1, "j", flop | {"gpu__time_duration.sum": ("nsecond", "4")})])
+    b = export(tmp_path / "b.csv", [
+        (0, "k", {"dram__bytes.sum": ("byte", "14"), "gpu__time_duration.sum": ("ns", "2.2")}),
+        (1, "j", {"dram__bytes.sum": ("byte", "7"), "gpu__time_duration.sum": ("ns", "4")})])
+    result = ncu_breakdown([a, b])
+    k = result.kernels.row(0, named=True)
+    assert (k["kernel"], k["flop"], k["bytes_dram"], k["time_s"]) == ("k", 28, 14, 2e-9)
+    assert any("9.09%" in n and "gpu__time_duration.sum" in n for n in result.notes)
+    points = ncu_points(tmp_path, log=lambda _: None)  # the folder: a.csv, b.csv
+    assert points["arithmetic_intensity"].to_list() == [2.0, 4.0]
+    alone = ncu_breakdown(b)  # pass B alone: bytes and time, no FLOP → bandwidth-only
+    assert alone.kernels["flop"].to_list() == [0, 0] and len(alone.missing) == 6
