@@ -63,9 +63,9 @@ def _load_files(files: tuple[Path, ...], kind: str | None, log=None):
     frames = []
     for path in files:
         this = kind or detect_kind(path)
+        frames.append(load_points(this, path))
         if log is not None:
             log(f"{path}: read as {this}")
-        frames.append(load_points(this, path))
     return pl.concat(frames, how="vertical")
 
 
