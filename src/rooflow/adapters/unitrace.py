@@ -122,7 +122,7 @@ def unitrace_kernels(flops_report: str | Path, bytes_report: str | Path | None =
     _same_launches(flop_runs, byte_runs, flops_path, bytes_path)
 
     ops = pl.DataFrame(
-        [{"kernel": run.kernel, **{_COLUMN[p]: _count(run, metric, flops_path) * factor
+        [{"kernel": run.kernel, **{_COLUMN[p]: _ops(run, metric, factor, flops_path)
                                    for p, (metric, factor) in FLOP_COUNTERS.items()}}
          for run in flop_runs],
         schema={"kernel": pl.String, **{c: pl.Float64 for c in _COLUMN.values()}},
@@ -252,6 +252,11 @@ def _count(run: Launch, metric: str, path: Path, *, required: bool = False) -> f
         raise InputError(str(path), "not a finite number ≥ 0" + (" (> 0)" if required else ""),
                          row=run.line, column=column, check="numeric", value=text)
     return value
+
+
+def _ops(run: Launch, metric: str, factor: float, path: Path) -> float | None:
+    events = _count(run, metric, path)
+    return None if events is None else events * factor
 
 
 def _level(run: Launch, counters: tuple[str, ...], path: Path) -> float | None:
