@@ -285,6 +285,25 @@ def from_rocprof(workload_dir, output) -> None:
     _write(load_points("rocprof", workload_dir), output)
 
 
+@cli.command("from-unitrace")
+@click.argument("flops_report", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("bytes_report", required=False,
+                type=click.Path(dir_okay=False, path_type=Path))
+@output_option
+def from_unitrace(flops_report, bytes_report, output) -> None:
+    """Intel unitrace reports → canonical points (kernel × memory level).
+
+    FLOPS_REPORT: `unitrace --group VectorEngine138 -q` run; BYTES_REPORT: `unitrace
+    --group ComputeBasic -q` run of the same program (omit it only when FLOPS_REPORT holds
+    both counter sets).
+    """
+    from rooflow.adapters.unitrace import unitrace_points
+    from rooflow.points import check_points
+
+    points = unitrace_points(flops_report, bytes_report)
+    _write(check_points(points, str(bytes_report or flops_report)), output)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: user errors → one line, exit 1; anything unexpected → one line, exit 2.
 

@@ -143,6 +143,8 @@ def raw_input(wildcards):
     """The raw file(s) one dataset is built from (benchmarks also read the specs)."""
     kind = KINDS[wildcards.kind]
     files = {"raw": RAW[wildcards.kind].format(name=wildcards.name)}
+    for i, companion in enumerate(kind.companions):
+        files[f"companion{i}"] = f"resources/{companion}".format(name=wildcards.name)
     if kind.reads_specs:
         files["families"] = config["families"]
     if wildcards.kind == "benchmarks":

@@ -31,6 +31,8 @@ class Kind:
         module: adapter module (in this package) whose ``load(path, settings)`` reads it.
         description: one line for the docs and ``--help``.
         reads_specs: the adapter also reads the spec folder and the family models.
+        companions: further files of a folder dataset (patterns with ``{name}``) that
+            the adapter reads beside ``pattern``; the workflow lists them as inputs.
     """
 
     name: str
@@ -38,6 +40,7 @@ class Kind:
     module: str
     description: str
     reads_specs: bool = False
+    companions: tuple[str, ...] = ()
 
     def loader(self):
         """The adapter's ``load(path, settings)`` function."""
@@ -63,6 +66,9 @@ KINDS: dict[str, Kind] = {
              "Nsight Compute `ncu --csv` export (details or raw page)"),
         Kind("rocprof", "rocprof/{name}/pmc_perf.csv", "rocprof",
              "rocprof/Omniperf workload folder (pmc_perf.csv)"),
+        Kind("unitrace", "unitrace/{name}/bytes.txt", "unitrace",
+             "Intel unitrace folder: bytes.txt (ComputeBasic run) + flops.txt "
+             "(VectorEngine138 run)", companions=("unitrace/{name}/flops.txt",)),
     )
 }
 

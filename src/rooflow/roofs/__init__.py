@@ -7,6 +7,8 @@ datasheet        ``hardware.yaml`` (packaged, or the config's)  :mod:`.datasheet
 ERT              ``resources/ert/NAME.json``                  :mod:`.ert` → ``ert-NAME``
 Omniperf         ``resources/rocprof/NAME/roofline.csv``      :mod:`.omniperf` →
                                                               ``omniperf-NAME``
+pti-gpu (Intel)  ``resources/intel/NAME.csv`` (unitrace       :mod:`.intel_config` →
+                 roofline device config)                      ``intel-NAME``
 ================ ============================================ =========================
 
 :data:`MEASURED` is the one list of measured-peaks files; the workflow discovers them
@@ -42,13 +44,22 @@ MEASURED: dict[str, MeasuredSource] = {
     for s in (
         MeasuredSource("ert", "ert/{name}.json", "ert", "ert_preset"),
         MeasuredSource("omniperf", "rocprof/{name}/roofline.csv", "omniperf", "omniperf_preset"),
+        MeasuredSource("intel", "intel/{name}.csv", "intel_config", "intel_preset"),
     )
 }
 
 
 def measured_source(path: str | Path) -> MeasuredSource:
-    """The measured-peaks kind of ``path``: ``.json`` is ERT, ``roofline.csv`` Omniperf."""
-    return MEASURED["ert" if Path(path).suffix == ".json" else "omniperf"]
+    """The measured-peaks kind of ``path``.
+
+    ``.json`` is ERT; a CSV of ``key,value`` lines with pti-gpu keys (``FP32_GFLOPS``, ...)
+    an Intel device config; any other file an Omniperf ``roofline.csv``.
+    """
+    from rooflow.roofs.intel_config import sniff
+
+    if Path(path).suffix == ".json":
+        return MEASURED["ert"]
+    return MEASURED["intel" if sniff(path) else "omniperf"]
 
 
 def load_preset(
@@ -59,8 +70,8 @@ def load_preset(
     Args:
         key: preset id.
         hardware_file: datasheet presets (default: the packaged ``hardware.yaml``).
-        measured_file: an ERT ``roofline.json`` or an Omniperf ``roofline.csv``; the
-            preset is then named ``key``.
+        measured_file: an ERT ``roofline.json``, an Omniperf ``roofline.csv`` or a
+            pti-gpu device config CSV; the preset is then named ``key``.
 
     Raises:
         InputError: unknown key, or a bad hardware/peaks file.

@@ -1,0 +1,292 @@
+"""Intel unitrace reports (a FLOP run and a bytes run of one program) → roofline points.
+
+unitrace collects one hardware metric group per run, so a roofline needs two runs of the
+same program (intel/pti-gpu ``tools/unitrace/scripts/roofline/roofline.py``, ``--app``
+mode, which runs exactly these)::
+
+    unitrace --group VectorEngine138 --demangle -q -o flops app   # XVE_INST_EXECUTED_*
+    unitrace --group ComputeBasic    --demangle -q -o bytes app   # L3_/GPU_MEMORY_BYTE_*
+
+The reports are read by :mod:`.unitrace_report`. Formulas follow the pti-gpu script
+``tools/unitrace/scripts/roofline/roofline_libs.py`` (``read_unitrace_report`` and class
+``Roofline``), per kernel name, summed over its launches:
+
+* FLOP by precision: ``32·XVE_INST_EXECUTED_FP64`` → fp64, ``32·XVE_INST_EXECUTED_FP32``
+  → fp32, ``64·XVE_INST_EXECUTED_FP16`` → fp16 (vector), ``512·XVE_INST_EXECUTED_XMX_FP16``
+  → fp16-tensor, ``512·XVE_INST_EXECUTED_XMX_BF16`` → bf16-tensor (the script's
+  multipliers, ``self.FP64 = fp64 * 32`` … ``self.BF16_XMX = bf16_xmx * 512``).
+* integer XMX work, in OP (the script ignores it): ``1024·XVE_INST_EXECUTED_XMX_INT8`` →
+  int8-tensor, ``2048·XVE_INST_EXECUTED_XMX_INT4`` → int4-tensor, both optional. The
+  factors are rooflow's: 512 (the FP16 factor) × the depth ratio of a DPAS instruction,
+  K = 16 for fp16/bf16, 32 for int8 (SYCL ``sycl_ext_oneapi_matrix``, "Intel XMX
+  Supported Combinations") and 64 for int4 (4-bit operands packed 8 per dword).
+* bytes: DRAM (GPU memory, HBM) ``GPU_MEMORY_BYTE_READ + GPU_MEMORY_BYTE_WRITE``, L3
+  ``L3_BYTE_READ + L3_BYTE_WRITE`` (as the script), and LDS (SLM)
+  ``SLM_BYTE_READ + SLM_BYTE_WRITE`` when the run has them (the script has no SLM level).
+* time: ``GpuTime[ns]`` of the **bytes** run, as the script (its flops-run time is unused):
+  the point's bytes and time then come from the same launches.
+
+Differences from the script, on purpose: a point's ``flop`` is the sum over the precisions
+of the dominant one's unit (the canonical rule, :mod:`rooflow.points`; the script plots
+only the largest precision), with ``precision_mix`` giving the shares; a kernel name whose
+launch count differs between the two runs is an error (the script keeps the names found
+in both runs and sums whatever launches each has, silently dropping the others), because
+FLOP of n launches over the time of m launches is no measurement. Kernels with no FLOP
+counts (copies, setup kernels) are kept as bandwidth-only rows.
+
+A bytes run alone is refused (InputError naming the FLOP counters): it would have to
+claim 0 FLOP for every kernel, turning a GEMM into a "copy". A report that holds both
+counter sets (a custom metric group) may be given alone.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import polars as pl
+
+from rooflow.adapters.breakdown import dominant, kernel_points
+from rooflow.adapters.unitrace_report import MARKER, Launch, read_launches
+from rooflow.errors import InputError
+from rooflow.points import op_unit
+from rooflow.settings import Settings
+
+FLOPS_GROUP, BYTES_GROUP = "VectorEngine138", "ComputeBasic"
+FLOPS_FILE, BYTES_FILE = "flops.txt", "bytes.txt"
+"""Report names in a dataset folder (the names ``roofline.py --app`` merges into)."""
+
+FLOP_COUNTERS: dict[str, tuple[str, float]] = {  # precision → (metric, operations per event)
+    "fp64": ("XVE_INST_EXECUTED_FP64", 32.0),
+    "fp32": ("XVE_INST_EXECUTED_FP32", 32.0),
+    "fp16": ("XVE_INST_EXECUTED_FP16", 64.0),
+    "fp16-tensor": ("XVE_INST_EXECUTED_XMX_FP16", 512.0),
+    "bf16-tensor": ("XVE_INST_EXECUTED_XMX_BF16", 512.0),
+    "int8-tensor": ("XVE_INST_EXECUTED_XMX_INT8", 1024.0),
+    "int4-tensor": ("XVE_INST_EXECUTED_XMX_INT4", 2048.0),
+}
+"""Precision → (counter, operations per event); ties for the dominant one go to the first."""
+OPTIONAL_FLOP = ("int8-tensor", "int4-tensor")
+LEVELS: dict[str, tuple[str, ...]] = {  # level → counters summed (bytes)
+    "DRAM": ("GPU_MEMORY_BYTE_READ", "GPU_MEMORY_BYTE_WRITE"),
+    "L3": ("L3_BYTE_READ", "L3_BYTE_WRITE"),
+    "LDS": ("SLM_BYTE_READ", "SLM_BYTE_WRITE"),
+}
+OPTIONAL_LEVELS = ("LDS",)
+TIME = "GpuTime"
+_UNITS = {TIME: "ns", **{c: "bytes" for cs in LEVELS.values() for c in cs},
+          **{c: "events" for c, _ in FLOP_COUNTERS.values()}}
+_COLUMN = {p: "flop_" + p.replace("-", "_") for p in FLOP_COUNTERS}
+_BYTES = {level: f"bytes_{level.lower()}" for level in LEVELS}
+
+KERNEL_COLUMNS = ("kernel", "launches", "row", *_COLUMN.values(), "flop", "precision",
+                  "precision_mix", "time_s", *_BYTES.values())
+"""Columns of :func:`unitrace_kernels`, in order."""
+
+
+def unitrace_kernels(flops_report: str | Path, bytes_report: str | Path | None = None
+                     ) -> pl.DataFrame:
+    """Per-kernel operations by precision, bytes by level and time of two unitrace runs.
+
+    Args:
+        flops_report: report of the FLOP run (``--group VectorEngine138 -q``).
+        bytes_report: report of the bytes run (``--group ComputeBasic -q``) of the same
+            program; None when ``flops_report`` holds both counter sets.
+
+    Returns:
+        :data:`KERNEL_COLUMNS`, one row per kernel name in order of first launch in the
+        bytes run: ``kernel``, ``launches``, ``row`` (line of its first bytes-run row),
+        ``flop_fp64`` … ``flop_int4_tensor`` (operations, FLOP or OP, per precision of
+        :data:`FLOP_COUNTERS`; null for an integer counter not collected), ``flop`` (sum
+        over the dominant precision's unit), ``precision`` (dominant, "" without
+        operations), ``precision_mix`` (shares when several precisions count, else ""),
+        ``time_s`` (s), ``bytes_dram``, ``bytes_l3``, ``bytes_lds`` (byte; null when the
+        run lacks the SLM counters).
+
+    Raises:
+        InputError: a report unreadable or without a metrics section (see
+            :func:`.unitrace_report.read_launches`); a needed counter missing (all listed,
+            with the unitrace group that collects them), in another unit, not a finite
+            number ≥ 0; a kernel whose launch count differs between the runs.
+    """
+    flops_path = Path(flops_report)
+    bytes_path = Path(bytes_report) if bytes_report is not None else flops_path
+    flop_runs = read_launches(flops_path)
+    byte_runs = flop_runs if bytes_path == flops_path else read_launches(bytes_path)
+
+    flop_metrics = [FLOP_COUNTERS[p][0] for p in FLOP_COUNTERS if p not in OPTIONAL_FLOP]
+    byte_metrics = [TIME, *(c for lv, cs in LEVELS.items() if lv not in OPTIONAL_LEVELS
+                            for c in cs)]
+    _require(flop_runs, flop_metrics, flops_path, FLOPS_GROUP, "FLOP")
+    _require(byte_runs, byte_metrics, bytes_path, BYTES_GROUP, "bytes")
+    _same_launches(flop_runs, byte_runs, flops_path, bytes_path)
+
+    ops = pl.DataFrame(
+        [{"kernel": run.kernel, **{_COLUMN[p]: _ops(run, metric, factor, flops_path)
+                                   for p, (metric, factor) in FLOP_COUNTERS.items()}}
+         for run in flop_runs],
+        schema={"kernel": pl.String, **{c: pl.Float64 for c in _COLUMN.values()}},
+    ).group_by("kernel", maintain_order=True).agg(*[_sum(c) for c in _COLUMN.values()])
+    moved = pl.DataFrame(
+        [{"kernel": run.kernel, "row": run.line,
+          "time_s": _count(run, TIME, bytes_path, required=True) * 1e-9,
+          **{_BYTES[lv]: _level(run, cs, bytes_path) for lv, cs in LEVELS.items()}}
+         for run in byte_runs],
+        schema={"kernel": pl.String, "row": pl.Int64, "time_s": pl.Float64,
+                **{c: pl.Float64 for c in _BYTES.values()}},
+    ).group_by("kernel", maintain_order=True).agg(
+        pl.len().cast(pl.Int64).alias("launches"), pl.col("row").first(),
+        pl.col("time_s").sum(), *[_sum(c) for c in _BYTES.values()],
+    )
+    kernels = moved.join(ops, on="kernel", how="left", maintain_order="left")
+    columns = list(_COLUMN.values())
+    kernels = kernels.with_columns(dominant(columns, list(FLOP_COUNTERS)).alias("precision"))
+    return kernels.with_columns(
+        _same_unit_sum().alias("flop"),
+        pl.Series("precision_mix", [_mix(r) for r in kernels.select(*columns, "precision")
+                                    .iter_rows(named=True)], dtype=pl.String),
+    ).select(KERNEL_COLUMNS)
+
+
+def unitrace_points(flops_report: str | Path, bytes_report: str | Path | None = None
+                    ) -> pl.DataFrame:
+    """Canonical roofline points (:mod:`rooflow.points`) of a FLOP run and a bytes run.
+
+    One row per kernel × level (DRAM, L3, LDS when measured) with bytes > 0, series
+    "unitrace", label = kernel, flop / precision / precision_mix as
+    :func:`unitrace_kernels`, arithmetic_intensity = flop / bytes, flop_per_s = flop /
+    time_s, bytes_model "measured", row 0 (sums over launches), source = the bytes
+    report. Kernels without operations are bandwidth-only rows (flop 0).
+
+    Raises:
+        InputError: as :func:`unitrace_kernels`; no kernel with bytes and a time.
+    """
+    kernels = unitrace_kernels(flops_report, bytes_report)
+    source = Path(bytes_report if bytes_report is not None else flops_report)
+    return kernel_points(
+        kernels.with_columns(pl.col("kernel").alias("label"), pl.lit(0).alias("row")),
+        _BYTES, series="unitrace", source=source,
+    )
+
+
+def load(path: str | Path, settings: Settings) -> pl.DataFrame:
+    """Registry entry: a dataset folder holding ``flops.txt`` and ``bytes.txt``.
+
+    ``path`` is the folder or a file in it. A folder with only ``bytes.txt`` is refused
+    (see the module doc); with only ``flops.txt`` the report must hold the byte counters.
+
+    Raises:
+        InputError: a report is missing, or as :func:`unitrace_points`.
+    """
+    folder = Path(path)
+    folder = folder.parent if folder.is_file() else folder
+    flops, bytes_ = folder / FLOPS_FILE, folder / BYTES_FILE
+    if not flops.is_file():
+        raise InputError(
+            str(flops), f"file not found: the FLOP counters ({_names(_flop_needed())}) come "
+            f"from a second run, unitrace --group {FLOPS_GROUP} -q -o {FLOPS_FILE} app",
+            check="flops report",
+        )
+    return unitrace_points(flops, bytes_ if bytes_.is_file() else None)
+
+
+def sniff(path: Path) -> bool:
+    """Whether ``path`` looks like a unitrace metrics report (reads at most 4 MiB)."""
+    try:
+        with Path(path).open("rb") as handle:
+            head = handle.read(4 << 20)
+    except OSError:
+        return False
+    return MARKER.encode() in head and b"Kernel,Device," in head
+
+
+def _flop_needed() -> list[str]:
+    return [m for p, (m, _) in FLOP_COUNTERS.items() if p not in OPTIONAL_FLOP]
+
+
+def _names(metrics: list[str]) -> str:
+    return ", ".join(metrics)
+
+
+def _require(runs: list[Launch], metrics: list[str], path: Path, group: str, what: str) -> None:
+    for run in runs:
+        missing = [m for m in metrics if m not in run.values]
+        if missing:
+            raise InputError(
+                str(path), f"lacks the {what} counters {_names(missing)}: collect them with "
+                f"unitrace --group {group} -q (intel/pti-gpu roofline)",
+                row=run.line, check="required counters",
+            )
+
+
+def _same_launches(flop_runs: list[Launch], byte_runs: list[Launch], flops_path: Path,
+                   bytes_path: Path) -> None:
+    counts = {}
+    for index, runs in enumerate((flop_runs, byte_runs)):
+        for run in runs:
+            counts.setdefault(run.kernel, [0, 0])[index] += 1
+    for kernel, (n_flop, n_bytes) in counts.items():
+        if n_flop != n_bytes:
+            raise InputError(
+                str(bytes_path), f"kernel launched {n_flop} time(s) in the FLOP run "
+                f"({flops_path.name}) but {n_bytes} in the bytes run: the two reports must "
+                "come from runs of the same program and input", column="Kernel",
+                check="same launches", value=kernel,
+            )
+
+
+def _count(run: Launch, metric: str, path: Path, *, required: bool = False) -> float | None:
+    """A counter of one launch as a finite number ≥ 0 (> 0 for ``required`` time)."""
+    if metric not in run.values:
+        return None
+    unit, text = run.values[metric]
+    column = f"{metric}[{unit}]" if unit else metric
+    if unit != _UNITS[metric]:
+        raise InputError(str(path), f"unit '{unit}', expected '{_UNITS[metric]}'",
+                         row=run.line, column=column, check="unit")
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0 and (value > 0 or not required)):
+        raise InputError(str(path), "not a finite number ≥ 0" + (" (> 0)" if required else ""),
+                         row=run.line, column=column, check="numeric", value=text)
+    return value
+
+
+def _ops(run: Launch, metric: str, factor: float, path: Path) -> float | None:
+    events = _count(run, metric, path)
+    return None if events is None else events * factor
+
+
+def _level(run: Launch, counters: tuple[str, ...], path: Path) -> float | None:
+    values = [_count(run, c, path) for c in counters]
+    return None if any(v is None for v in values) else sum(values)
+
+
+def _sum(column: str) -> pl.Expr:
+    """Sum over launches; null when no launch has the counter (not collected ≠ 0)."""
+    return (pl.when(pl.col(column).is_null().all()).then(None)
+            .otherwise(pl.col(column).sum()).alias(column))
+
+
+def _same_unit_sum() -> pl.Expr:
+    """Operations summed over the precisions sharing the dominant one's unit."""
+    flop = [c for p, c in _COLUMN.items() if op_unit(p) == "FLOP"]
+    iop = [c for p, c in _COLUMN.items() if op_unit(p) == "OP"]
+    is_op = pl.col("precision").replace_strict(
+        {p: op_unit(p) == "OP" for p in FLOP_COUNTERS}, default=False, return_dtype=pl.Boolean)
+    return pl.when(is_op).then(pl.sum_horizontal(iop)).otherwise(pl.sum_horizontal(flop))
+
+
+def _mix(row: dict) -> str:
+    """"fp16-tensor 100%, fp32 0.0247%" over the dominant unit's precisions, if several."""
+    if not row["precision"]:
+        return ""
+    unit = op_unit(row["precision"])
+    shares = {p: row[c] or 0.0 for p, c in _COLUMN.items() if op_unit(p) == unit}
+    total = sum(shares.values())
+    used = sorted(((v, p) for p, v in shares.items() if v > 0), key=lambda t: -t[0])
+    if len(used) < 2:
+        return ""
+    return ", ".join(f"{p} {100 * v / total:.3g}%" for v, p in used)
