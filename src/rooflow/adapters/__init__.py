@@ -55,8 +55,12 @@ KINDS: dict[str, Kind] = {
         Kind("specs", "specs/{name}.yaml", "specs",
              "kernel spec YAML: shapes and a FLOP formula per variant", reads_specs=True),
         Kind("ncu", "ncu/{name}.csv", "ncu", "Nsight Compute `ncu --csv` export"),
-        Kind("rocprof", "rocprof/{name}/pmc_perf.csv", "rocprof",
-             "rocprof/Omniperf workload folder (pmc_perf.csv)"),
+        Kind("rocprof", "rocprof/{name}/pmc_perf.csv", "omniperf",
+             "rocprof-compute/Omniperf workload folder (pmc_perf.csv, sysinfo.csv)"),
+        Kind("rocprofv1", "rocprofv1/{name}/results.csv", "rocprof_v1",
+             "rocprof (v1) CSVs of one program: timing run + counter runs, joined"),
+        Kind("rocprofv3", "rocprofv3/{name}_counter_collection.csv", "rocprofv3",
+             "rocprofv3 counter collection CSV (+ NAME_agent_info.csv)"),
     )
 }
 
