@@ -147,6 +147,19 @@ def test_mi250x_two_pass_laplacian(shared_data: Path, caplog) -> None:
     assert set(points["level"]) == {"HBM", "L2", "L1"}
 
 
+def test_rocprof_v1_runs_must_profile_the_same_dispatches(shared_data: Path,
+                                                         tmp_path: Path) -> None:
+    # The counter run lost its last dispatch (Index 1003): the join refuses, naming it.
+    source = shared_data / "rocprof/mi250x-laplacian-two-pass"
+    (tmp_path / "results.csv").write_bytes((source / "results.csv").read_bytes())
+    lines = (source / "data_movement.csv").read_text().splitlines()
+    (tmp_path / "data_movement.csv").write_text("\n".join(lines[:-1]) + "\n")
+    with pytest.raises(InputError) as err:
+        read_runs(tmp_path)
+    assert err.value.check == "same dispatches" and err.value.row == 1004
+    assert str(err.value.value).startswith("1003 ")
+
+
 def test_rocprofv3_lds_only_is_refused(shared_data: Path) -> None:
     # SQ_INSTS_LDS and SQ_LDS_BANK_CONFLICT only: no FLOP nor byte counters on gfx950.
     path = shared_data / "rocprofv3/mi355x-hipkittens-lds/lds_conflict_counter_collection.csv"

@@ -52,7 +52,7 @@ def sniff(path: Path) -> bool:
 
 
 def gpu_of_sysinfo(folder: Path) -> tuple[str | None, str]:
-    """(gfx target or None, GPU name or "") from ``sysinfo.csv``; ("", None) without it.
+    """(gfx target or None, GPU name or "") from ``sysinfo.csv``; (None, "") without it.
 
     Raises:
         InputError: an unreadable ``sysinfo.csv``.
