@@ -1,4 +1,5 @@
-"""rocprof/Omniperf ingest: Omniperf's roofline formulas checked by hand, presets, errors."""
+"""Omniperf / rocprof-compute workload folders: the roofline formulas checked by hand, presets,
+errors (the MI200 sample and the example workload; other GPUs in test_amd_formats.py)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from rooflow.adapters.rocprof import (
-    KERNEL_COLUMNS,
-    REQUIRED_COUNTERS,
-    rocprof_kernels,
-    rocprof_points,
-)
+from rooflow.adapters.amd_counters import roofline_counters
+from rooflow.adapters.omniperf import omniperf_kernels as rocprof_kernels
+from rooflow.adapters.omniperf import omniperf_points as rocprof_points
 from rooflow.errors import InputError
 from rooflow.points import POINT_SCHEMA
 from rooflow.roofs.omniperf import omniperf_preset
@@ -31,7 +29,7 @@ def shared_workload() -> Path:
 
 def write_workload(tmp_path: Path, rows: list[dict], *, drop: tuple[str, ...] = ()) -> Path:
     """A workload folder with one fp32 dispatch per row unless a row overrides counters."""
-    columns = ["Kernel_Name", *REQUIRED_COUNTERS, "Start_Timestamp", "End_Timestamp"]
+    columns = ["Kernel_Name", *roofline_counters("gfx90a"), "Start_Timestamp", "End_Timestamp"]
     columns = [c for c in columns if c not in drop]
     with (tmp_path / "pmc_perf.csv").open("w", newline="") as out:
         writer = csv.writer(out)
@@ -45,8 +43,9 @@ def write_workload(tmp_path: Path, rows: list[dict], *, drop: tuple[str, ...] = 
 
 def test_real_vcopy_workload_by_hand() -> None:
     # vecCopy, dispatches 0 and 1 (pmc_perf.csv rows 1-2); every F16/F32/F64 VALU and MFMA
-    # counter is 0, so FLOP = 0 and the kernel has no roofline point.
-    #   integer ops = 64·SQ_INSTS_VALU_INT32 = 64·(114,688 + 114,688)        = 14,680,064
+    # counter is 0: its only operations are integer (address arithmetic).
+    #   int32 = 64·SQ_INSTS_VALU_INT32 = 64·(114,688 + 114,688)              = 14,680,064 OP
+    #   int8-tensor = 512·SQ_INSTS_VALU_MFMA_MOPS_I8 = 0; int64 = 0
     #   LDS  = 32·4·(SQ_LDS_IDX_ACTIVE 0 − SQ_LDS_BANK_CONFLICT 0)            = 0
     #   L1   = 64·TCP_TOTAL_CACHE_ACCESSES_sum = 64·(524,288 + 524,288)       = 67,108,864
     #   L2   = 64·(READ 131,072 + WRITE 131,072 + atomics 0), per dispatch
@@ -58,21 +57,24 @@ def test_real_vcopy_workload_by_hand() -> None:
     #   time = (1412189920601635 − 1412189920581155) + (1412189920636515 − 1412189920620835)
     #        = 20,480 + 15,680 ns = 36,160 ns
     kernels = rocprof_kernels(shared_workload())
-    assert kernels.columns == list(KERNEL_COLUMNS) and kernels.height == 1
+    assert kernels.height == 1
     k = kernels.row(0, named=True)
     assert k["kernel"] == "vecCopy(double*, double*, double*, int, int) [clone .kd]"
-    assert (k["dispatches"], k["row"], k["flop"], k["precision"]) == (2, 1, 0, "")
-    assert (k["iop"], k["iop_matrix"]) == (14_680_064, 0)
+    assert (k["dispatches"], k["row"], k["device"]) == (2, 1, "MI200")
+    assert (k["ops_int32"], k["ops_int64"], k["ops_int8_tensor"], k["ops_fp64"]) == (
+        14_680_064, 0, 0, 0)
+    # Integer (address) work only: a copy, kept as bandwidth-only rows (flop 0).
+    assert (k["precision"], k["flop"], k["precision_mix"]) == ("", 0, "")
     assert (k["bytes_lds"], k["bytes_l1"], k["bytes_l2"], k["bytes_hbm"]) == (
         0, 67_108_864, 33_554_432, 30_995_456)
     assert k["time_s"] == pytest.approx(36_160e-9)
-    # A copy kernel: no FLOP, so bandwidth-only rows (one per level with traffic, LDS has
-    # none), each with its achieved bytes and time and no arithmetic intensity.
+    # One point per level with traffic (LDS has none); intensity in OP/byte.
     points = rocprof_points(shared_workload())
     assert points["level"].to_list() == ["HBM", "L2", "L1"]
+    assert points["bytes"].to_list() == [30_995_456, 33_554_432, 67_108_864]
+    assert set(points["precision"]) == {""} and set(points["device"]) == {"MI200"}
     assert points["flop"].to_list() == [0, 0, 0]
     assert points["arithmetic_intensity"].is_null().all()
-    assert points["bytes"].to_list() == [30_995_456, 33_554_432, 67_108_864]
 
 
 def test_real_roofline_csv_preset() -> None:
@@ -85,7 +87,9 @@ def test_real_roofline_csv_preset() -> None:
     assert preset["compute"]["fp32"] == pytest.approx(20.947432)
     assert preset["compute"]["fp16-tensor"] == pytest.approx(164.93709)
     assert set(preset["compute"]) == {"fp32", "fp64", "bf16-tensor", "fp16-tensor",
-                                      "fp32-matrix", "fp64-tensor"}
+                                      "fp32-matrix", "fp64-tensor", "int8-tensor"}
+    # MFMAI8Ops 166424.47 GOP/s → int8-tensor 166.42447 TOP/s (an integer roof).
+    assert preset["compute"]["int8-tensor"] == pytest.approx(166.42447)
     assert (preset["default_compute"], preset["default_memory"], preset["empirical"]) == (
         "fp32", "HBM", True)
     assert "device 0" in preset["name"] and str(path) in preset["source"]
@@ -105,13 +109,13 @@ def test_example_workload_by_hand() -> None:
     #   L2   = 64·(READ 12,582,912 + WRITE 1,048,576)                     =     872,415,232
     #   HBM  = 64·RDREQ 2,097,152 + 64·WRREQ_64B 1,048,576                =     201,326,592
     #   time = 2000002292480 − 2000001310720 = 981,760 ns
-    assert hgemm["flop_fp16_tensor"] == 137_438_953_472 and hgemm["flop_fp32"] == 16_777_216
+    assert hgemm["ops_fp16_tensor"] == 137_438_953_472 and hgemm["ops_fp32"] == 16_777_216
     assert hgemm["flop"] == 137_455_730_688 and hgemm["precision"] == "fp16-tensor"
     assert (hgemm["bytes_lds"], hgemm["bytes_l1"], hgemm["bytes_l2"], hgemm["bytes_hbm"]) == (
         3_120_562_176, 3_221_225_472, 872_415_232, 201_326_592)
     assert hgemm["time_s"] == pytest.approx(981_760e-9)
     # dgemm_valu_kernel: fp64 = 64·(MUL 65,536 + 2·FMA 134,217,728) = 17,184,063,488.
-    assert dgemm["flop_fp64"] == 17_184_063_488 and dgemm["precision"] == "fp64"
+    assert dgemm["ops_fp64"] == 17_184_063_488 and dgemm["precision"] == "fp64"
     # stream_triad, dispatches 2 and 3: fp64 = 2 · 64·2·524,288 = 134,217,728;
     # HBM = 64·8,388,610 + 64·4,194,304 = 805,306,496 and
     #       64·8,388,608 + 32·(4,194,560 − 4,194,048) + 64·4,194,048 = 805,306,368.
@@ -138,11 +142,25 @@ def test_example_roofline_csv() -> None:
 
 
 def test_missing_counters_are_all_listed(tmp_path: Path) -> None:
-    drop = ("SQ_INSTS_VALU_MFMA_MOPS_BF16", "TCC_EA_WRREQ_64B_sum", "End_Timestamp")
+    # VALU F32 without its FMA counter and HBM without WRREQ_64B: both named, one error.
+    drop = ("SQ_INSTS_VALU_FMA_F32", "TCC_EA_WRREQ_64B_sum")
     with pytest.raises(InputError) as err:
         rocprof_kernels(write_workload(tmp_path, [{}], drop=drop))
     assert all(name in str(err.value) for name in drop)
     assert err.value.check == "required counters"
+
+
+def test_missing_timestamp_column(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="lacks column.*End_Timestamp"):
+        rocprof_kernels(write_workload(tmp_path, [{}], drop=("End_Timestamp",)))
+
+
+def test_absent_precision_is_noted_not_invented(tmp_path: Path, caplog) -> None:
+    # No MFMA BF16 counter at all: the other precisions still count, and the log says so.
+    k = rocprof_kernels(write_workload(tmp_path, [{}], drop=("SQ_INSTS_VALU_MFMA_MOPS_BF16",)))
+    assert "ops_bf16_tensor" not in k.columns and k["flop"][0] == 128
+    rocprof_points(tmp_path)
+    assert "MFMA BF16" in caplog.text
 
 
 def test_legacy_column_names_and_optional_integer_counters(tmp_path: Path) -> None:
@@ -155,7 +173,7 @@ def test_legacy_column_names_and_optional_integer_counters(tmp_path: Path) -> No
     k = rocprof_kernels(path).row(0, named=True)
     assert (k["flop"], k["bytes_hbm"], k["precision"]) == (128, 128, "fp32")
     assert k["time_s"] == pytest.approx(64e-9)
-    assert k["iop"] is None and k["iop_matrix"] is None
+    assert "ops_int32" not in k and "ops_int8_tensor" not in k
 
 
 @pytest.mark.parametrize(

@@ -276,13 +276,19 @@ def from_ncu(exports, output, per_launch, tensor_flop_per_inst, preset_out) -> N
 
 
 @cli.command("from-rocprof")
-@click.argument("workload_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("path", type=click.Path(path_type=Path))
 @output_option
-def from_rocprof(workload_dir, output) -> None:
-    """rocprof/Omniperf workload folder → canonical points (kernel × memory level)."""
-    from rooflow.adapters import load_points
+def from_rocprof(path, output) -> None:
+    """AMD profiler export → canonical points (kernel × memory level).
 
-    _write(load_points("rocprof", workload_dir), output)
+    PATH: a rocprof-compute/Omniperf workload folder (pmc_perf.csv), a rocprofv3
+    *_counter_collection.csv, or a folder of rocprof v1 CSVs (results.csv + counter runs).
+    """
+    from rooflow.adapters import load_points
+    from rooflow.adapters.rocprof import detect
+
+    kind = {"omniperf": "rocprof", "rocprof_v1": "rocprofv1", "rocprofv3": "rocprofv3"}
+    _write(load_points(kind[detect(path)], path), output)
 
 
 @cli.command("from-unitrace")

@@ -1,8 +1,15 @@
 """Omniperf / rocprof-compute ``roofline.csv`` (measured peaks per device) → empirical preset.
 
-The roofs are the ones Omniperf's own roofline draws (ROCm/omniperf
-``src/omniperf_analyze/utils/roofline_calc.py``); precision keys match
-:mod:`rooflow.adapters.rocprof`, so a kernel meets the roof of the unit that did its work.
+The roofs are the ones rocprof-compute's own roofline draws (ROCm/rocprofiler-compute
+``src/utils/roofline_calc.py``, ``calc_ceilings``/``constuct_roof``; keys of
+``0400_roofline.yaml``): one row per device, peaks in GB/s and GFLOP/s (GOP/s for
+``MFMAI8Ops``), each with ``...Low``/``...High`` spread columns (not read). Precision keys
+are :data:`rooflow.points.PRECISIONS` names, the ones :mod:`rooflow.adapters.amd_counters`
+gives kernels, so a kernel meets the roof of the unit that did its work:
+``MFMAF64Flops`` → fp64-tensor, ``MFMAF32Flops`` → fp32-matrix, ``MFMAF16Flops`` →
+fp16-tensor, ``MFMABF16Flops`` → bf16-tensor; when present, ``MFMAF8Flops`` →
+fp8-tensor, ``MFMAF6F4Flops`` → fp6-tensor (gfx950) and ``MFMAI8Ops`` → int8-tensor, an
+integer roof (TOP/s in the preset, judged only against int8-tensor points).
 """
 
 from __future__ import annotations
@@ -21,19 +28,21 @@ _ROOFS = {  # roofline.csv column → (preset section, key); GB/s and GFLOP/s
     "MFMAF16Flops": ("compute", "fp16-tensor"), "MFMAF32Flops": ("compute", "fp32-matrix"),
     "MFMAF64Flops": ("compute", "fp64-tensor"),
 }
-
+_OPTIONAL = {  # written by some rocprof-compute versions only
+    "MFMAF8Flops": ("compute", "fp8-tensor"), "MFMAF6F4Flops": ("compute", "fp6-tensor"),
+    "MFMAI8Ops": ("compute", "int8-tensor"),
+}
 
 
 class RooflineCsv(pa.DataFrameModel):
     """Omniperf ``roofline.csv`` after numeric coercion: one row per device."""
 
     device: float = pa.Field(ge=0, unique=True)
-    peaks: float = pa.Field(alias=r"^(HBM|L2|L1|LDS)Bw$|^(MFMA\w+|FP32|FP64)Flops$",
+    peaks: float = pa.Field(alias=r"^(HBM|L2|L1|LDS)Bw$|^(MFMA\w+|FP32|FP64)Flops$|^MFMAI8Ops$",
                             regex=True, gt=0)
 
     class Config:
         strict = False
-
 
 
 def omniperf_preset(roofline_csv: str | Path, *, key: int | str | None = None) -> dict:
@@ -41,8 +50,8 @@ def omniperf_preset(roofline_csv: str | Path, *, key: int | str | None = None) -
 
     The file has one row per device with measured peaks: ``HBMBw``, ``L2Bw``, ``L1Bw``,
     ``LDSBw`` (GB/s), ``FP32Flops``, ``FP64Flops``, ``MFMA{BF16,F16,F32,F64}Flops``
-    (GFLOP/s), each with ``...Low``/``...High`` spread columns (not used) and
-    ``MFMAI8Ops`` (integer, not a FLOP roof: not used).
+    (GFLOP/s), optionally ``MFMAF8Flops``, ``MFMAF6F4Flops`` (GFLOP/s) and ``MFMAI8Ops``
+    (GOP/s), each with ``...Low``/``...High`` spread columns (not used).
 
     Args:
         roofline_csv: path of ``roofline.csv``.
@@ -50,7 +59,8 @@ def omniperf_preset(roofline_csv: str | Path, *, key: int | str | None = None) -
 
     Returns:
         The preset mapping of ``config/hardware.yaml``: ``name``, ``source``, ``compute``
-        (fp32, fp64, bf16-tensor, fp16-tensor, fp32-matrix, fp64-tensor → TFLOP/s),
+        (fp32, fp64, bf16-tensor, fp16-tensor, fp32-matrix, fp64-tensor and, when in
+        the file, fp8-tensor, fp6-tensor → TFLOP/s, int8-tensor → TOP/s),
         ``memory`` (HBM, L2, L1, LDS → GB/s), ``default_compute`` "fp32",
         ``default_memory`` "HBM", ``empirical`` True.
 
@@ -63,7 +73,8 @@ def omniperf_preset(roofline_csv: str | Path, *, key: int | str | None = None) -
     missing = [c for c in ("device", *_ROOFS) if c not in frame.columns]
     if missing:
         raise InputError(str(path), "lacks column(s): " + ", ".join(missing), check="columns")
-    frame = check(coerce_numeric(frame, ["device", *_ROOFS], path), RooflineCsv, path)
+    roofs = {**_ROOFS, **{c: v for c, v in _OPTIONAL.items() if c in frame.columns}}
+    frame = check(coerce_numeric(frame, ["device", *roofs], path), RooflineCsv, path)
     if frame.is_empty():
         raise InputError(str(path), "has no device row", check="rows")
     devices = frame["device"].to_list()
@@ -88,7 +99,7 @@ def omniperf_preset(roofline_csv: str | Path, *, key: int | str | None = None) -
         "default_memory": "HBM",
         "empirical": True,
     }
-    for column, (section, name) in _ROOFS.items():
+    for column, (section, name) in roofs.items():
         # GFLOP/s → TFLOP/s for compute roofs; GB/s stays GB/s.
         preset[section][name] = row[column] / 1e3 if section == "compute" else row[column]
     return preset

@@ -1,0 +1,316 @@
+"""AMD Instinct hardware counters → operations by precision and bytes by level, per architecture.
+
+Every quantity is a weighted sum of counters (a :class:`Formula`); :func:`plan` picks the
+formulas of one GPU architecture and checks which counters the export holds.
+
+Formulas (per dispatch) are rocprof-compute's (formerly Omniperf) roofline ones:
+ROCm/rocprofiler-compute ``src/utils/roofline_calc.py`` (``calc_ai``) and the analysis
+panel ``src/rocprof_compute_soc/analysis_configs/{gfx90a,gfx942,gfx950}/0400_roofline.yaml``
+(also in ROCm/rocm-systems ``projects/rocprofiler-compute``):
+
+* VALU FLOP, p ∈ {F16, F32, F64} → fp16, fp32, fp64: ``64·(ADD + MUL + TRANS + 2·FMA)``
+  of ``SQ_INSTS_VALU_{ADD,MUL,TRANS,FMA}_<p>`` (64 = wave size; an FMA is two FLOP).
+* MFMA FLOP: ``512·SQ_INSTS_VALU_MFMA_MOPS_<p>``: F64 → fp64-tensor, F32 → fp32-matrix,
+  F16 → fp16-tensor, BF16 → bf16-tensor, F8 → fp8-tensor (gfx942, gfx950), F6F4 →
+  fp6-tensor (gfx950; the counter counts FP6 and FP4 MFMA together, which run at one rate).
+* integer OP (never FLOP; rocprof-compute keeps them out of "Total FLOPs" too):
+  ``64·SQ_INSTS_VALU_INT32`` → int32, ``64·SQ_INSTS_VALU_INT64`` → int64 (SoL panel
+  "VALU IOPs", ``0200_system_speed_of_light.yaml``), ``512·SQ_INSTS_VALU_MFMA_MOPS_I8`` →
+  int8-tensor ("MFMA IOPs (Int8)").
+* LDS bytes: ``4 byte · 32 banks · (SQ_LDS_IDX_ACTIVE − SQ_LDS_BANK_CONFLICT)``
+  (``lds_banks_per_cu = 32`` in ``soc_gfx90a.py``, ``soc_gfx942.py``, ``soc_gfx950.py``).
+* L1 (vL1D) bytes: ``64·TCP_TOTAL_CACHE_ACCESSES_sum``.
+* L2 bytes: ``64·(TCP_TCC_READ_REQ_sum + TCP_TCC_WRITE_REQ_sum +
+  TCP_TCC_ATOMIC_WITH_RET_REQ_sum + TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum)``; the two atomic
+  counters may be left out (counted as 0, said in the notes).
+* HBM bytes, gfx908 / gfx90a: ``32·TCC_EA_RDREQ_32B_sum + 64·(TCC_EA_RDREQ_sum −
+  TCC_EA_RDREQ_32B_sum) + 32·(TCC_EA_WRREQ_sum − TCC_EA_WRREQ_64B_sum) +
+  64·TCC_EA_WRREQ_64B_sum``.
+* HBM bytes, gfx940/941/942 (MI300A/X, MI325X): ``128·TCC_BUBBLE_sum +
+  32·TCC_EA0_RDREQ_32B_sum + 64·(TCC_EA0_RDREQ_sum − TCC_BUBBLE_sum −
+  TCC_EA0_RDREQ_32B_sum) + 32·(TCC_EA0_WRREQ_sum − TCC_EA0_WRREQ_64B_sum) +
+  64·TCC_EA0_WRREQ_64B_sum`` (``TCC_BUBBLE``: 128-byte read requests, ROCm/rocprofiler
+  ``src/core/counters/metrics/derived_counters.xml``, gfx940 block).
+* HBM bytes, gfx950 (MI350X/MI355X): reads by request size, ``128·TCC_EA0_RDREQ_128B_sum +
+  64·TCC_EA0_RDREQ_64B_sum + 32·TCC_EA0_RDREQ_32B_sum``, writes as gfx942
+  (``gfx950/0200_system_speed_of_light.yaml``, "L2-Fabric Read BW", ROCm/rocm-systems
+  @019e04cf); without the size buckets the gfx942 formula, with a note (it undercounts
+  reads on gfx950).
+* HBM bytes from rocprof's derived ``FETCH_SIZE`` + ``WRITE_SIZE`` (KiB: ``/1024`` in
+  ``derived_counters.xml``): ``1024·(FETCH_SIZE + WRITE_SIZE)``; used when the
+  architecture's own counters are absent. On gfx94x ``FETCH_SIZE`` ignores 128-byte reads.
+
+gfx908 (MI100) has no per-precision VALU nor MFMA counters: its workloads give memory rows
+only (rocprof-compute refuses its roofline: ``soc_gfx908.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from rooflow.errors import InputError
+
+LANES = 64.0  # work-items per wavefront instruction (CDNA: wave64)
+MOPS = 512.0  # operations per MFMA MOPS count
+
+
+@dataclass(frozen=True)
+class Formula:
+    """``Σ weight · counter``; the ``optional`` counters count as 0 when not collected."""
+
+    name: str
+    weights: Mapping[str, float]
+    optional: frozenset[str] = field(default_factory=frozenset)
+
+    def missing(self, present: Iterable[str]) -> list[str]:
+        """Required counters not in ``present``."""
+        have = set(present)
+        return [c for c in self.weights if c not in have and c not in self.optional]
+
+    def touched(self, present: Iterable[str]) -> bool:
+        """Whether any of its counters is in ``present``."""
+        return bool(set(self.weights) & set(present))
+
+    def expr(self, present: Iterable[str]) -> pl.Expr:
+        """The sum over the counters in ``present`` (Float64 columns)."""
+        have = set(present)
+        return pl.sum_horizontal(
+            [pl.col(c) * w for c, w in self.weights.items() if c in have] or [pl.lit(0.0)]
+        )
+
+
+def _valu(p: str) -> Formula:
+    ops = {"ADD": LANES, "MUL": LANES, "TRANS": LANES, "FMA": 2 * LANES}
+    return Formula(f"VALU {p}", {f"SQ_INSTS_VALU_{op}_{p}": w for op, w in ops.items()})
+
+
+def _mfma(p: str) -> Formula:
+    return Formula(f"MFMA {p}", {f"SQ_INSTS_VALU_MFMA_MOPS_{p}": MOPS})
+
+
+_OPS_CDNA2 = {
+    "fp64": _valu("F64"), "fp64-tensor": _mfma("F64"), "fp32": _valu("F32"),
+    "fp32-matrix": _mfma("F32"), "fp16": _valu("F16"), "fp16-tensor": _mfma("F16"),
+    "bf16-tensor": _mfma("BF16"),
+    "int8-tensor": Formula("MFMA I8", {"SQ_INSTS_VALU_MFMA_MOPS_I8": MOPS}),
+    "int32": Formula("VALU INT32", {"SQ_INSTS_VALU_INT32": LANES}),
+    "int64": Formula("VALU INT64", {"SQ_INSTS_VALU_INT64": LANES}),
+}
+_OPS_CDNA3 = {**_OPS_CDNA2, "fp8-tensor": _mfma("F8")}
+_OPS_CDNA4 = {**_OPS_CDNA3, "fp6-tensor": _mfma("F6F4")}
+# Present on some builds only (the gfx942 samples lack MOPS_F8), so never required.
+_OPTIONAL_OPS = frozenset({"fp8-tensor", "fp6-tensor", "int8-tensor", "int32", "int64"})
+
+_L2_ATOMICS = ("TCP_TCC_ATOMIC_WITH_RET_REQ_sum", "TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum")
+_LDS = Formula("LDS", {"SQ_LDS_IDX_ACTIVE": 128.0, "SQ_LDS_BANK_CONFLICT": -128.0})
+_L1 = Formula("vL1D", {"TCP_TOTAL_CACHE_ACCESSES_sum": 64.0})
+_L2 = Formula(
+    "L2", {"TCP_TCC_READ_REQ_sum": 64.0, "TCP_TCC_WRITE_REQ_sum": 64.0,
+           **dict.fromkeys(_L2_ATOMICS, 64.0)},
+    frozenset(_L2_ATOMICS),
+)
+# The HBM formulas of the module doc, expanded to one weight per counter.
+HBM_EA = Formula("HBM (TCC_EA, gfx908/gfx90a)", {
+    "TCC_EA_RDREQ_sum": 64.0, "TCC_EA_RDREQ_32B_sum": 32.0 - 64.0,
+    "TCC_EA_WRREQ_sum": 32.0, "TCC_EA_WRREQ_64B_sum": 64.0 - 32.0,
+})
+HBM_BUBBLE = Formula("HBM (TCC_BUBBLE, gfx942)", {
+    "TCC_BUBBLE_sum": 128.0 - 64.0, "TCC_EA0_RDREQ_sum": 64.0,
+    "TCC_EA0_RDREQ_32B_sum": 32.0 - 64.0,
+    "TCC_EA0_WRREQ_sum": 32.0, "TCC_EA0_WRREQ_64B_sum": 64.0 - 32.0,
+})
+HBM_SIZES = Formula("HBM (read sizes, gfx950)", {
+    "TCC_EA0_RDREQ_128B_sum": 128.0, "TCC_EA0_RDREQ_64B_sum": 64.0,
+    "TCC_EA0_RDREQ_32B_sum": 32.0,
+    "TCC_EA0_WRREQ_sum": 32.0, "TCC_EA0_WRREQ_64B_sum": 64.0 - 32.0,
+})
+HBM_KIB = Formula("HBM (FETCH_SIZE + WRITE_SIZE, KiB)", {"FETCH_SIZE": 1024.0,
+                                                          "WRITE_SIZE": 1024.0})
+
+FAMILIES = {  # gfx target → formula family
+    "gfx908": "gfx908", "gfx90a": "gfx90a",
+    "gfx940": "gfx942", "gfx941": "gfx942", "gfx942": "gfx942", "gfx950": "gfx950",
+}
+_HBM = {  # family → HBM formulas, preferred first
+    "gfx908": (HBM_EA, HBM_KIB), "gfx90a": (HBM_EA, HBM_KIB),
+    "gfx942": (HBM_BUBBLE, HBM_KIB), "gfx950": (HBM_SIZES, HBM_BUBBLE, HBM_KIB),
+    None: (HBM_SIZES, HBM_BUBBLE, HBM_EA, HBM_KIB),
+}
+_OPS = {"gfx908": {}, "gfx90a": _OPS_CDNA2, "gfx942": _OPS_CDNA3, "gfx950": _OPS_CDNA4,
+        None: _OPS_CDNA4}
+COUNTERS = frozenset(
+    c for f in (*_OPS_CDNA4.values(), _LDS, _L1, _L2, HBM_EA, HBM_BUBBLE, HBM_SIZES, HBM_KIB)
+    for c in f.weights
+)
+"""Every counter a formula reads."""
+
+CHIP_IDS = {  # PCI device id → (name, gfx target); RC src/utils/mi_gpu_spec.yaml @10c3c1ec
+    29580: ("MI100", "gfx908"), 29711: ("MI210", "gfx90a"), 29708: ("MI250", "gfx90a"),
+    29704: ("MI250X", "gfx90a"), 29856: ("MI300A", "gfx942"), 29857: ("MI300X", "gfx942"),
+    29858: ("MI308X", "gfx942"), 29861: ("MI325X", "gfx942"), 30112: ("MI350X", "gfx950"),
+    30114: ("MI358X", "gfx950"), 30115: ("MI355X", "gfx950"),
+}
+
+
+def gfx_target(text: str) -> str | None:
+    """The ``gfxNNN`` in ``text`` (``gfx90a:sramecc+:xnack-`` → ``gfx90a``), or None."""
+    match = re.search(r"gfx[0-9a-f]+", str(text).lower())
+    return match.group(0) if match else None
+
+
+def arch_from_counters(counters: Iterable[str]) -> str | None:
+    """The architecture the counter names imply, or None when they do not tell."""
+    names = set(counters)
+    if names & {"SQ_INSTS_VALU_MFMA_MOPS_F6F4", "TCC_EA0_RDREQ_128B_sum"}:
+        return "gfx950"
+    if any(n.startswith(("TCC_EA0_", "TCC_BUBBLE")) for n in names):
+        return "gfx942"
+    if any(n.startswith("TCC_EA_") for n in names) and any(
+        n.startswith("SQ_INSTS_VALU_MFMA_MOPS_") for n in names
+    ):
+        return "gfx90a"
+    return None
+
+
+def canonical_columns(header: Iterable[str]) -> dict[str, str]:
+    """Counter name → header column, for the counters of :data:`COUNTERS` in ``header``.
+
+    Exact names first; else a per-pass duplicate ``NAME_<digits>`` of a known counter
+    (digits are never stripped from other names: ``SQ_WAVES_LT_64`` is a counter).
+    """
+    columns = list(header)
+    found = {c: c for c in columns if c in COUNTERS}
+    for column in columns:
+        match = re.fullmatch(r"(.+)_\d+", column)
+        if match and match.group(1) in COUNTERS and match.group(1) not in found:
+            found[match.group(1)] = column
+    return found
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The formulas one export can use.
+
+    Attributes:
+        arch: gfx target ("" when unknown).
+        ops: precision → formula (complete counter sets only).
+        levels: memory level (HBM, L2, L1, LDS) → formula.
+        notes: what is missing or approximate, one sentence each.
+        present: the counters the export holds.
+    """
+
+    arch: str
+    ops: dict[str, Formula]
+    levels: dict[str, Formula]
+    notes: tuple[str, ...]
+    present: frozenset[str]
+
+    @property
+    def counters(self) -> list[str]:
+        """Counters the plan reads (optional ones only if collected), in formula order."""
+        seen: dict[str, None] = {}
+        for formula in (*self.ops.values(), *self.levels.values()):
+            seen.update(dict.fromkeys(c for c in formula.weights if c in self.present))
+        return list(seen)
+
+
+def _flop_counters(family: str | None) -> list[str]:
+    return [c for p, f in _OPS[family].items() if p not in _OPTIONAL_OPS for c in f.weights]
+
+
+def roofline_counters(arch: str | None) -> list[str]:
+    """Counters a full roofline of ``arch`` reads: FLOP (VALU, MFMA) and HBM, L2, L1, LDS.
+
+    Integer and FP8/FP6 counters are optional and not listed; None → gfx950's set.
+    """
+    family = FAMILIES.get(gfx_target(arch) or "") if arch else None
+    return [*_flop_counters(family), *_HBM[family][0].weights, *_L2.weights, *_L1.weights,
+            *_LDS.weights]
+
+
+def plan(arch: str | None, counters: Iterable[str], source: str) -> Plan:
+    """Pick the formulas for ``arch`` and check the counters of an export.
+
+    A precision or level whose counters are all absent is left out (with a note); one
+    with only some of its counters is an error. No FLOP counters at all → memory rows
+    only (bandwidth-only points), with the reason in the notes.
+
+    Args:
+        arch: gfx target from the export's metadata, or None (then from the counter
+            names, :func:`arch_from_counters`).
+        counters: counter names present (canonical, see :func:`canonical_columns`).
+        source: file named in errors.
+
+    Raises:
+        InputError: a precision or level with part of its counters (names the missing
+            ones); no complete byte counters for any level (names what to collect).
+    """
+    present = set(counters)
+    arch = gfx_target(arch) if arch else arch_from_counters(present)
+    family = FAMILIES.get(arch or "")
+    notes: list[str] = []
+    if arch and family is None:
+        notes.append(f"{arch} has no rocprof-compute roofline; formulas chosen by counter names")
+    partial: list[str] = []
+    ops = {}
+    for precision, formula in _OPS[family].items():
+        if not formula.touched(present):
+            continue
+        if formula.missing(present):
+            partial.append(f"{formula.name}: {', '.join(formula.missing(present))}")
+        else:
+            ops[precision] = formula
+    if family == "gfx908":
+        notes.append("gfx908 (MI100) has no per-precision VALU or MFMA counters (rocprof-compute "
+                     "has no roofline for it either): memory rows only, no FLOP")
+    elif not ops:
+        notes.append("no FLOP counters: memory rows only; collect "
+                     + " ".join(_flop_counters(family)))
+    else:
+        absent = [f.name for p, f in _OPS[family].items()
+                  if p not in ops and p not in _OPTIONAL_OPS and not f.touched(present)]
+        if absent:
+            notes.append("not collected, counted as no work: " + ", ".join(absent))
+    levels: dict[str, Formula] = {}
+    candidates = _HBM[family]
+    hbm = next((f for f in candidates if f.touched(present) and not f.missing(present)), None)
+    if hbm is not None:
+        levels["HBM"] = hbm
+        if hbm is not candidates[0] and family in ("gfx942", "gfx950"):
+            notes.append(f"HBM bytes by {hbm.name}: {arch}'s own counters "
+                         f"({', '.join(candidates[0].weights)}) were not collected; "
+                         "reads of 128-byte requests are undercounted")
+    elif candidates[0].touched(present):
+        partial.append(f"{candidates[0].name}: {', '.join(candidates[0].missing(present))}")
+    for level, formula in (("L2", _L2), ("L1", _L1), ("LDS", _LDS)):
+        if not formula.touched(present):
+            continue
+        if formula.missing(present):
+            partial.append(f"{formula.name}: {', '.join(formula.missing(present))}")
+        else:
+            levels[level] = formula
+            left_out = [c for c in formula.weights if c in formula.optional and c not in present]
+            if left_out:
+                notes.append(f"{formula.name} bytes count {', '.join(left_out)} as 0 "
+                             "(not collected)")
+    if not levels:
+        wanted = [*candidates[0].weights, *_L2.weights, *_L1.weights, *_LDS.weights]
+        flop = "" if ops else "no FLOP counters (collect " + " ".join(
+            _flop_counters(family)) + ") and "
+        raise InputError(
+            source, f"{flop}no complete byte counters for any memory level (found: "
+            f"{', '.join(sorted(present & COUNTERS)) or 'none'}); collect "
+            + " ".join(c for c in wanted if c not in present),
+            check="required counters",
+        )
+    if partial:
+        raise InputError(source, "incomplete counter set; collect the missing counters: "
+                         + "; ".join(partial), check="required counters")
+    missing_levels = [lv for lv in ("HBM", "L2", "L1", "LDS") if lv not in levels]
+    if missing_levels:
+        notes.append("no counters for level(s) " + ", ".join(missing_levels))
+    return Plan(arch or "", ops, levels, tuple(notes), frozenset(present))

@@ -1,0 +1,178 @@
+"""rocprofv3 counter collection (CSV) → roofline points.
+
+``rocprofv3 --pmc C1 C2 ... --output-format csv -o NAME -- app`` writes (ROCm/rocprofiler-sdk
+docs, "Using rocprofv3", counter collection and "rocprofv3 advanced options"):
+
+* ``NAME_counter_collection.csv``, long: one row per dispatch × counter:
+  ``Correlation_Id``, ``Dispatch_Id``, ``Agent_Id``, ``Queue_Id``, ``Process_Id``,
+  ``Thread_Id``, ``Grid_Size``, ``Kernel_Id``, ``Kernel_Name``, ``Workgroup_Size``,
+  ``LDS_Block_Size``, ``Scratch_Size``, ``VGPR_Count``, [``Accum_VGPR_Count``],
+  ``SGPR_Count``, ``Counter_Name``, ``Counter_Value``, [``Start_Timestamp``,
+  ``End_Timestamp`` (ns)]. Rows are pivoted on ``Dispatch_Id`` (a counter given twice for
+  one dispatch, e.g. per instance, is summed). Older builds have no timestamps: then
+  ``NAME_kernel_trace.csv`` (``--kernel-trace``) beside it gives them, by ``Dispatch_Id``.
+* ``NAME_agent_info.csv``: one row per agent; ``Agent_Id`` ``"Agent N"`` (or ``N``) is the
+  row with ``Logical_Node_Id`` N (default ``--agent-index relative``). ``Name`` (``gfx950``,
+  else decoded from ``Gfx_Target_Version``: 90500 → gfx950) picks the formulas;
+  ``Device_Id`` (PCI id, 30115 = MI355X per rocprof-compute ``mi_gpu_spec.yaml``) names the
+  GPU, else ``Product_Name``.
+
+A dataset is ``resources/rocprofv3/NAME_counter_collection.csv`` with its agent info
+beside it. Formulas: :mod:`rooflow.adapters.amd_counters`; time ``End_Timestamp −
+Start_Timestamp`` (ns).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import polars as pl
+
+from rooflow.adapters.amd_counters import CHIP_IDS, canonical_columns, gfx_target, plan
+from rooflow.adapters.amd_kernels import Dispatches, check_values, checked_dispatches
+from rooflow.errors import InputError
+from rooflow.settings import Settings
+from rooflow.validate import coerce_numeric, read_csv_text
+
+SNIFF_BYTES = 64 * 1024
+SUFFIX = "_counter_collection.csv"
+DURATION = "End_Timestamp - Start_Timestamp"
+_NEEDED = ("Dispatch_Id", "Kernel_Name", "Counter_Name", "Counter_Value")
+
+
+def sniff(path: Path) -> bool:
+    """Whether ``path`` is a rocprofv3 counter collection CSV (or a folder with one).
+
+    Reads at most 64 KiB: the header must hold ``Dispatch_Id``, ``Counter_Name`` and
+    ``Counter_Value``.
+    """
+    path = Path(path)
+    files = sorted(path.glob(f"*{SUFFIX}")) if path.is_dir() else [path]
+    for file in files:
+        try:
+            with file.open("rb") as handle:
+                head = handle.read(SNIFF_BYTES).decode("utf-8", "replace").lstrip("\ufeff")
+        except OSError:
+            continue
+        names = {n.strip().strip('"') for n in head.splitlines()[0].split(",")} if head else set()
+        if {"Dispatch_Id", "Counter_Name", "Counter_Value"} <= names:
+            return True
+    return False
+
+
+def _collection(path: Path) -> Path:
+    if not path.is_dir():
+        return path
+    found = sorted(path.glob(f"*{SUFFIX}"))
+    if len(found) != 1:
+        raise InputError(str(path), f"holds {len(found)} *{SUFFIX} files; give one",
+                         check="one counter collection")
+    return found[0]
+
+
+def _gfx(version: str) -> str | None:
+    """``Gfx_Target_Version`` (major·10000 + minor·100 + stepping, hex digits) → gfx name."""
+    if not version.isdigit() or int(version) < 10000:
+        return None
+    v = int(version)
+    return f"gfx{v // 10000}{v // 100 % 100:x}{v % 100:x}"
+
+
+def agent_gpu(collection: Path, agents: list[str]) -> tuple[str | None, str]:
+    """(gfx target, GPU name) of the agents used, from the ``*_agent_info.csv`` beside.
+
+    Without the file: (None, "") and the counter names choose the formulas.
+
+    Raises:
+        InputError: an agent not in the file; dispatches on GPUs of different kinds.
+    """
+    info_path = collection.with_name(collection.name[: -len(SUFFIX)] + "_agent_info.csv")
+    if not collection.name.endswith(SUFFIX) or not info_path.is_file():
+        return None, ""
+    info = read_csv_text(info_path)
+    if "Logical_Node_Id" not in info.columns:
+        raise InputError(str(info_path), "lacks column Logical_Node_Id", check="columns")
+    rows = {(r.get("Logical_Node_Id") or ""): r for r in info.iter_rows(named=True)}
+    gpus = set()
+    for agent in agents:
+        match = re.fullmatch(r"(?:Agent\s*)?(\d+)", agent.strip())
+        row = rows.get(match.group(1)) if match else None
+        if row is None:
+            raise InputError(str(info_path), "no agent with this Logical_Node_Id",
+                             column="Logical_Node_Id", value=agent)
+        arch = gfx_target(row.get("Name") or "") or _gfx(row.get("Gfx_Target_Version") or "")
+        chip = row.get("Device_Id") or ""
+        name = CHIP_IDS[int(chip)][0] if chip.isdigit() and int(chip) in CHIP_IDS else (
+            row.get("Product_Name") or row.get("Name") or "")
+        gpus.add((arch, name))
+    if len(gpus) > 1:
+        raise InputError(str(info_path), "dispatches ran on different GPU kinds: "
+                         + ", ".join(sorted(f"{n} ({a})" for a, n in gpus)),
+                         check="one GPU kind")
+    return next(iter(gpus), (None, ""))
+
+
+def _timestamps(collection: Path, long: pl.DataFrame) -> tuple[pl.DataFrame, Path]:
+    """Per-dispatch Start/End_Timestamp: from the collection, else its kernel trace."""
+    if {"Start_Timestamp", "End_Timestamp"} <= set(long.columns):
+        return long.select("Dispatch_Id", "Start_Timestamp", "End_Timestamp"), collection
+    trace = collection.with_name(collection.name.replace(SUFFIX, "_kernel_trace.csv"))
+    if collection.name.endswith(SUFFIX) and trace.is_file():
+        frame = read_csv_text(trace)
+        if {"Dispatch_Id", "Start_Timestamp", "End_Timestamp"} <= set(frame.columns):
+            return frame.select("Dispatch_Id", "Start_Timestamp", "End_Timestamp"), trace
+    raise InputError(str(collection), "no Start_Timestamp/End_Timestamp and no kernel trace "
+                     "beside it: collect with `rocprofv3 --kernel-trace` too", check="time")
+
+
+def read_collection(path: str | Path) -> Dispatches:
+    """Dispatch rows (pivoted), formulas and GPU of a rocprofv3 counter collection.
+
+    Raises:
+        InputError: missing columns; no timestamps; counters missing as
+            :func:`rooflow.adapters.amd_counters.plan` says; a bad value.
+    """
+    collection = _collection(Path(path))
+    long = read_csv_text(collection)
+    missing = [c for c in _NEEDED if c not in long.columns]
+    if missing:
+        raise InputError(str(collection), "lacks column(s) " + ", ".join(missing),
+                         check="required columns")
+    long = check_values(long.with_row_index("_row", offset=1), ["Counter_Value"], collection)
+    if long["Counter_Name"].null_count():
+        i = int(long["Counter_Name"].is_null().arg_true()[0])
+        raise InputError(str(collection), "empty counter name", row=i + 1,
+                         column="Counter_Name")
+    agents = long["Agent_Id"].drop_nulls().unique(maintain_order=True).to_list() \
+        if "Agent_Id" in long.columns else []
+    arch, device = agent_gpu(collection, agents)
+    times, time_file = _timestamps(collection, long)
+    times = coerce_numeric(times.unique("Dispatch_Id", keep="first", maintain_order=True),
+                           ["Start_Timestamp", "End_Timestamp"], time_file)
+    wide = long.pivot(on="Counter_Name", index="Dispatch_Id", values="Counter_Value",
+                      aggregate_function="sum")
+    first = long.group_by("Dispatch_Id", maintain_order=True).agg(
+        pl.col("_row").first(), pl.col("Kernel_Name").first())
+    frame = first.join(wide, on="Dispatch_Id", maintain_order="left").join(
+        times, on="Dispatch_Id", how="left", maintain_order="left",
+    ).with_columns((pl.col("End_Timestamp") - pl.col("Start_Timestamp")).alias(DURATION))
+    found = canonical_columns(frame.columns)
+    formulas = plan(arch, found, str(collection))
+    frame = frame.rename({col: name for name, col in found.items() if col != name})
+    return checked_dispatches(frame, formulas, collection, kernel="Kernel_Name", time=DURATION,
+                              device=device, rows=frame["_row"])
+
+
+def rocprofv3_points(path: str | Path) -> pl.DataFrame:
+    """Canonical points of a rocprofv3 counter collection, series "rocprofv3".
+
+    Raises:
+        InputError: as :func:`read_collection`; no kernel with bytes and a time.
+    """
+    return read_collection(path).points("rocprofv3")
+
+
+def load(path: str | Path, settings: Settings) -> pl.DataFrame:
+    """Registry entry (kind ``rocprofv3``): a ``*_counter_collection.csv`` (or its folder)."""
+    return rocprofv3_points(path)
