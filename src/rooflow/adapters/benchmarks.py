@@ -84,7 +84,9 @@ def benchmark_points(
     Dims of a row are those of variant ``shape_key`` in the spec file of ``specs_dir``
     (``*.yaml``) whose resolved family equals the row's, overlaid by ``config``.
     ``family`` = resolved family, ``label`` = the variant's comment (else
-    ``shape_key``), ``kernel`` = ``shape_key``, ``row`` = 1-based CSV row.
+    ``shape_key``), ``kernel`` = ``shape_key``, ``row`` = 1-based CSV row,
+    ``precision`` = the compute precision of the family's width code (e.g. ``fp8-tensor``
+    for fp8 w8a8; "" when the model gives none).
     ``min_tflops`` (TFLOP/s) drops a pair whose Optimized throughput is below it;
     ``min_ai`` (FLOP/byte) drops a pair whose arithmetic intensity is below it.
 
@@ -152,21 +154,21 @@ def _metrics(
     families: Mapping[str, FamilyModel],
     source: str,
 ) -> pl.DataFrame:
-    """FLOP, bytes and intensity per row, from each spec's family model."""
+    """FLOP, bytes, intensity and compute precision per row, from each spec's family model."""
     metrics = []
     for spec_path, rows in groups.items():
         spec = next(s for s, _ in specs if s.path == spec_path)
         dims = pl.DataFrame(rows, infer_schema_length=None)
         model = families.get(rows[0]["resolved"])
         metrics.append(kernel_metrics(spec, dims, model, source=source, where="at", row="row")
-                       .select("row", "resolved", "label", "flop", "bytes",
+                       .select("row", "resolved", "label", "precision", "flop", "bytes",
                                "arithmetic_intensity", "bytes_model"))
     return pl.concat(metrics)
 
 
 def _pairs(rows: pl.DataFrame, source: str) -> pl.DataFrame:
     """Each row → an Original and an Optimized point (canonical points), in row order."""
-    common = [pl.col("resolved").alias("family"), "label", "pair",
+    common = [pl.col("resolved").alias("family"), "label", "pair", "precision",
               pl.col("shape_key").alias("kernel"), "flop", "bytes", "arithmetic_intensity",
               "bytes_model", pl.lit(source).alias("source"), "row"]
     optimized = rows.select(
