@@ -25,6 +25,6 @@ test: $(STAMP)
 clean:
 	rm -rf results logs .snakemake
 
-# Synthetic inputs and timings → results/benchmarks/ (see docs/bench.md); ~5 min on 2 cores.
+# Synthetic inputs and timings → results/benchmarks/ (see README.md, "Speed and scale"); ~5 min on 2 cores.
 bench: $(STAMP)
 	cd bench && ../$(BIN)/python run.py

@@ -173,3 +173,11 @@ def test_real_specs_dir(tmp_path: Path, families) -> None:
     points = benchmark_points(_csv(tmp_path, KNOWN), VLLM, families)
     assert points["arithmetic_intensity"].to_list() == pytest.approx([57.42, 57.42], abs=0.005)
     assert points["label"][0] == "qwen3-30b-A3B: swiglu output -> final output"
+
+
+def test_points_carry_the_family_models_compute_precision(tmp_path: Path, families) -> None:
+    # BatchedMoE codes (families.yaml): 0 bf16 → bf16-tensor, 1 fp8 w8a8 → fp8-tensor; an
+    # fp8 kernel must be judged against the fp8 roof, not the preset's default.
+    points = _points(tmp_path, families, KNOWN
+                     + "1_BatchedMoE,bench-gpu-2,,1101.2,905.6,56.912\n")
+    assert points["precision"].to_list() == ["bf16-tensor"] * 2 + ["fp8-tensor"] * 2

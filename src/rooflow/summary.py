@@ -76,12 +76,13 @@ def summary_markdown(tables: Mapping[str, pl.DataFrame], top: int = TOP) -> str:
     lines += _above_roof(tables)
     for preset, table in tables.items():
         above = table.filter(pl.col("above_roof"))
+        # nulls_equal: empty pair/label cells read back from all.csv are nulls.
         kernels = table.filter(pl.col("binding") & ~pl.col("theoretical")).join(
-            above.select(KERNEL_KEY).unique(), on=KERNEL_KEY, how="anti")
+            above.select(KERNEL_KEY).unique(), on=KERNEL_KEY, how="anti", nulls_equal=True)
         timed = kernels.filter(pl.col("time_s").is_not_null()).sort(
-            "potential_time_saved_s", descending=True)
-        untimed = kernels.filter(pl.col("time_s").is_null()).sort("kernel_headroom",
-                                                                  descending=True)
+            "potential_time_saved_s", descending=True, nulls_last=True)
+        untimed = kernels.filter(pl.col("time_s").is_null()).sort(
+            "kernel_headroom", descending=True, nulls_last=True)
         lines += [f"## {preset}", "",
                   f"{table['dataset'].n_unique()} datasets, {kernels.height} measured kernels "
                   f"ranked ({timed.height} with times); {above.height} points above the roof.",

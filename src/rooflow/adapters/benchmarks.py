@@ -47,6 +47,8 @@ NUMERIC = ["baseline_us", "triton_us", "tflops"]
 def sniff(path: Path) -> bool:
     """A CSV whose header has ``family`` and ``shape_key``."""
     return {"family", "shape_key"} <= set(csv_header(path))
+
+
 _PAIR = r"[A-Za-z_][A-Za-z0-9_]*\s*=\s*[0-9]+"
 CONFIG_PATTERN = rf"^{_PAIR}(\s*,\s*{_PAIR})*$"
 
@@ -82,7 +84,9 @@ def benchmark_points(
     Dims of a row are those of variant ``shape_key`` in the spec file of ``specs_dir``
     (``*.yaml``) whose resolved family equals the row's, overlaid by ``config``.
     ``family`` = resolved family, ``label`` = the variant's comment (else
-    ``shape_key``), ``kernel`` = ``shape_key``, ``row`` = 1-based CSV row.
+    ``shape_key``), ``kernel`` = ``shape_key``, ``row`` = 1-based CSV row,
+    ``precision`` = the compute precision of the family's width code (e.g. ``fp8-tensor``
+    for fp8 w8a8; "" when the model gives none).
     ``min_tflops`` (TFLOP/s) drops a pair whose Optimized throughput is below it;
     ``min_ai`` (FLOP/byte) drops a pair whose arithmetic intensity is below it.
 
@@ -93,15 +97,39 @@ def benchmark_points(
             (:func:`rooflow.models.kernel_metrics`) — naming file, row, column, value.
     """
     source = str(path)
+    frame = _read_rows(path, source)
+    specs = _read_specs(specs_dir, family_map)
+    groups = _dims_by_spec(frame, specs, family_map, source)
+    if not groups:
+        return empty_points()
+    rows = frame.join(_metrics(groups, specs, families, source), on="row", how="left")
+    rows = rows.sort("row")
+    rows = rows.with_columns(pair=_pair_ids(rows, source))
+    if min_tflops is not None:
+        rows = rows.filter(pl.col("tflops") >= min_tflops)
+    if min_ai is not None:
+        rows = rows.filter(pl.col("arithmetic_intensity") >= min_ai)
+    return _pairs(rows, source)
+
+
+def _read_rows(path: str | Path, source: str) -> pl.DataFrame:
+    """Validated rows: family, shape_key, config (null if absent), times, tflops, row."""
     frame = read_csv_text(path)
     frame = check(coerce_numeric(frame, NUMERIC, source), BenchmarkRows, source)
     if "config" not in frame.columns:
         frame = frame.with_columns(config=pl.lit(None, dtype=pl.String))
     # Extra columns are dropped here so none can shadow a derived column below.
     frame = frame.select("family", "shape_key", "config", *NUMERIC)
-    frame = frame.with_row_index("row", offset=1).with_columns(pl.col("row").cast(pl.Int64))
-    specs = _read_specs(specs_dir, family_map)
+    return frame.with_row_index("row", offset=1).with_columns(pl.col("row").cast(pl.Int64))
 
+
+def _dims_by_spec(
+    frame: pl.DataFrame,
+    specs: list[tuple[Spec, str]],
+    family_map: Mapping[str, str] | None,
+    source: str,
+) -> dict[Path, list[dict]]:
+    """Per spec file, one record per row: its variant's dims overlaid by ``config``."""
     groups: dict[Path, list[dict]] = {}
     for rec in frame.iter_rows(named=True):
         family = resolve_family(rec["family"], family_map)
@@ -117,25 +145,30 @@ def benchmark_points(
             **variant.dims,
             **_config_dims(rec, spec, source),
         })
-    if not groups:
-        return empty_points()
+    return groups
 
+
+def _metrics(
+    groups: dict[Path, list[dict]],
+    specs: list[tuple[Spec, str]],
+    families: Mapping[str, FamilyModel],
+    source: str,
+) -> pl.DataFrame:
+    """FLOP, bytes, intensity and compute precision per row, from each spec's family model."""
     metrics = []
     for spec_path, rows in groups.items():
         spec = next(s for s, _ in specs if s.path == spec_path)
         dims = pl.DataFrame(rows, infer_schema_length=None)
         model = families.get(rows[0]["resolved"])
         metrics.append(kernel_metrics(spec, dims, model, source=source, where="at", row="row")
-                       .select("row", "resolved", "label", "flop", "bytes",
+                       .select("row", "resolved", "label", "precision", "flop", "bytes",
                                "arithmetic_intensity", "bytes_model"))
-    rows = frame.join(pl.concat(metrics), on="row", how="left").sort("row")
-    rows = rows.with_columns(pair=_pair_ids(rows, source))
-    if min_tflops is not None:
-        rows = rows.filter(pl.col("tflops") >= min_tflops)
-    if min_ai is not None:
-        rows = rows.filter(pl.col("arithmetic_intensity") >= min_ai)
+    return pl.concat(metrics)
 
-    common = [pl.col("resolved").alias("family"), "label", "pair",
+
+def _pairs(rows: pl.DataFrame, source: str) -> pl.DataFrame:
+    """Each row → an Original and an Optimized point (canonical points), in row order."""
+    common = [pl.col("resolved").alias("family"), "label", "pair", "precision",
               pl.col("shape_key").alias("kernel"), "flop", "bytes", "arithmetic_intensity",
               "bytes_model", pl.lit(source).alias("source"), "row"]
     optimized = rows.select(
@@ -143,6 +176,7 @@ def benchmark_points(
         (pl.col("triton_us") * 1e-6).alias("time_s"),
         (pl.col("tflops") * 1e12).alias("flop_per_s"),
     )
+    # Same FLOP in the baseline time: tflops · triton_us / baseline_us.
     original = rows.select(
         pl.lit("Original").alias("series"), *common,
         (pl.col("baseline_us") * 1e-6).alias("time_s"),

@@ -1,0 +1,115 @@
+"""The layout's single sources agree: the kinds registry, the config schema, the docs, paths."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from rooflow.adapters import KINDS
+from rooflow.defaults import DATA, DEFAULT_FAMILIES, DEFAULT_HARDWARE, schema
+from rooflow.roofs import MEASURED
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _schema_kinds() -> list[str]:
+    """The kind alternation of ``datasets.propertyNames.pattern``: ``^(a|b|c)-...$``."""
+    pattern = schema("config")["properties"]["datasets"]["propertyNames"]["pattern"]
+    found = re.match(r"^\^\(([a-z0-9_|]+)\)-", pattern)
+    assert found, f"dataset-id pattern not of the form ^(kind|kind)-...: {pattern}"
+    return found.group(1).split("|")
+
+
+def _markdown_table(text: str, heading: str) -> list[list[str]]:
+    """Body rows (cells stripped) of the first table after the line ``heading``."""
+    lines = text.splitlines()
+    start = lines.index(heading)
+    rows = []
+    for line in lines[start + 1:]:
+        if line.startswith("|"):
+            rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+        elif rows:
+            break
+    return [r for r in rows[1:] if not set("".join(r)) <= set("-: ")]
+
+
+def test_schema_dataset_pattern_lists_exactly_the_registry_kinds():
+    assert sorted(_schema_kinds()) == sorted(KINDS)
+
+
+def test_schema_dataset_pattern_accepts_every_kind_and_nothing_else():
+    pattern = re.compile(schema("config")["properties"]["datasets"]["propertyNames"]["pattern"])
+    for kind in KINDS:
+        assert pattern.match(f"{kind}-some_name.v2")
+        assert not pattern.match(f"{kind}-")
+    assert not pattern.match("nosuchkind-x")
+
+
+def test_readme_input_table_has_a_row_per_kind_with_its_file_pattern():
+    rows = _markdown_table((REPO / "README.md").read_text(), "## Inputs (`resources/`)")
+    files = {r[0]: r[1] for r in rows}
+    for name, kind in KINDS.items():
+        assert name in files, f"README input table lacks kind {name!r}"
+        assert files[name] == f"`resources/{kind.pattern.replace('{name}', 'NAME')}`"
+    # Any other row is a measured-peaks source (presets, not datasets).
+    extra = set(files) - set(KINDS)
+    assert extra <= set(MEASURED), f"README input rows that are no kind: {extra}"
+
+
+def test_config_readme_names_every_kind():
+    text = (REPO / "config" / "README.md").read_text()
+    for name, kind in KINDS.items():
+        assert f"`resources/{kind.pattern.replace('{name}', 'NAME')}`" in text, name
+
+
+@pytest.mark.parametrize("name", sorted(KINDS))
+def test_every_kind_has_a_loader_and_a_sniffer(name):
+    kind = KINDS[name]
+    assert "{name}" in kind.pattern
+    assert callable(kind.loader())
+    assert not kind.sniff(REPO / "pyproject.toml")
+
+
+def test_config_links_point_at_the_packaged_files():
+    for name, packaged in (("hardware.yaml", DEFAULT_HARDWARE), ("families.yaml",
+                                                                 DEFAULT_FAMILIES)):
+        link = REPO / "config" / name
+        assert link.is_symlink(), f"config/{name} should link to the packaged file"
+        assert link.resolve() == packaged.resolve()
+
+
+def test_package_data_holds_the_defaults_and_schemas():
+    names = {p.name for p in DATA.iterdir()}
+    assert {"hardware.yaml", "families.yaml", "config.schema.yaml", "hardware.schema.yaml",
+            "families.schema.yaml"} <= names
+    assert not (REPO / "workflow" / "schemas").exists()
+
+
+# Paths the docs and the Makefile name: `docs/...`, `config/...`, `src/rooflow/...` etc.
+# Example paths in error lines and the worked example, not files of the repository.
+EXAMPLES = {"resources/roofline/broken.csv", "resources/specs/4_DenseGemm.yaml"}
+_PATH = re.compile(r"(?<![\w/.])((?:src|workflow|config|docs|tests|bench|resources)/[\w./-]*"
+                   r"[\w/])")
+
+
+@pytest.mark.parametrize("doc", ["README.md", "config/README.md", "Makefile",
+                                 "environment.yml", "config/config.yaml"])
+def test_paths_named_in_docs_exist(doc):
+    text = (REPO / doc).read_text()
+    missing = []
+    for path in sorted(set(_PATH.findall(text))):
+        # Placeholders (NAME, {preset}, <rule>) and example inputs are not repository paths.
+        if path in EXAMPLES or re.search(r"[{<*]|NAME", path):
+            continue
+        if not (REPO / path).exists():
+            missing.append(path)
+    assert not missing, f"{doc} names missing paths: {missing}"
+
+
+def test_no_module_is_far_over_400_lines():
+    # The rule is "no module over ~400 lines": this catches one that clearly grew past it.
+    long = {str(p.relative_to(REPO)): n for p in (REPO / "src").rglob("*.py")
+            if (n := len(p.read_text().splitlines())) > 450}
+    assert not long

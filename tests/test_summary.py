@@ -1,0 +1,138 @@
+"""summary_markdown on hand-built analysis tables: tables, ranking, number formatting."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from rooflow.summary import summary_markdown
+
+TIMED_HEADER = ("| # | dataset | kernel | series | bound | achieved | attainable | % of roof "
+                "| headroom | time (s) | potential saved (s) |")
+UNTIMED_HEADER = ("| # | dataset | kernel | series | bound | achieved | attainable | % of roof "
+                  "| headroom |")
+
+
+def _row(kernel: str, **over) -> dict:
+    """One analysis-table row (the columns summary_markdown reads), a binding measured row.
+
+    Empty ``pair``/``label`` are None, as ``pl.read_csv`` gives them back from ``all.csv``.
+    """
+    row = {
+        "dataset": "ncu-a", "source": "a.csv", "row": 1, "kernel": kernel, "series": "Measured",
+        "pair": None, "label": None, "level": "DRAM", "unit": "FLOP", "bandwidth_only": False,
+        "theoretical": False, "binding": True, "above_roof": False, "kernel_bound": "DRAM",
+        "performance": None, "attainable": None, "achieved_bandwidth": None,
+        "memory_roof": None, "pct_of_roof": None, "pct_of_memory_roof": None,
+        "kernel_headroom": None, "time_s": None, "potential_time_saved_s": None,
+    }
+    return {**row, **over}
+
+
+def _table(*rows: dict) -> pl.DataFrame:
+    return pl.DataFrame(list(rows), infer_schema_length=None)
+
+
+def _lines_after(text: str, header: str) -> list[str]:
+    lines = text.splitlines()
+    i = lines.index(header)
+    out = []
+    for line in lines[i + 2:]:
+        if not line.startswith("|"):
+            break
+        out.append(line)
+    return out
+
+
+# saved = time × (1 − 1/headroom):
+#   mem_copy  2 ms × (1 − 1/4)    = 1.5 ms   (bandwidth-only: 500 GB/s of a 2 TB/s roof, 25 %)
+#   gemm_b    4 ms × (1 − 1/1.25) = 0.8 ms   (0.8 of 1 TFLOP/s, 80 %)
+#   gemm_a    1 ms × (1 − 1/2)    = 0.5 ms   (50 of 100 TFLOP/s, 50 %)
+# so the ranking by time saved is mem_copy, gemm_b, gemm_a although gemm_a has more
+# headroom than gemm_b.
+GEMM_A = _row("gemm_a", performance=5e13, attainable=1e14, pct_of_roof=50.0,
+              kernel_headroom=2.0, time_s=1e-3, potential_time_saved_s=5e-4, row=1)
+GEMM_B = _row("gemm_b", label="GEMM 64×64", performance=8e11, attainable=1e12,
+              pct_of_roof=80.0, kernel_headroom=1.25, time_s=4e-3,
+              potential_time_saved_s=8e-4, row=2, kernel_bound="compute")
+COPY = _row("mem_copy", bandwidth_only=True, performance=0.0, achieved_bandwidth=5e11,
+            memory_roof=2e12, pct_of_memory_roof=25.0, kernel_headroom=4.0, time_s=2e-3,
+            potential_time_saved_s=1.5e-3, row=3)
+# The same kernel at a non-binding level, and a theoretical point: never ranked.
+GEMM_A_L2 = {**GEMM_A, "level": "L2", "binding": False, "pct_of_roof": 10.0}
+THEORY = _row("spec_pt", dataset="specs-s", theoretical=True, performance=1e14,
+              attainable=1e14, pct_of_roof=100.0, kernel_headroom=1.0)
+
+
+def test_timed_kernels_ranked_by_potential_time_saved():
+    text = summary_markdown({"h100-sxm": _table(GEMM_A, GEMM_A_L2, GEMM_B, COPY, THEORY)})
+    assert "## h100-sxm" in text
+    assert _lines_after(text, TIMED_HEADER) == [
+        "| 1 | ncu-a | mem_copy | Measured | DRAM | 500 GB/s | 2 TB/s | 25.0 | 4.00× "
+        "| 0.002 | 0.0015 |",
+        "| 2 | ncu-a | GEMM 64×64 | Measured | compute | 800 GFLOP/s | 1 TFLOP/s | 80.0 "
+        "| 1.25× | 0.004 | 0.0008 |",
+        "| 3 | ncu-a | gemm_a | Measured | DRAM | 50 TFLOP/s | 100 TFLOP/s | 50.0 | 2.00× "
+        "| 0.001 | 0.0005 |",
+    ]
+    # 2 datasets (ncu-a, specs-s); the L2 row and the theoretical point are not kernels.
+    assert ("2 datasets, 3 measured kernels ranked (3 with times); 0 points above the roof."
+            in text)
+    assert "Without measured time" not in text
+    assert "## Points above the roof" not in text
+
+
+def test_number_formatting_three_significant_digits_and_op_units():
+    # 123 456 GFLOP/s → "123 TFLOP/s"; 999.9 GB/s stays giga ("1e+03" at 3 digits);
+    # an integer kernel is in OP/s; 12.345 % → "12.3"; headroom 8.1004 → "8.10×";
+    # time 0.000123456 s → "0.0001235" (4 significant), saved 0.000108215 → "0.0001082".
+    row = _row("igemm", unit="OP", performance=1.23456e14, attainable=1.0e15,
+               pct_of_roof=12.345, kernel_headroom=8.1004, time_s=1.23456e-4,
+               potential_time_saved_s=1.23456e-4 * (1 - 1 / 8.1004))
+    copy = _row("copy", bandwidth_only=True, achieved_bandwidth=9.999e11, memory_roof=3.35e12,
+                pct_of_memory_roof=29.85, kernel_headroom=3.35, time_s=1e-6,
+                potential_time_saved_s=1e-6 * (1 - 1 / 3.35), row=2)
+    lines = _lines_after(summary_markdown({"p": _table(row, copy)}), TIMED_HEADER)
+    assert lines[0] == ("| 1 | ncu-a | igemm | Measured | DRAM | 123 TOP/s | 1e+03 TOP/s "
+                        "| 12.3 | 8.10× | 0.0001235 | 0.0001082 |")
+    assert lines[1] == ("| 2 | ncu-a | copy | Measured | DRAM | 1e+03 GB/s | 3.35 TB/s | 29.9 "
+                        "| 3.35× | 1e-06 | 7.015e-07 |")
+
+
+def test_untimed_kernels_ranked_by_headroom_and_missing_values_are_dashes():
+    low = _row("low", kernel_headroom=1.5, performance=2e12, attainable=3e12,
+               pct_of_roof=66.67, row=1)
+    high = _row("high", kernel_headroom=3.0, performance=1e12, attainable=3e12,
+                pct_of_roof=33.33, row=2)
+    bare = _row("bare", row=3)  # no roof: no attainable, no % and no headroom
+    text = summary_markdown({"p": _table(low, high, bare)})
+    assert TIMED_HEADER not in text
+    assert "Without measured time (ranked by headroom):" in text
+    rows = _lines_after(text, UNTIMED_HEADER)
+    assert [r.split(" | ")[2] for r in rows] == ["high", "low", "bare"]
+    assert rows[0] == ("| 1 | ncu-a | high | Measured | DRAM | 1 TFLOP/s | 3 TFLOP/s | 33.3 "
+                       "| 3.00× |")
+    assert rows[2] == "| 3 | ncu-a | bare | Measured | DRAM | – | – | – | –× |"
+
+
+def test_points_above_the_roof_are_findings_and_not_ranked():
+    above = _row("fast", above_roof=True, performance=1.25e14, attainable=1e14,
+                 pct_of_roof=125.0, kernel_headroom=0.8, time_s=1e-3, row=5)
+    # The same kernel at another level is not above its roof there; still never ranked.
+    above_l2 = {**above, "level": "L2", "above_roof": False, "binding": False}
+    text = summary_markdown({"h100-sxm": _table(GEMM_A, above, above_l2)})
+    assert _lines_after(text, "| preset | dataset | kernel | series | level | % of roof |") == [
+        "| h100-sxm | ncu-a | fast | Measured | DRAM | 125 |"]
+    assert text.index("## Points above the roof") < text.index("## h100-sxm")
+    ranked = _lines_after(text, TIMED_HEADER)
+    assert len(ranked) == 1 and "| gemm_a |" in ranked[0]
+    assert "1 measured kernels ranked (1 with times); 1 points above the roof." in text
+
+
+def test_top_limits_rows_per_ranking_and_presets_keep_their_order():
+    tables = {"mi300x": _table(GEMM_A, GEMM_B, COPY), "a100-sxm": _table(GEMM_A)}
+    text = summary_markdown(tables, top=2)
+    assert text.index("## mi300x") < text.index("## a100-sxm")
+    first = text[text.index("## mi300x"):text.index("## a100-sxm")]
+    ranked = _lines_after(first, TIMED_HEADER)
+    assert [r.split(" | ")[2] for r in ranked] == ["mem_copy", "GEMM 64×64"]
+    assert text.startswith("# rooflow summary\n") and text.endswith("\n")
