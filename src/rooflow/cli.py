@@ -47,12 +47,16 @@ def cli() -> None:
 @click.option("--peak-tflops", type=_positive, help="Peak compute, TFLOP/s.")
 @click.option("--peak-bandwidth", type=_positive, help="Peak DRAM/HBM bandwidth, GB/s.")
 @click.option("--connect", is_flag=True, help="Arrow Original → Optimized per pair.")
-@click.option("--annotate", is_flag=True, help="Label points (de-overlapped).")
+@click.option("--annotate/--no-annotate", default=None,
+              help="Label points (de-overlapped); default: when there are at most 20.")
 @click.option("--key", is_flag=True, help="Numbered side key.")
 @click.option("--series-order", default="", help="Comma-separated series order: a,b.")
 @click.option("--dpi", type=click.IntRange(20, 1200), default=_PLOT["dpi"], show_default=True)
 @click.option("--top-n", type=click.IntRange(1), default=_PLOT["top_n"], show_default=True,
               help="Labels/key entries shown (by headroom); the rest are counted.")
+@click.option("--density/--no-density", default=None,
+              help=f"Draw points as a density image; default: above "
+                   f"{_PLOT['density_threshold']:,} points.")
 @click.option("-t", "--title", default=None)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Output image (.png, .svg or .pdf; default: ./CSV-STEM.png).")
@@ -60,8 +64,8 @@ def cli() -> None:
               help="Also write the analysis table (CSV) here.")
 @hardware_file_option
 def plot(csv, hardware, peak_tflops, peak_bandwidth, connect, annotate, key, series_order, dpi,
-         top_n, title, output, table, hardware_file) -> None:
-    """Plot a roofline CSV on a hardware preset (or a custom roof)."""
+         top_n, density, title, output, table, hardware_file) -> None:
+    """Plot a roofline CSV (or Parquet) on a hardware preset (or a custom roof)."""
     from rooflow.adapters import load_points
     from rooflow.pipeline import report
     from rooflow.plotting import PlotOptions
@@ -79,7 +83,7 @@ def plot(csv, hardware, peak_tflops, peak_bandwidth, connect, annotate, key, ser
     options = PlotOptions(
         connect=connect, annotate=annotate, key=key,
         series_order=[s.strip() for s in series_order.split(",") if s.strip()],
-        dpi=dpi, title=title, formats=(fmt,), top_n=top_n,
+        dpi=dpi, title=title, formats=(fmt,), top_n=top_n, density=density,
     )
     report(points, preset, table_path=table, plot_path=output, options=options, log=_warn)
     click.echo(f"wrote {output}", err=True)
