@@ -32,8 +32,8 @@ def draw_density(ax, x: np.ndarray, y: np.ndarray, color, xlim: tuple[float, flo
     counts, _, _ = np.histogram2d(lx, ly, bins=(ex, ey))
     if not counts.any():
         return 0
-    cmap = LinearSegmentedColormap.from_list("density", [(*color[:3], 0.25), (*color[:3], 1.0)])
-    cmap.set_bad(alpha=0)
+    cmap = LinearSegmentedColormap.from_list(
+        "density", [(*color[:3], 0.25), (*color[:3], 1.0)]).with_extremes(bad=(0, 0, 0, 0))
     masked = np.ma.masked_equal(counts.T, 0)
     ax.pcolormesh(10**ex, 10**ey, masked, cmap=cmap,
                   norm=LogNorm(vmin=1, vmax=max(counts.max(), 2)), shading="flat", zorder=3,

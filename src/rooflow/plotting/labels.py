@@ -16,8 +16,7 @@ def short_names(names: pl.Series, width: int = NAME_MAX) -> pl.Series:
     passes as the deepest nesting (each pass is one polars string operation).
     """
     s = names.cast(pl.String).fill_null("")
-    for open_, close, mark in (("<", ">", "\x01"), (r"\(", r"\)", "\x02")):
-        inner = f"{open_}[^<>()\x01\x02]*{close}"
+    for inner, mark in ((r"<[^<>]*>", "\x01"), (r"\([^()]*\)", "\x02")):
         while s.str.contains(inner).any():
             s = s.str.replace_all(inner, mark)
     s = s.str.replace_all("\x01", "<…>", literal=True).str.replace_all("\x02", "(…)",
