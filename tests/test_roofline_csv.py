@@ -102,3 +102,51 @@ def test_error_names_offending_value(tmp_path):
         read_roofline_csv(path)
     assert err.value.row == 2 and err.value.column == "tflops"
     assert math.isclose(float(err.value.value), -3.0)
+
+
+def test_bad_value_in_a_big_file_is_named_with_its_row(tmp_path):
+    import polars as pl
+
+    n = 1_000_000
+    frame = pl.DataFrame({"ai": pl.repeat(10.0, n, eager=True),
+                          "tflops": pl.repeat(1.0, n, eager=True)})
+    # data row 987,654 (1-based) is index 987,653
+    frame = frame.with_columns(tflops=pl.when(pl.int_range(n) == 987_653).then(-2.0)
+                               .otherwise(pl.col("tflops")))
+    path = tmp_path / "big.csv"
+    frame.write_csv(path)
+    with pytest.raises(InputError) as err:
+        read_roofline_csv(path)
+    assert err.value.row == 987_654 and err.value.column == "tflops"
+    assert float(err.value.value) == -2.0
+
+
+def test_fast_path_matches_exact_reader(tmp_path):
+    from rooflow.adapters.roofline_csv import _from_frame
+    from rooflow.validate import read_csv_text
+
+    path = write(tmp_path, "series,label,ai,tflops\nA, k1 ,10,1\nB,k2,20,\n")
+    fast = read_roofline_csv(path)
+    exact = _from_frame(read_csv_text(path), path, exact=True)
+    assert fast.equals(exact)
+    assert fast["label"].to_list() == ["k1", "k2"]  # cells stripped as the exact reader does
+
+
+def test_parquet_inputs(tmp_path, repo):
+    import polars as pl
+
+    raw = tmp_path / "raw.parquet"
+    pl.DataFrame({"ai": [10.0, 20.0], "tflops": [1.0, 2.0], "series": ["a", "b"]}).write_parquet(
+        raw)
+    pts = read_roofline_csv(raw)
+    assert pts["flop_per_s"].to_list() == [1e12, 2e12]  # TFLOP/s × 1e12
+    canonical = tmp_path / "points.parquet"
+    read_roofline_csv(repo / "resources/roofline/flash_attention.csv").write_parquet(canonical)
+    assert read_roofline_csv(canonical).height == 4
+    bad = tmp_path / "bad.parquet"
+    pl.DataFrame({"ai": [10.0, 0.0], "tflops": [1.0, 2.0]}).write_parquet(bad)
+    with pytest.raises(InputError) as err:
+        read_roofline_csv(bad)
+    assert err.value.row == 2 and err.value.column == "arithmetic_intensity"
+    with pytest.raises(InputError, match="not a Parquet file"):
+        read_roofline_csv(write(tmp_path, "x", name="junk.parquet"))

@@ -94,19 +94,23 @@ def preset_options(command):
 @kind_option
 @preset_options
 @click.option("--connect", is_flag=True, help="Arrow Original → Optimized per pair.")
-@click.option("--annotate", is_flag=True, help="Label points (de-overlapped).")
+@click.option("--annotate/--no-annotate", default=None,
+              help="Label points (de-overlapped); default: when there are at most 20.")
 @click.option("--key", is_flag=True, help="Numbered side key.")
 @click.option("--series-order", default="", help="Comma-separated series order: a,b.")
 @click.option("--dpi", type=click.IntRange(20, 1200), default=_PLOT["dpi"], show_default=True)
 @click.option("--top-n", type=click.IntRange(1), default=_PLOT["top_n"], show_default=True,
               help="Labels/key entries shown (by headroom); the rest are counted.")
+@click.option("--density/--no-density", default=None,
+              help=f"Draw points as a density image; default: above "
+                   f"{_PLOT['density_threshold']:,} points.")
 @click.option("-t", "--title", default=None)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Output image (.png, .svg or .pdf; default: ./FIRST-FILE-STEM.png).")
 @click.option("--table", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the analysis table (CSV) here.")
 def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, connect, annotate,
-         key, series_order, dpi, top_n, title, output, table) -> None:
+         key, series_order, dpi, top_n, density, title, output, table) -> None:
     """Plot any input rooflow reads (kind detected from the content) on a preset."""
     from rooflow.pipeline import report
     from rooflow.plotting import PlotOptions
@@ -121,7 +125,7 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
     options = PlotOptions(
         connect=connect, annotate=annotate, key=key,
         series_order=[s.strip() for s in series_order.split(",") if s.strip()],
-        dpi=dpi, title=title, formats=(fmt,), top_n=top_n,
+        dpi=dpi, title=title, formats=(fmt,), top_n=top_n, density=density,
     )
     report(points, preset, table_path=table, plot_path=output, options=options, log=_warn)
     click.echo(f"wrote {output}", err=True)

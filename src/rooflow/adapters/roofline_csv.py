@@ -19,8 +19,10 @@ columns) is read as it is.
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from rooflow.adapters.sniffing import csv_header
@@ -54,11 +56,15 @@ _LEVEL_BYTES_PREFIX = "bytes_"
 
 
 def sniff(path: Path) -> bool:
-    """A CSV whose header names an intensity (any alias), or flop with bytes columns."""
+    """A CSV (or Parquet) whose header names an intensity, or flop with bytes columns."""
+    if path.suffix.lower() == ".parquet":
+        return path.is_file()
     names = {_CANONICAL.get(c, c) for c in csv_header(path)}
     return "arithmetic_intensity" in names or (
         "flop" in names and any(n == "bytes" or n.startswith(_LEVEL_BYTES_PREFIX)
                                 for n in names))
+# A file written by `rooflow from-ncu`/`from-rocprof` (canonical points) has these.
+_POINTS_COLUMNS = {"arithmetic_intensity", "flop_per_s", "level", "kernel"}
 
 
 def _schema():
@@ -112,11 +118,17 @@ def canonical_header(columns: list[str], file: str | Path) -> dict[str, str]:
 
 
 def read_roofline_csv(path: str | Path) -> pl.DataFrame:
-    """Read and validate a roofline CSV into canonical points.
+    """Read and validate a roofline CSV (or Parquet) into canonical points.
 
     Input columns (any alias, see :data:`ALIASES`): arithmetic_intensity or
     flop + bytes; tflops, gflops or flop + time_us (optional: theoretical point);
-    series, family, label, pair, level; or ``bytes_<level>`` columns.
+    series, family, label, pair, level; or ``bytes_<level>`` columns. A ``.parquet``
+    file holds the same columns, or the canonical points columns
+    (``results/points/*.parquet``).
+
+    CSV happy path: polars' typed, multithreaded reader and vectorized checks. Only when
+    those find anything wrong is the file read again row-exactly
+    (:func:`rooflow.validate.read_csv_text` and pandera) to name the row, column and value.
 
     Returns:
         The canonical points frame (:mod:`rooflow.points`), one row per CSV row
@@ -127,11 +139,98 @@ def read_roofline_csv(path: str | Path) -> pl.DataFrame:
         InputError: unreadable file, alias conflict, missing intensity, a non-numeric,
             zero, negative, NaN or infinite value (file, row, column, check, value).
     """
-    raw = read_csv_text(path)
+    if Path(path).suffix.lower() == ".parquet":
+        return _read_parquet(path)
+    try:
+        return _from_frame(_fast_csv(path), path, exact=False)
+    except _Recheck:
+        return _from_frame(read_csv_text(path), path, exact=True)
+
+
+class _Recheck(Exception):
+    """The fast path saw something wrong: re-read row-exactly to report it."""
+
+
+def _fast_csv(path: str | Path) -> pl.DataFrame:
+    """Typed polars read of a CSV; :class:`_Recheck` on anything the exact reader judges.
+
+    Header quirks (empty or duplicate names), parse errors, ragged rows, and spaces
+    around numbers all go to the row-exact reader.
+    """
+    try:
+        data = Path(path).read_bytes()
+        first = data[: data.find(b"\n")] if b"\n" in data else data
+        header = next(csv.reader([first.decode("utf-8-sig").rstrip("\r")]))
+    except (OSError, UnicodeDecodeError, StopIteration, csv.Error):
+        raise _Recheck from None
+    names = [h.strip() for h in header]
+    if any(not h for h in names) or len(set(names)) != len(names):
+        raise _Recheck
+    if _POINTS_COLUMNS <= set(header):
+        numeric = {c for c, t in POINT_SCHEMA.items() if t.is_numeric()}
+    else:
+        numeric = {raw for raw, c in canonical_header(header, path).items()
+                   if c in _NUMERIC or c.startswith(_LEVEL_BYTES_PREFIX)}
+    try:
+        frame = pl.read_csv(data, infer_schema=False, schema_overrides={
+            h: pl.Float64 for h in header if h in numeric}, encoding="utf8")
+    except (pl.exceptions.PolarsError, UnicodeDecodeError):
+        raise _Recheck from None
+    if frame.columns != header:  # polars strips a BOM or renames; let the exact reader judge
+        raise _Recheck
+    if frame.height and frame[header[-1]].null_count() and _ragged(data):
+        raise _Recheck
+    strings = [h for h in header if h not in numeric]
+    return frame.with_columns(pl.col(strings).str.strip_chars().replace("", None))
+
+
+def _ragged(data: bytes) -> bool:
+    """Whether a row may have fewer fields than the header (polars pads those with nulls).
+
+    Exact for files without quotes (separators counted per line); a quoted file is
+    assumed ragged, so the exact reader decides.
+    """
+    if b'"' in data:
+        return True
+    buf = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(buf == ord("\n"))
+    if not len(ends) or ends[-1] != len(buf) - 1:
+        ends = np.append(ends, len(buf))
+    commas = np.concatenate([[0], np.cumsum(buf == ord(","))])
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    per_line = commas[ends] - commas[starts]
+    nonblank = (ends - starts) > (buf[np.maximum(ends - 1, 0)] == ord("\r"))
+    return bool((per_line[nonblank] != per_line[0]).any())
+
+
+def _read_parquet(path: str | Path) -> pl.DataFrame:
+    """A roofline-CSV-shaped Parquet file, or canonical points (checked by the registry)."""
+    try:
+        frame = pl.read_parquet(path)
+    except FileNotFoundError:
+        raise InputError(str(path), "file not found") from None
+    except pl.exceptions.PolarsError as err:
+        raise InputError(str(path), f"not a Parquet file: {str(err).splitlines()[0]}") from None
+    if set(POINT_SCHEMA) <= set(frame.columns):
+        return to_points(frame)
+    numeric = [c for c, t in frame.schema.items() if t.is_numeric()]
+    frame = frame.with_columns(pl.col(numeric).cast(pl.Float64))
+    try:
+        return _from_frame(frame, path, exact=False)
+    except _Recheck:
+        return _from_frame(frame, path, exact=True)
+
+
+def _from_frame(raw: pl.DataFrame, path: str | Path, *, exact: bool) -> pl.DataFrame:
+    """Raw columns (String, or Float64 from a typed reader) → validated canonical points.
+
+    ``exact``: coerce and check row by row with pandera (raises the one-line
+    :class:`InputError`); else vectorized checks that raise :class:`_Recheck`.
+    """
     if raw.is_empty():
         raise InputError(str(path), "header but no data rows", check="rows")
-    if {"arithmetic_intensity", "flop_per_s", "level", "kernel"} <= set(raw.columns):
-        return _read_points_csv(raw, path)
+    if _POINTS_COLUMNS <= set(raw.columns):
+        return _read_points_csv(raw, path, exact=exact)
     mapping = canonical_header(raw.columns, path)
     frame = raw.select([pl.col(r).alias(c) for r, c in mapping.items()])
     level_cols = [c for c in frame.columns if c.startswith(_LEVEL_BYTES_PREFIX)]
@@ -148,13 +247,30 @@ def read_roofline_csv(path: str | Path) -> pl.DataFrame:
             column="arithmetic_intensity",
             check="required column",
         )
-    frame = coerce_numeric(frame, _NUMERIC + level_cols, path)
+    if exact:
+        frame = coerce_numeric(frame, _NUMERIC + level_cols, path)
+    elif any(frame.schema[c] != pl.Float64 for c in _NUMERIC + level_cols if c in frame.columns):
+        raise _Recheck
     frame = _derive(frame)
     if level_cols:
-        return _explode_levels(frame, level_cols, path)
-    _require_intensity(frame, path)
-    frame = check(frame, _schema(), path)
+        return _explode_levels(frame, level_cols, path, exact=exact)
+    _validate(frame, path, exact=exact)
     return _to_canonical(frame, path)
+
+
+def _validate(frame: pl.DataFrame, path: str | Path, *, exact: bool) -> None:
+    """The :func:`_schema` checks: pandera (``exact``) or one vectorized pass."""
+    if exact:
+        _require_intensity(frame, path)
+        check(frame, _schema(), path)
+        return
+    positive = [pl.col(c).is_null() | (pl.col(c).is_finite() & (pl.col(c) > 0))
+                for c in _NUMERIC if c in frame.columns]
+    ok = frame.select(pl.all_horizontal(
+        *positive, pl.col("arithmetic_intensity").is_not_null(),
+        pl.col("series").str.len_chars() > 0).all()).item()
+    if not ok:
+        raise _Recheck
 
 
 def _derive(frame: pl.DataFrame) -> pl.DataFrame:
@@ -183,7 +299,8 @@ def _require_intensity(frame: pl.DataFrame, path: str | Path) -> None:
         )
 
 
-def _explode_levels(frame: pl.DataFrame, level_cols: list[str], path: str | Path) -> pl.DataFrame:
+def _explode_levels(frame: pl.DataFrame, level_cols: list[str], path: str | Path, *,
+                    exact: bool) -> pl.DataFrame:
     """One row per input row × ``bytes_<level>`` column, AI = flop / bytes_<level>."""
     if "flop" not in frame.columns:
         raise InputError(
@@ -198,8 +315,7 @@ def _explode_levels(frame: pl.DataFrame, level_cols: list[str], path: str | Path
         level=pl.col("level").str.slice(len(_LEVEL_BYTES_PREFIX)).str.to_uppercase(),
         arithmetic_intensity=pl.col("flop") / pl.col("bytes"),
     ).sort("row", maintain_order=True)
-    _require_intensity(long, path)
-    check(long, _schema(), path)
+    _validate(long, path, exact=exact)
     return _to_canonical(long, path)
 
 
@@ -220,12 +336,17 @@ def _to_canonical(frame: pl.DataFrame, path: str | Path) -> pl.DataFrame:
     return to_points(frame)
 
 
-def _read_points_csv(raw: pl.DataFrame, path: str | Path) -> pl.DataFrame:
-    numeric = [n for n, t in POINT_SCHEMA.items() if t.is_numeric()]
-    frame = coerce_numeric(raw, [c for c in numeric if c in raw.columns], path)
+def _read_points_csv(raw: pl.DataFrame, path: str | Path, *, exact: bool) -> pl.DataFrame:
+    numeric = [c for c, t in POINT_SCHEMA.items() if t.is_numeric() and c in raw.columns]
+    if exact:
+        frame = coerce_numeric(raw, numeric, path)
+    else:
+        try:
+            frame = raw.with_columns(pl.col(numeric).cast(pl.Float64))
+        except pl.exceptions.PolarsError:
+            raise _Recheck from None
     frame = frame.rename({"flop_per_s": "tflops"}).with_columns(pl.col("tflops") / 1e12)
-    _require_intensity(frame, path)
-    check(frame.with_columns(series=pl.col("series").fill_null("kernel")), _schema(), path)
+    _validate(frame.with_columns(series=pl.col("series").fill_null("kernel")), path, exact=exact)
     return to_points(frame.with_columns(flop_per_s=pl.col("tflops") * 1e12))
 
 

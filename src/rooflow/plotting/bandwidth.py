@@ -1,0 +1,51 @@
+"""Side panel for bandwidth-only rows (copies, memsets: bytes and time, no operations).
+
+They have no arithmetic intensity, so they cannot sit on the roofline; the panel shows
+each row's achieved bandwidth (bytes / time_s, byte/s) against the memory roof of its
+level, one line per level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from rooflow.plotting.roofs import fmt
+
+PANEL_RECT = (0.835, 0.08, 0.155, 0.22)
+
+
+def bandwidth_only_rows(table: pl.DataFrame) -> pl.Series:
+    """Boolean mask of bandwidth-only rows (``bandwidth_only`` column, else AI null, bytes > 0)."""
+    if "bandwidth_only" in table.columns:
+        return table["bandwidth_only"].fill_null(False)
+    return table.select(pl.col("arithmetic_intensity").is_null()
+                        & (pl.col("bytes").fill_null(0) > 0)).to_series()
+
+
+def draw_bandwidth_panel(fig, rows: pl.DataFrame, levels: Sequence[str]) -> None:
+    """Achieved GB/s (dots) vs the memory roof (bar) per level, in an axes of its own."""
+    achieved = (pl.col("achieved_bandwidth") if "achieved_bandwidth" in rows.columns
+                else pl.col("bytes") / pl.col("time_s"))
+    rows = rows.select("level", "memory_roof", gbs=achieved / 1e9).filter(
+        pl.col("gbs") > 0)
+    ax = fig.add_axes(PANEL_RECT, gid="bandwidth-only")
+    ax.set_title(f"bandwidth only ({rows.height} rows)", fontsize=7, loc="left")
+    levels = [lv for lv in levels if lv in set(rows["level"].to_list())]
+    code = rows["level"].replace_strict(levels, list(range(len(levels))),
+                                        return_dtype=pl.Int64).to_numpy()
+    ax.plot(rows["gbs"].to_numpy(), code, ls="", marker="o", ms=4, color="tab:blue",
+            alpha=0.6, gid="achieved")
+    roofs = rows.group_by("level").agg(pl.col("memory_roof").first() / 1e9)
+    roof = dict(zip(roofs["level"], roofs["memory_roof"], strict=True))
+    for i, lv in enumerate(levels):
+        if roof.get(lv):
+            ax.plot([roof[lv]] * 2, [i - 0.35, i + 0.35], color="black", lw=2, gid=f"roof:{lv}")
+            ax.text(roof[lv], i + 0.4, fmt(roof[lv]), fontsize=5, ha="right", va="bottom")
+    ax.set_xscale("log")
+    ax.set_yticks(np.arange(len(levels)), levels, fontsize=6)
+    ax.set_ylim(-0.6, len(levels) - 0.3)
+    ax.tick_params(axis="x", labelsize=6)
+    ax.set_xlabel("achieved GB/s (bar: memory roof)", fontsize=6)

@@ -1,0 +1,77 @@
+"""Point labels, the numbered key, short kernel names and the notes drawn on a plot."""
+
+from __future__ import annotations
+
+import polars as pl
+
+AUTO_LABEL_MAX = 20  # annotate=None (auto): label a plot of at most this many points
+NAME_MAX = 40  # characters of a shortened kernel name
+
+
+def short_names(names: pl.Series, width: int = NAME_MAX) -> pl.Series:
+    """Kernel names with template arguments ``<…>`` and parameter lists ``(…)`` elided.
+
+    ``void gemm<float, 128>(float*, int)`` → ``void gemm<…>(…)``; still longer than
+    ``width`` → cut with "…". Vectorized: innermost brackets are replaced first, as many
+    passes as the deepest nesting (each pass is one polars string operation).
+    """
+    s = names.cast(pl.String).fill_null("")
+    for inner, mark in ((r"<[^<>]*>", "\x01"), (r"\([^()]*\)", "\x02")):
+        while s.str.contains(inner).any():
+            s = s.str.replace_all(inner, mark)
+    s = s.str.replace_all("\x01", "<…>", literal=True).str.replace_all("\x02", "(…)",
+                                                                           literal=True)
+    long = s.str.len_chars() > width
+    return pl.select(pl.when(long).then(s.str.slice(0, width - 1) + "…").otherwise(s)
+                     .alias(names.name)).to_series()
+
+
+def point_text(table: pl.DataFrame) -> pl.Series:
+    """Each row's label: ``label``, else ``pair``, else the shortened ``kernel``."""
+    return short_names(pl.select(
+        pl.coalesce(*(pl.when(table[c] != "").then(table[c]) for c in ("label", "pair")),
+                    table["kernel"])).to_series())
+
+
+def label_points(ax, shown: pl.DataFrame, left_out: int, scale: float, *, annotate: bool,
+                 key: bool, top_n: int) -> None:
+    """``annotate``: text beside points (de-overlapped); ``key``: numbered side key.
+
+    ``shown`` holds at most ``top_n`` rows, so the one Text per label is bounded.
+    """
+    text = point_text(shown).to_list()
+    x = shown["arithmetic_intensity"].to_numpy()
+    y = shown["performance"].to_numpy() / scale
+    if key:
+        for i, (xi, yi) in enumerate(zip(x, y, strict=True), 1):
+            ax.annotate(str(i), (xi, yi), xytext=(3, 3), textcoords="offset points", fontsize=6)
+        lines = pl.select(pl.format("{}  {} [{}]", pl.int_range(1, shown.height + 1).cast(
+            pl.String).str.pad_start(3), pl.Series(text, dtype=pl.String),
+            shown["series"])).to_series().to_list()
+        if left_out:
+            lines.append(f"… {left_out} more not listed (top {top_n} by headroom)")
+        ax.text(1.02, 0.40, "\n".join(lines), transform=ax.transAxes, fontsize=6, va="top",
+                family="monospace", gid="key")
+    if annotate:
+        from adjustText import adjust_text
+
+        labels = [ax.text(xi, yi, t, fontsize=7) for xi, yi, t in zip(x, y, text, strict=True)]
+        adjust_text(labels, ax=ax, arrowprops={"arrowstyle": "-", "color": "0.5", "lw": 0.5})
+        if left_out:
+            ax.text(0.01, 0.01, f"{left_out} labels left out (top {top_n} by headroom)",
+                    transform=ax.transAxes, fontsize=7, color="0.4")
+
+
+def notes(table: pl.DataFrame, n_above: int, n_op: int) -> list[str]:
+    """Lines drawn in the plot's upper-left corner: above-roof count, missing roofs, OP rows."""
+    out = []
+    if n_above:
+        out.append(f"{n_above} point{'s' if n_above > 1 else ''} above the roof: "
+                   "check peaks, units or clocks")
+    if "roof_note" in table.columns:
+        out += [n for n in table["roof_note"].drop_nulls().unique(maintain_order=True).to_list()
+                if n]
+    if n_op:
+        out.append(f"{n_op} integer-OP point{'s' if n_op > 1 else ''} drawn as ◆ in OP/s "
+                   "against integer roofs")
+    return out

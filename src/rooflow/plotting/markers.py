@@ -1,0 +1,133 @@
+"""Point markers, pair arrows and the kernels × levels view, each drawn as few artists.
+
+Every function splits rows into groups with one stable argsort (O(n log n) however
+many groups) and draws one Line2D per group: no per-point Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import polars as pl
+
+MARKERS = ["o", "s", "^", "D", "v", "P", "*", "<", ">", "h", "p"]
+LEVEL_MARKERS = {"DRAM": "o", "HBM": "o", "L3": "D", "L2": "s", "L1": "^", "LDS": "v", "SLM": "v"}
+ABOVE_ROOF = {"marker": "X", "ms": 9, "mfc": "none", "mec": "red", "mew": 1.6}
+
+
+def order(values: pl.Series, preferred: Sequence[str] = ()) -> list[str]:
+    """Distinct values: those in ``preferred`` first (in its order), then first-seen order."""
+    first_seen = values.unique(maintain_order=True).to_list()
+    return [v for v in preferred if v in first_seen] + [v for v in first_seen
+                                                        if v not in preferred]
+
+
+def codes(values: pl.Series, names: Sequence[str]) -> np.ndarray:
+    """Each row's index in ``names`` (vectorized: no per-row Python lookup)."""
+    return values.replace_strict(list(names), list(range(len(names))),
+                                 return_dtype=pl.Int64).to_numpy()
+
+
+def colors(n: int) -> list:
+    """``n`` colours of tab10 (tab20 past ten), repeating past the map's size."""
+    cmap = plt.get_cmap("tab10" if n <= 10 else "tab20")
+    return [cmap(i % cmap.N) for i in range(n)]
+
+
+def draw_markers(ax, x: np.ndarray, y: np.ndarray, marker: str, color, *, hollow: bool,
+                 size: float = 6.0, zorder: float = 4, gid: str | None = None) -> None:
+    """All points of one group as a single Line2D.
+
+    Agg stamps one cached marker per point, an order of magnitude faster than a
+    scatter's per-point paths on 10⁵–10⁶ points.
+    """
+    if not len(x):
+        return
+    ax.plot(x, y, ls="", marker=marker, ms=size, mfc="none" if hollow else color,
+            mec=color if hollow else "black", mew=1.0 if hollow else 0.4, zorder=zorder,
+            gid=gid)
+
+
+def draw_groups(ax, x: np.ndarray, y: np.ndarray, series_code: np.ndarray,
+                hollow: np.ndarray, color_code: np.ndarray, markers: Sequence[str],
+                palette: Sequence) -> None:
+    """One artist per (series, hollow, colour) present: stable sort, then split."""
+    n_colors = len(palette)
+    key = (series_code * 2 + hollow.astype(np.int64)) * n_colors + color_code
+    idx = np.argsort(key, kind="stable")
+    for run in np.split(idx, np.flatnonzero(np.diff(key[idx])) + 1):
+        if not len(run):
+            continue
+        k = int(key[run[0]])
+        draw_markers(ax, x[run], y[run], markers[k // (2 * n_colors)], palette[k % n_colors],
+                     hollow=bool(k // n_colors % 2))
+
+
+def draw_arrows(ax, table: pl.DataFrame, scale: float) -> None:
+    """Arrow Original → Optimized (else first → last) per pair, drawn vectorized."""
+    first = pl.col("series") != "Original"
+    last = pl.col("series") == "Optimized"
+    pairs = (
+        table.filter((pl.col("pair") != "") & ~pl.col("theoretical"))
+        .group_by("pair", maintain_order=True)
+        .agg(x0=pl.col("arithmetic_intensity").sort_by(first).first(),
+             y0=pl.col("performance").sort_by(first).first(),
+             x1=pl.col("arithmetic_intensity").sort_by(last).last(),
+             y1=pl.col("performance").sort_by(last).last(), n=pl.len())
+        .filter(pl.col("n") > 1)
+    )
+    if not pairs.height:
+        return
+    x0, y0 = pairs["x0"].to_numpy(), pairs["y0"].to_numpy() / scale
+    x1, y1 = pairs["x1"].to_numpy(), pairs["y1"].to_numpy() / scale
+    # All shafts as one NaN-separated line: one path instead of one per segment.
+    gap = np.full(len(x0), np.nan)
+    ax.plot(np.column_stack([x0, x1, gap]).ravel(), np.column_stack([y0, y1, gap]).ravel(),
+            color="0.35", lw=0.9, solid_capstyle="butt", zorder=3, gid="arrows")
+    # Arrowheads: a triangle marker at the head, pointing along the dominant log-space axis.
+    dx, dy = np.log10(x1 / x0), np.log10(y1 / y0)
+    heads = np.where(np.abs(dy) >= np.abs(dx), np.where(dy >= 0, "^", "v"),
+                     np.where(dx >= 0, ">", "<"))
+    for m in ("^", "v", ">", "<"):
+        sel = heads == m
+        if sel.any():
+            ax.plot(x1[sel], y1[sel], ls="", marker=m, ms=3.75, color="0.35", zorder=3)
+
+
+def draw_kernels(ax, table: pl.DataFrame, levels: Sequence[str], top: Sequence[str],
+                 scale: float) -> list:
+    """Kernels × levels: one colour per top kernel (others grey), marker by level.
+
+    A kernel's dots are joined by a faint line (one NaN-broken line per colour).
+
+    Returns:
+        The colours of ``top``, in order.
+    """
+    palette = colors(len(top))
+    grey = (0.7, 0.7, 0.7, 1.0)
+    table = table.with_columns(
+        _c=pl.col("kernel").replace_strict(list(top), list(range(len(top))), default=-1,
+                                           return_dtype=pl.Int64)
+    ).sort(["_c", "kernel", "arithmetic_intensity"])
+    x = table["arithmetic_intensity"].to_numpy()
+    y = table["performance"].to_numpy() / scale
+    color_code = table["_c"].to_numpy()
+    level_code = codes(table["level"], levels)
+    names = table["kernel"]
+    breaks = (names != names.shift(1)).fill_null(False).to_numpy()
+    bounds = np.flatnonzero(np.diff(color_code)) + 1
+    for run in np.split(np.arange(table.height), bounds):
+        if not len(run):
+            continue
+        c = int(color_code[run[0]])
+        color = grey if c < 0 else palette[c]
+        cut = np.flatnonzero(breaks[run][1:]) + 1
+        ax.plot(np.insert(x[run], cut, np.nan), np.insert(y[run], cut, np.nan), color=color,
+                lw=0.8, alpha=0.35, zorder=3)
+        for li, lv in enumerate(levels):
+            sel = run[level_code[run] == li]
+            draw_markers(ax, x[sel], y[sel], LEVEL_MARKERS.get(lv, "P"), color, hollow=False,
+                         size=6.3)
+    return palette

@@ -1,0 +1,108 @@
+"""Axis limits, roof lines, ridge point and roof labels.
+
+Roofline model (Williams, Waterman, Patterson, CACM 52(4), 2009): the roof at
+arithmetic intensity x is min(compute roof, x × memory roof); the ridge point is
+compute roof / memory roof (FLOP/byte).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from rooflow.roofs.preset import Preset
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Axis limits: arithmetic intensity (FLOP/byte) and performance (FLOP/s)."""
+
+    xmin: float
+    xmax: float
+    ymin: float
+    ymax: float
+
+
+def _decade_floor(v: float) -> float:
+    return 10 ** math.floor(math.log10(v))
+
+
+def _decade_ceil(v: float) -> float:
+    return 10 ** math.ceil(math.log10(v))
+
+
+def axis_limits(preset: Preset, tables: Sequence[pl.DataFrame] = ()) -> Limits:
+    """Limits from the roof (ridge/1000 … ridge×100, roof/1e4 … peak×3), widened to the data.
+
+    Snapped to decades, so every plot of one preset shares them unless its data fall
+    outside the roof's window. Rows without a positive intensity and performance
+    (bandwidth-only rows) do not widen them.
+    """
+    peak = max(preset.compute.values())
+    ridge = preset.ridge_point
+    xmin, xmax = ridge / 1000, ridge * 100
+    ymin, ymax = preset.peak_bytes_per_s * xmin / 10, peak * 3
+    for t in tables:
+        drawn = t.select("arithmetic_intensity", "performance").filter(
+            (pl.col("arithmetic_intensity") > 0) & (pl.col("performance") > 0))
+        if drawn.height:
+            lo, hi = drawn.min().row(0), drawn.max().row(0)
+            xmin, xmax = min(xmin, lo[0] / 2), max(xmax, hi[0] * 2)
+            ymin, ymax = min(ymin, lo[1] / 2), max(ymax, hi[1] * 2)
+    return Limits(_decade_floor(xmin), _decade_ceil(xmax), _decade_floor(ymin), _decade_ceil(ymax))
+
+
+def perf_unit(limits: Limits, op: str = "FLOP") -> tuple[float, str]:
+    """Scale and unit of the y axis: T<op>/s from 10 T<op>/s up, else G<op>/s."""
+    return (1e12, f"T{op}/s") if limits.ymax >= 1e13 else (1e9, f"G{op}/s")
+
+
+def fmt(v: float) -> str:
+    """A roof value as text: thousands separators from 100 up, else 3 significant digits."""
+    return f"{v:,.0f}" if v >= 100 else f"{v:.3g}"
+
+
+def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Sequence[str],
+               limits: Limits, scale: float, unit: str) -> None:
+    """Compute roofs (keys of ``preset.compute``) × memory roofs, labels and the ridge point.
+
+    The preset's default pair is drawn bold; other combinations thin and dashed.
+    """
+    x = np.geomspace(limits.xmin, limits.xmax, 512)
+    compute_keys = list(dict.fromkeys([preset.default_compute, *compute_keys]))
+    memory_keys = list(dict.fromkeys([preset.default_memory, *memory_keys]))
+    for i, mkey in enumerate(memory_keys):
+        bw = preset.memory[mkey]
+        for j, ckey in enumerate(compute_keys):
+            y = np.minimum(preset.compute[ckey], x * bw) / scale
+            main = i == 0 and j == 0
+            ax.plot(x, y, color="black" if main else "0.45", lw=2.0 if main else 1.0,
+                    ls="-" if main else "--", zorder=2, gid=f"roof:{ckey}:{mkey}")
+        # Memory-roof label along its slope, in the lower-left part of the plot.
+        x0 = limits.xmin * 3
+        y0 = x0 * bw / scale
+        if y0 < preset.peak_flop_per_s / scale:
+            p1 = ax.transData.transform((x0, y0))
+            p2 = ax.transData.transform((x0 * 10, x0 * 10 * bw / scale))
+            angle = math.degrees(math.atan2(p2[1] - p1[1], p2[0] - p1[0]))
+            ax.text(x0, y0 * 1.25, f"{mkey}: {fmt(bw / 1e9)} GB/s", rotation=angle,
+                    rotation_mode="anchor", fontsize=8, va="bottom")
+    # Compute-roof labels; roofs within 10 % of each other share one label.
+    by_peak: dict[float, list[str]] = {}
+    for ckey in sorted(compute_keys, key=preset.compute.get):
+        peak = preset.compute[ckey]
+        near = next((p for p in by_peak if abs(p - peak) <= 0.1 * p), peak)
+        by_peak.setdefault(near, []).append(ckey)
+    for peak, keys in by_peak.items():
+        ax.text(limits.xmax / 1.2, peak / scale * 1.08,
+                f"{', '.join(keys)}: {fmt(peak / scale)} {unit}", ha="right", va="bottom",
+                fontsize=8)
+    ridge = preset.ridge_point
+    ax.plot([ridge], [preset.peak_flop_per_s / scale], marker="o", ms=7, mfc="white",
+            mec="black", zorder=3, gid="ridge")
+    ax.annotate(f"ridge point\n{fmt(ridge)} FLOP/byte", (ridge, preset.peak_flop_per_s / scale),
+                xytext=(6, -24), textcoords="offset points", fontsize=8)

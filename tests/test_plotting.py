@@ -1,0 +1,147 @@
+"""Direct tests of the roofline figure: roofs, axes, legend, density, above-roof, panels."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+from rooflow.plotting import PlotOptions, axis_limits, figure, plot_roofline
+from rooflow.plotting.labels import short_names
+from rooflow.roofs.preset import custom_preset
+
+# 100 TFLOP/s, 1000 GB/s → ridge point 1e14 / 1e12 = 100 FLOP/byte
+PRESET = custom_preset(100, 1000)
+
+
+def table(n: int = 4, **extra) -> pl.DataFrame:
+    """A hand-built analysis table with the lead's new columns (unit, bandwidth_only, ...)."""
+    ai = np.geomspace(1, 1000, n)
+    attainable = np.minimum(1e14, ai * 1e12)
+    perf = attainable / 2
+    base = {
+        "series": ["Original", "Optimized"] * (n // 2), "family": "", "label": "",
+        "pair": [f"p{i // 2}" for i in range(n)], "kernel": [f"k{i}" for i in range(n)],
+        "level": "DRAM", "precision": "fp32", "arithmetic_intensity": ai, "performance": perf,
+        "theoretical": False, "compute_roof_name": "peak", "compute_roof": 1e14,
+        "memory_roof_name": "DRAM", "memory_roof": 1e12, "attainable": attainable,
+        "headroom": attainable / perf, "above_roof": False, "unit": "FLOP",
+        "bandwidth_only": False, "bytes": 1e9, "time_s": 1e-3,
+        "achieved_bandwidth": None, "roof_note": None,
+    }
+    frame = pl.DataFrame(base).with_columns(achieved_bandwidth=pl.lit(None, pl.Float64),
+                                            roof_note=pl.lit(None, pl.String))
+    return frame.with_columns(**{k: pl.Series(v) if isinstance(v, list) else pl.lit(v)
+                                 for k, v in extra.items()})
+
+
+def gids(fig) -> list[str]:
+    return [a.get_gid() for ax in fig.axes for a in ax.get_children() if a.get_gid()]
+
+
+def test_roof_line_is_min_of_peak_and_ai_times_bandwidth():
+    fig = figure(table(), PRESET, PlotOptions(annotate=False))
+    ax = fig.axes[0]
+    roof = next(a for a in ax.lines if a.get_gid() == "roof:peak:DRAM")
+    x, y = roof.get_xdata(), roof.get_ydata()
+    # y in TFLOP/s: at AI 10, min(100, 10 × 1 TB/s = 10) = 10; at AI 1000, 100
+    assert np.interp(np.log10(10), np.log10(x), y) == pytest.approx(10, rel=0.02)
+    assert y[-1] == pytest.approx(100)
+    ridge = next(a for a in ax.lines if a.get_gid() == "ridge")
+    assert ridge.get_xdata()[0] == pytest.approx(100)  # 1e14 / 1e12
+
+
+def test_axes_scales_limits_and_labels():
+    fig = figure(table(), PRESET, PlotOptions(annotate=False))
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    # x: ridge/1000 = 0.1 … ridge×100 = 1e4; y top: peak×3 = 3e14 → decade 1e15 = 1000 TFLOP/s
+    assert ax.get_xlim() == pytest.approx((0.1, 1e4))
+    assert ax.get_ylim()[1] == pytest.approx(1000)
+    assert ax.get_ylabel() == "Performance (TFLOP/s)"
+    assert ax.get_xlabel() == "Arithmetic intensity (FLOP/byte)"
+    lims = axis_limits(PRESET, [table()])
+    assert lims.xmin == pytest.approx(0.1)
+
+
+def test_legend_explains_markers_and_series():
+    t = table().with_columns(theoretical=pl.Series([False, True, False, False]))
+    fig = figure(t, PRESET, PlotOptions(annotate=False))
+    labels = [x.get_text() for x in fig.axes[0].get_legend().get_texts()]
+    assert labels[:2] == ["Original", "Optimized"]
+    assert "filled: measured" in labels and "hollow: theoretical (on the roof)" in labels
+
+
+def test_markers_below_threshold_density_above():
+    t = table(200)
+    small = figure(t, PRESET, PlotOptions(annotate=False))
+    assert not any(g.startswith("density") for g in gids(small))
+    # 2 series (Original, Optimized) × 1 colour × measured → 2 marker artists of 100 points
+    points = [a for a in small.axes[0].lines if a.get_marker() in ("o", "s")
+              and len(a.get_xdata()) == 100]
+    assert len(points) == 2
+    dense = figure(t, PRESET, PlotOptions(annotate=False, density_threshold=100, top_n=5))
+    assert {"density:Original", "density:Optimized"} <= set(gids(dense))
+    labels = [x.get_text() for x in dense.axes[0].get_legend().get_texts()]
+    assert "Original: 100 (density)" in labels  # exact count per series
+    drawn = sum(len(a.get_xdata()) for a in dense.axes[0].lines
+                if a.get_marker() in ("o", "s") and not a.get_gid())
+    assert drawn == 5  # top 5 by headroom stay markers
+    forced = figure(table(4), PRESET, PlotOptions(annotate=False, density=True))
+    assert "density:Original" in gids(forced)
+
+
+def test_above_roof_marker_and_count_text():
+    t = table(4).with_columns(above_roof=pl.Series([True, False, True, True]))
+    fig = figure(t, PRESET, PlotOptions(annotate=False))
+    ax = fig.axes[0]
+    above = next(a for a in ax.lines if a.get_gid() == "above-roof")
+    assert above.get_marker() == "X" and len(above.get_xdata()) == 3
+    note = next(a for a in ax.texts if a.get_gid() == "notes").get_text()
+    assert "3 points above the roof: check peaks, units or clocks" in note
+
+
+def test_roof_note_and_integer_op_group():
+    t = table(4, roof_note="no fp8-tensor roof on h100-sxm").with_columns(
+        unit=pl.Series(["FLOP", "FLOP", "OP", "OP"]))
+    fig = figure(t, PRESET, PlotOptions(annotate=False))
+    note = next(a for a in fig.axes[0].texts if a.get_gid() == "notes").get_text()
+    assert "no fp8-tensor roof on h100-sxm" in note and "2 integer-OP points" in note
+    ops = next(a for a in fig.axes[0].lines if a.get_gid() == "integer-op")
+    assert len(ops.get_xdata()) == 2
+    only_op = figure(table(4, unit="OP"), PRESET, PlotOptions(annotate=False))
+    assert only_op.axes[0].get_ylabel() == "Performance (TOP/s)"
+
+
+def test_bandwidth_only_panel():
+    t = table(4).with_columns(
+        bandwidth_only=pl.Series([False, False, True, True]),
+        arithmetic_intensity=pl.Series([1.0, 10.0, None, None]),
+        achieved_bandwidth=pl.Series([None, None, 5e11, 8e11]))
+    fig = figure(t, PRESET, PlotOptions(annotate=False))
+    assert len(fig.axes) == 2
+    panel = fig.axes[1]
+    assert panel.get_gid() == "bandwidth-only" and "bandwidth only" in panel.get_title(loc="left")
+    achieved = next(a for a in panel.lines if a.get_gid() == "achieved")
+    assert sorted(achieved.get_xdata()) == pytest.approx([500, 800])  # GB/s
+    assert not any(g == "bandwidth-only" for g in gids(figure(table(), PRESET)))
+
+
+def test_small_table_is_labelled_by_default_and_key_lists_points():
+    fig = figure(table(4), PRESET)
+    texts = [a.get_text() for a in fig.axes[0].texts]
+    assert "p0" in texts  # label falls back to pair
+    keyed = figure(table(4), PRESET, PlotOptions(annotate=False, key=True))
+    key = next(a for a in keyed.axes[0].texts if a.get_gid() == "key").get_text()
+    assert "  1  p0 [Original]" in key.splitlines()
+
+
+def test_short_names():
+    got = short_names(pl.Series(["void gemm<float, tile<128, 64>>(float*, int)", "copy"]))
+    assert got.to_list() == ["void gemm<…>(…)", "copy"]
+    assert len(short_names(pl.Series(["x" * 80]))[0]) == 40
+
+
+def test_writes_png(tmp_path):
+    out = plot_roofline(table(), PRESET, tmp_path / "r.png", options=PlotOptions(annotate=False))
+    assert out == [tmp_path / "r.png"] and out[0].read_bytes()[:4] == b"\x89PNG"
