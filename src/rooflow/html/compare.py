@@ -20,7 +20,7 @@ TOOLTIPS = [("kernel", "@name"), ("status", "@status"), ("level", "@level"),
             ("series", "@series"), ("speedup", "@speedup_txt"),
             ("intensity", "@ai_txt"), ("performance", "@perf_txt"),
             ("% of roof", "@pct_txt"), ("time", "@time_txt"), ("time saved", "@saved_txt")]
-GROUPS = {"faster": "#1a9850", "slower": "#d73027", "no speedup (theoretical)": "#737373"}
+GROUPS = {"faster or same": "#1a9850", "slower": "#d73027", "no speedup (theoretical)": "#737373"}
 
 
 def _columns(t: pl.DataFrame, scale: float) -> dict[str, list]:
@@ -53,7 +53,7 @@ def _columns(t: pl.DataFrame, scale: float) -> dict[str, list]:
 def _group(speedup) -> str:
     if speedup is None:
         return "no speedup (theoretical)"
-    return "faster" if speedup >= 1 else "slower"
+    return "faster or same" if speedup >= 1 else "slower"
 
 
 def comparison_page(comp: Comparison, preset: Preset, out: str | Path, *, title: str) -> Path:
@@ -64,7 +64,7 @@ def comparison_page(comp: Comparison, preset: Preset, out: str | Path, *, title:
 
     t = comp.table
     fig, scale, _ = roofline_figure(
-        preset, [side(t, "_baseline"), side(t, "_new")], f"{title}: {comp.summary()}")
+        preset, [side(t, "_baseline"), side(t, "_new")], title)
     matched = t.filter(pl.col("status") == MATCHED).drop_nulls(
         ["arithmetic_intensity_baseline", "performance_baseline", "arithmetic_intensity_new",
          "performance_new"]).with_columns(
