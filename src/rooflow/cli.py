@@ -109,8 +109,10 @@ def preset_options(command):
               help="Output image (.png, .svg or .pdf; default: ./FIRST-FILE-STEM.png).")
 @click.option("--table", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the analysis table (CSV) here.")
+@click.option("--html", "html_page", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write an interactive page (one offline HTML file) here.")
 def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, connect, annotate,
-         key, series_order, dpi, top_n, density, title, output, table) -> None:
+         key, series_order, dpi, top_n, density, title, output, table, html_page) -> None:
     """Plot any input rooflow reads (kind detected from the content) on a preset."""
     from rooflow.pipeline import report
     from rooflow.plotting import PlotOptions
@@ -127,8 +129,56 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
         series_order=[s.strip() for s in series_order.split(",") if s.strip()],
         dpi=dpi, title=title, formats=(fmt,), top_n=top_n, density=density,
     )
-    report(points, preset, table_path=table, plot_path=output, options=options, log=_warn)
+    analysed = report(points, preset, table_path=table, plot_path=output, options=options,
+                      log=_warn)
     click.echo(f"wrote {output}", err=True)
+    if html_page:
+        from rooflow.html.page import roofline_page
+
+        roofline_page(analysed, preset, html_page, title=title or f"{preset.name}: "
+                      + ", ".join(f.name for f in files))
+        click.echo(f"wrote {html_page}", err=True)
+
+
+@cli.command()
+@click.argument("baseline", type=click.Path(path_type=Path))
+@click.argument("new", type=click.Path(path_type=Path))
+@kind_option
+@preset_options
+@click.option("--normalize-names", is_flag=True,
+              help="Match kernels without template arguments and parameter lists.")
+@click.option("-t", "--title", default=None)
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Comparison plot (.png, .svg, .pdf; default: ./BASELINE-vs-NEW.png).")
+@click.option("--table", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the per-kernel comparison (CSV) here.")
+@click.option("--html", "html_page", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write an interactive comparison page here.")
+def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware_file,
+            normalize_names, title, output, table, html_page) -> None:
+    """Compare two runs of the same kernels: arrows baseline → new, speedups, geomean."""
+    from rooflow.analysis import analyze
+    from rooflow.compare import compare_tables
+    from rooflow.compare_plot import plot_comparison
+    from rooflow.io import write_csv
+
+    output = output or Path(f"{baseline.stem}-vs-{new.stem}.png")
+    if output.suffix.lstrip(".").lower() not in ("png", "svg", "pdf"):
+        raise click.BadParameter(f"unsupported image format '{output.suffix}' (png, svg, pdf)",
+                                 param_hint="-o")
+    preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+    tables = [analyze(_load_files((f,), kind, _warn), preset) for f in (baseline, new)]
+    comp = compare_tables(*tables, normalize=normalize_names)
+    title = title or f"{baseline.name} → {new.name} on {preset.key}"
+    plot_comparison(comp, preset, output, title=title)
+    if table:
+        write_csv(comp.table, table)
+    if html_page:
+        from rooflow.html.compare import comparison_page
+
+        comparison_page(comp, preset, html_page, title=title)
+    click.echo(comp.summary(), err=True)
+    click.echo("wrote " + ", ".join(str(p) for p in (output, table, html_page) if p), err=True)
 
 
 @cli.command()

@@ -3,8 +3,20 @@ rule aggregate:
     input:
         unpack(aggregate_input),
     output:
-        plot="results/plots/{preset}/all.png",
-        table="results/tables/{preset}/all.csv",
+        plot=report(
+            "results/plots/{preset}/all.png",
+            caption="../report/overview.rst",
+            category="{preset}",
+            subcategory="all datasets",
+            labels={"dataset": "all", "output": "plot"},
+        ),
+        table=report(
+            "results/tables/{preset}/all.csv",
+            caption="../report/table.rst",
+            category="{preset}",
+            subcategory="all datasets",
+            labels={"dataset": "all", "output": "table"},
+        ),
     log:
         "logs/aggregate/{preset}.log",
     retries: 1
@@ -17,6 +29,7 @@ rule aggregate:
         options=config["plot_defaults"],
         preset="{preset}",
         datasets=aggregate_datasets,
+        roofs=roofs_text,
     script:
         "../scripts/aggregate.py"
 
@@ -26,7 +39,12 @@ rule summary:
     input:
         summary_input,
     output:
-        "results/summary.md",
+        report(
+            "results/summary.md",
+            caption="../report/summary.rst",
+            category="Summary",
+            labels={"output": "kernels ranked by potential time saved"},
+        ),
     log:
         "logs/summary.log",
     conda:

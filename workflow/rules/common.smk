@@ -9,7 +9,8 @@ from snakemake.utils import validate
 # also for the scripts' interpreter), so a conda env needs only the pinned libraries.
 SRC = str(Path(workflow.basedir).parent / "src")
 sys.path.insert(0, SRC)
-os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [SRC, os.environ.get("PYTHONPATH")]))
+_ENV = os.environ  # extended here, never required: not an `envvars:` entry
+_ENV.update(PYTHONPATH=os.pathsep.join(filter(None, [SRC, _ENV.get("PYTHONPATH")])))
 
 from rooflow.adapters import KINDS
 from rooflow.defaults import schema_path
@@ -53,7 +54,9 @@ def _discover(pattern):
 
 # Dataset id "KIND-NAME" → (kind, name); ids are built here, never parsed back from paths.
 DATASETS = {
-    f"{kind}-{name}": (kind, name) for kind, pat in RAW.items() for name in _discover(pat)
+    f"{kind}-{name}": (kind, name)
+    for kind, pat in RAW.items()
+    for name in _discover(pat)
 }
 # Measured peaks found in resources/ become presets named "<prefix>-<name>".
 MEASURED_PRESETS = {
@@ -104,6 +107,46 @@ def preset_datasets(preset):
 
 ALL_PRESETS = sorted({p for d in DATASETS for p in dataset_presets(d)})
 
+# Run-to-run comparisons: name → {baseline, new, presets?, normalize_names?}.
+COMPARISONS = config.get("comparisons", {})
+
+
+def comparison_presets(name):
+    """The presets a comparison is drawn on: its own, else those both datasets share."""
+    entry = COMPARISONS[name]
+    for side in ("baseline", "new"):
+        if entry[side] not in DATASETS:
+            raise ValueError(
+                f"config: comparison {name!r}: {side} {entry[side]!r} is not a dataset; "
+                f"known: {sorted(DATASETS)}"
+            )
+    shared = [
+        p
+        for p in dataset_presets(entry["baseline"])
+        if p in dataset_presets(entry["new"])
+    ]
+    presets = entry.get("presets") or shared
+    unknown = sorted(set(presets) - KNOWN_PRESETS)
+    if unknown or not presets:
+        raise ValueError(
+            f"config: comparison {name!r}: no preset to draw on "
+            f"(unknown: {unknown}, shared by both datasets: {shared})"
+        )
+    return presets
+
+
+def roofs_text(wildcards):
+    """The preset's default roofs in words, for the report captions."""
+    key = wildcards.preset
+    if key in MEASURED_PRESETS:
+        return f"measured peaks from {MEASURED_PRESETS[key]}"
+    p = HARDWARE[key]
+    return (
+        f"{p.name}: {p.default_compute} {p.peak_flop_per_s / 1e12:g} TFLOP/s, "
+        f"{p.default_memory} {p.peak_bytes_per_s / 1e9:g} GB/s, ridge point "
+        f"{p.ridge_point:.4g} FLOP/byte (source: {p.source})"
+    )
+
 
 # Too small to be worth a queue slot on a cluster.
 localrules:
@@ -116,6 +159,7 @@ wildcard_constraints:
     name=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
     preset=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
     ext="svg|pdf",
+    comparison=r"[A-Za-z0-9][A-Za-z0-9_.-]*",
 
 
 def all_targets():
@@ -124,6 +168,7 @@ def all_targets():
         for preset in dataset_presets(dataset):
             stem = f"{preset}/{dataset}"
             targets += [f"results/tables/{stem}.csv", f"results/plots/{stem}.png"]
+            targets.append(f"results/html/{stem}.html")
             targets += [
                 f"results/plots/{stem}.{ext}"
                 for ext in dataset_options(dataset)["formats"]
@@ -133,7 +178,14 @@ def all_targets():
         targets += [
             f"results/plots/{preset}/all.png",
             f"results/tables/{preset}/all.csv",
+            f"results/html/{preset}/all.html",
         ]
+    for name in COMPARISONS:
+        for preset in comparison_presets(name):
+            targets += [
+                f"results/compare/{preset}/{name}.{ext}"
+                for ext in ("png", "csv", "html")
+            ]
     if DATASETS:
         targets.append("results/summary.md")
     return targets
@@ -175,6 +227,14 @@ def aggregate_input(wildcards):
         ],
         **preset_input(wildcards),
     }
+
+
+def compare_input(wildcards):
+    entry = COMPARISONS[wildcards.comparison]
+    return {
+        side: "results/points/{}/{}.parquet".format(*DATASETS[entry[side]])
+        for side in ("baseline", "new")
+    } | preset_input(wildcards)
 
 
 def aggregate_datasets(wildcards):

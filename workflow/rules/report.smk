@@ -3,8 +3,20 @@ rule report:
     input:
         unpack(report_input),
     output:
-        table="results/tables/{preset}/{kind}-{name}.csv",
-        plot="results/plots/{preset}/{kind}-{name}.png",
+        table=report(
+            "results/tables/{preset}/{kind}-{name}.csv",
+            caption="../report/table.rst",
+            category="{preset}",
+            subcategory="{kind}",
+            labels={"dataset": "{kind}-{name}", "output": "table"},
+        ),
+        plot=report(
+            "results/plots/{preset}/{kind}-{name}.png",
+            caption="../report/roofline.rst",
+            category="{preset}",
+            subcategory="{kind}",
+            labels={"dataset": "{kind}-{name}", "output": "plot"},
+        ),
     log:
         "logs/report/{preset}/{kind}-{name}.log",
     # Inputs were validated by `points`: a failure here is transient (node, file system).
@@ -17,6 +29,7 @@ rule report:
     params:
         options=plot_options,
         preset="{preset}",
+        roofs=roofs_text,
     script:
         "../scripts/report.py"
 

@@ -1,0 +1,103 @@
+"""The comparison plot (PNG/SVG/PDF): an arrow per matched kernel from baseline to new.
+
+Axes are :func:`rooflow.plotting.axis_limits` of both runs, so both points sit on one
+frame fixed by the roofs (the same roofs as the roofline plots). Arrow colour: green
+faster (speedup ≥ 1), red slower, grey without a speedup (theoretical). Rows of one run
+only are grey (hollow: baseline only; filled: new only).
+
+Columns in: a :class:`rooflow.compare.Comparison` table.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import polars as pl
+
+from rooflow.compare import ONLY_BASELINE, ONLY_NEW, Comparison
+from rooflow.io import atomic_path
+from rooflow.plotting import axis_limits
+from rooflow.plotting.roofs import draw_roofs, perf_unit
+from rooflow.roofs.preset import Preset
+
+LABELS = 12  # matched kernels named on the plot: the largest |ln speedup|
+FASTER, SLOWER, NEUTRAL, GREY = "#1a9850", "#d73027", "0.45", "0.7"
+
+
+def side(table: pl.DataFrame, suffix: str) -> pl.DataFrame:
+    """One run's points of a comparison table, renamed to analysis-table columns."""
+    return table.select(level="level", precision=f"precision{suffix}",
+                        arithmetic_intensity=f"arithmetic_intensity{suffix}",
+                        performance=f"performance{suffix}").drop_nulls(
+        ["arithmetic_intensity", "performance"])
+
+
+def arrow_color(speedup: float | None) -> str:
+    """Green faster, red slower, grey without a speedup."""
+    if speedup is None or math.isnan(speedup):
+        return NEUTRAL
+    return FASTER if speedup >= 1 else SLOWER
+
+
+def plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title: str,
+                    dpi: int = 150) -> Path:
+    """Write the comparison plot of ``comp`` on ``preset`` to ``out`` (format by suffix)."""
+    t = comp.table
+    base, new = side(t, "_baseline"), side(t, "_new")
+    limits = axis_limits(preset, [base, new])
+    scale, unit = perf_unit(limits)
+    fig = plt.figure(figsize=(11, 6.5))
+    ax = fig.add_axes((0.09, 0.1, 0.6, 0.82))
+    ax.set(xscale="log", yscale="log", xlim=(limits.xmin, limits.xmax),
+           ylim=(limits.ymin / scale, limits.ymax / scale),
+           xlabel="Arithmetic intensity (FLOP/byte)", ylabel=f"Performance ({unit})")
+    ax.grid(True, which="major", ls=":", lw=0.6, color="0.8")
+    levels = pl.concat([base["level"], new["level"]]).unique().to_list()
+    precisions = pl.concat([base["precision"], new["precision"]]).unique().to_list()
+    compute = [c[0] for p in precisions if (c := preset.compute_roof(p))]
+    memory = [m[0] for lv in levels if (m := preset.memory_roof(lv))]
+    draw_roofs(ax, preset, list(dict.fromkeys(compute)),
+               list(dict.fromkeys(memory)) if len(levels) > 1 else [], limits, scale, unit)
+    drawn = t.drop_nulls(["arithmetic_intensity_baseline", "performance_baseline",
+                          "arithmetic_intensity_new", "performance_new"])
+    for r in drawn.iter_rows(named=True):
+        xy0 = (r["arithmetic_intensity_baseline"], r["performance_baseline"] / scale)
+        xy1 = (r["arithmetic_intensity_new"], r["performance_new"] / scale)
+        color = arrow_color(r["speedup"])
+        ax.plot(*xy0, ls="", marker="o", ms=6, mfc="none", mec=color, zorder=4)
+        ax.plot(*xy1, ls="", marker="o", ms=6, color=color, mec="black", mew=0.4, zorder=4)
+        ax.annotate("", xy1, xy0, arrowprops={"arrowstyle": "-|>", "color": color, "lw": 1.0,
+                                              "shrinkA": 3, "shrinkB": 3}, zorder=3)
+    for status, hollow in ((ONLY_BASELINE, True), (ONLY_NEW, False)):
+        s = "_baseline" if hollow else "_new"
+        rows = side(t.filter(pl.col("status") == status), s)
+        ax.plot(rows["arithmetic_intensity"].to_numpy(), rows["performance"].to_numpy() / scale,
+                ls="", marker="s", ms=6, mfc="none" if hollow else GREY, mec=GREY, zorder=4)
+    ranked = drawn.filter(pl.col("speedup") > 0).with_columns(
+        _d=pl.col("speedup").log().abs()).sort("_d", descending=True).head(LABELS)
+    for r in ranked.iter_rows(named=True):
+        name = r["name"] if len(r["name"]) <= 30 else r["name"][:29] + "…"
+        ax.annotate(f"{name} {r['speedup']:.2f}×",
+                    (r["arithmetic_intensity_new"], r["performance_new"] / scale),
+                    xytext=(4, 4), textcoords="offset points", fontsize=6.5)
+    handles = [
+        plt.Line2D([], [], ls="", marker="o", mfc="none", mec="0.3", label="baseline"),
+        plt.Line2D([], [], ls="", marker="o", color="0.3", label="new"),
+        plt.Line2D([], [], color=FASTER, label="faster (speedup ≥ 1)"),
+        plt.Line2D([], [], color=SLOWER, label="slower"),
+        plt.Line2D([], [], ls="", marker="s", mfc="none", mec=GREY,
+                   label=f"only in baseline ({comp.only_baseline})"),
+        plt.Line2D([], [], ls="", marker="s", color=GREY, label=f"only in new ({comp.only_new})"),
+    ]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
+              frameon=False)
+    ax.text(1.02, 0.55, comp.summary().replace("; ", "\n"), transform=ax.transAxes,
+            fontsize=7.5, va="top")
+    ax.set_title(title, fontsize=11)
+    out = Path(out)
+    with atomic_path(out) as tmp:
+        fig.savefig(tmp, dpi=dpi, format=out.suffix.lstrip(".") or "png")
+    plt.close(fig)
+    return out

@@ -1,0 +1,108 @@
+"""A run-to-run comparison (:mod:`rooflow.compare`) as an interactive page.
+
+Each matched kernel: a segment from its baseline point (hollow) to its new point (filled),
+green faster, red slower, grey without a speedup; rows of one run only are grey squares.
+Legend entries toggle these groups; hover gives both runs' numbers and the speedup.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from rooflow.compare import MATCHED, ONLY_BASELINE, ONLY_NEW, Comparison
+from rooflow.html.figure import note, roofline_figure, write_page
+from rooflow.html.page import num_text, rate_text, time_text
+from rooflow.roofs.preset import Preset
+
+TOOLTIPS = [("kernel", "@name"), ("status", "@status"), ("level", "@level"),
+            ("series", "@series"), ("speedup", "@speedup_txt"),
+            ("intensity", "@ai_txt"), ("performance", "@perf_txt"),
+            ("% of roof", "@pct_txt"), ("time", "@time_txt"), ("time saved", "@saved_txt")]
+GROUPS = {"faster or same": "#1a9850", "slower": "#d73027", "no speedup (theoretical)": "#737373"}
+
+
+def _columns(t: pl.DataFrame, scale: float) -> dict[str, list]:
+    rows = t.to_dicts()
+
+    def both(r, col, fmt):
+        return f"{fmt(r[col + '_baseline'])} → {fmt(r[col + '_new'])}"
+
+    def scaled(col):
+        return [None if r[col] is None else r[col] / scale for r in rows]
+
+    return {
+        "name": [r["name"] for r in rows], "status": [r["status"] for r in rows],
+        "level": [r["level"] for r in rows],
+        "series": [r["series_baseline"] or r["series_new"] or "" for r in rows],
+        "speedup_txt": [num_text(r["speedup"], ".3g", "×") for r in rows],
+        "ai_txt": [both(r, "arithmetic_intensity", lambda v: num_text(v, ".4g")) + " FLOP/byte"
+                   for r in rows],
+        "perf_txt": [both(r, "performance", lambda v: rate_text(v, "FLOP")) for r in rows],
+        "pct_txt": [both(r, "pct_of_roof", lambda v: num_text(v, ".1f", " %")) for r in rows],
+        "time_txt": [both(r, "time_s", time_text) for r in rows],
+        "saved_txt": [time_text(r["time_saved_s"]) if (r["time_saved_s"] or 0) >= 0
+                      else "−" + time_text(-r["time_saved_s"]) for r in rows],
+        "x0": [r["arithmetic_intensity_baseline"] for r in rows],
+        "x1": [r["arithmetic_intensity_new"] for r in rows],
+        "y0": scaled("performance_baseline"), "y1": scaled("performance_new"),
+    }
+
+
+def _group(speedup) -> str:
+    if speedup is None:
+        return "no speedup (theoretical)"
+    return "faster or same" if speedup >= 1 else "slower"
+
+
+def comparison_page(comp: Comparison, preset: Preset, out: str | Path, *, title: str) -> Path:
+    """Write the interactive comparison page of ``comp`` on ``preset`` to ``out``."""
+    from bokeh.models import ColumnDataSource, HoverTool, Legend, LegendItem
+
+    from rooflow.compare_plot import side
+
+    t = comp.table
+    fig, scale, _ = roofline_figure(
+        preset, [side(t, "_baseline"), side(t, "_new")], title)
+    matched = t.filter(pl.col("status") == MATCHED).drop_nulls(
+        ["arithmetic_intensity_baseline", "performance_baseline", "arithmetic_intensity_new",
+         "performance_new"]).with_columns(
+        _g=pl.col("speedup").map_elements(_group, return_dtype=pl.String, skip_nulls=False))
+    items, hover = [], []
+    for group, color in GROUPS.items():
+        part = matched.filter(pl.col("_g") == group)
+        if not part.height:
+            continue
+        src = ColumnDataSource(_columns(part, scale))
+        seg = fig.segment("x0", "y0", "x1", "y1", source=src, line_color=color, line_width=1.5)
+        b = fig.scatter("x0", "y0", source=src, size=8, fill_color="white", line_color=color)
+        n = fig.scatter("x1", "y1", source=src, size=9, fill_color=color, line_color="black")
+        items.append(LegendItem(label=f"{group} ({part.height})", renderers=[seg, b, n]))
+        hover += [b, n]
+    for status, suffix, fill in ((ONLY_BASELINE, "_baseline", "white"),
+                                 (ONLY_NEW, "_new", "#b3b3b3")):
+        part = t.filter(pl.col("status") == status).drop_nulls(
+            [f"arithmetic_intensity{suffix}", f"performance{suffix}"])
+        if not part.height:
+            continue
+        src = ColumnDataSource(_columns(part, scale))
+        r = fig.scatter(f"x{suffix == '_new':d}", f"y{suffix == '_new':d}", source=src,
+                        marker="square", size=8, fill_color=fill, line_color="#999999")
+        items.append(LegendItem(label=f"{status} ({part.height})", renderers=[r]))
+        hover.append(r)
+    if hover:
+        fig.add_tools(HoverTool(renderers=hover, tooltips=TOOLTIPS))
+    if items:
+        fig.add_layout(Legend(items=items, title="click to hide", click_policy="hide",
+                              label_text_font_size="8pt"), "right")
+    notes = [comp.summary() + ".",
+             f"Roofs: {preset.name} ({preset.key}), {preset.source}; hollow = baseline, "
+             "filled = new; both runs on the same axes."]
+    undrawn = t.height - matched.height - sum(
+        t.filter(pl.col("status") == s).drop_nulls([f"arithmetic_intensity{x}",
+                                                    f"performance{x}"]).height
+        for s, x in ((ONLY_BASELINE, "_baseline"), (ONLY_NEW, "_new")))
+    if undrawn:
+        notes.append(f"{undrawn} rows not drawn (bandwidth-only or no roof); see the table.")
+    return write_page([fig] + [note(n) for n in notes], out, title)

@@ -1,0 +1,212 @@
+"""One analysis table as an interactive roofline page.
+
+Points: marker by memory level (several levels) or by series, colour by ``color_by``
+(family; dataset on the overview), hollow = theoretical (drawn on the roof). Hover shows
+the kernel's numbers; clicking a legend entry hides/shows its points; wheel/box zoom, pan.
+
+Big tables stay small (< ~5 MB a page): the ``max_points`` points that matter most (most
+potential time saved, then most headroom) are drawn one by one; the rest are binned in a
+log-space grid drawn as grey cells whose hover gives the count.
+
+Columns in: :data:`rooflow.analysis.TABLE_COLUMNS` (optional ones used when present) and,
+on overviews, ``dataset``.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from rooflow.html.figure import canvas_text, note, roofline_figure, write_page
+from rooflow.roofs.preset import Preset
+
+MAX_POINTS = 4000
+MAX_GROUPS = 20  # colour groups; the rest share "other"
+LEVEL_MARKERS = {"DRAM": "circle", "HBM": "circle", "L3": "diamond", "L2": "square",
+                 "L1": "triangle", "LDS": "inverted_triangle", "SLM": "inverted_triangle"}
+MARKERS = ["circle", "square", "triangle", "diamond", "inverted_triangle", "hex", "star",
+           "plus", "circle_cross", "square_pin"]
+NAME_CHARS = 160  # longer kernel names are cut in tooltips (the table keeps them whole)
+
+TOOLTIPS = [("kernel", "@kernel"), ("label", "@label"), ("series", "@series"),
+            ("group", "@group"), ("level", "@level"), ("precision", "@precision"),
+            ("operations", "@flop_txt"), ("bytes", "@bytes_txt"), ("time", "@time_txt"),
+            ("intensity", "@ai_txt"), ("achieved", "@perf_txt"),
+            ("attainable", "@att_txt"), ("% of roof", "@pct_txt"), ("bound", "@bound"),
+            ("headroom", "@headroom_txt")]
+
+
+def num_text(v, fmt: str, suffix: str = "") -> str:
+    """``v`` formatted with ``fmt`` and ``suffix``; "–" when missing."""
+    return "–" if v is None or (isinstance(v, float) and math.isnan(v)) else \
+        f"{format(v, fmt)}{suffix}"
+
+
+def rate_text(v, unit: str) -> str:
+    """A rate in T/G ``unit``/s; "–" when missing."""
+    if v is None:
+        return "–"
+    return f"{v / 1e12:.4g} T{unit}/s" if v >= 1e12 else f"{v / 1e9:.4g} G{unit}/s"
+
+
+def time_text(v) -> str:
+    """Seconds in s, ms, µs or ns; "–" when missing."""
+    if v is None:
+        return "–"
+    for factor, name in ((1, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        if v >= factor:
+            return f"{v / factor:.4g} {name}"
+    return f"{v / 1e-9:.4g} ns"
+
+
+def _cut(name: str) -> str:
+    return name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1] + "…"
+
+
+def _cut_legend(name: str) -> str:
+    return name if len(name) <= 40 else name[:39] + "…"
+
+
+def hover_columns(table: pl.DataFrame) -> dict[str, list]:
+    """The text columns the tooltips show, one entry per row (units spelled out)."""
+    units = table["unit"].to_list() if "unit" in table.columns else ["FLOP"] * table.height
+    rows = table.to_dicts()
+    return {
+        "kernel": [_cut(r["kernel"] or "") for r in rows],
+        "label": [_cut(r["label"] or "") for r in rows],
+        "series": [r["series"] or "" for r in rows],
+        "level": [r["level"] or "" for r in rows],
+        "precision": [r["precision"] or "(not given)" for r in rows],
+        "bound": [r["bound"] or "–" for r in rows],
+        "flop_txt": [num_text(r["flop"], ".4g", f" {u}") for r, u in zip(rows, units, strict=True)],
+        "bytes_txt": [num_text(r["bytes"], ".4g", " B") for r in rows],
+        "time_txt": [time_text(r["time_s"]) for r in rows],
+        "ai_txt": [num_text(r["arithmetic_intensity"], ".4g", f" {u}/byte")
+                   for r, u in zip(rows, units, strict=True)],
+        "perf_txt": [rate_text(r["performance"], u) + (" (theoretical: on the roof)"
+                                                   if r["theoretical"] else "")
+                     for r, u in zip(rows, units, strict=True)],
+        "att_txt": [rate_text(r["attainable"], u) for r, u in zip(rows, units, strict=True)],
+        "pct_txt": [num_text(r["pct_of_roof"], ".1f", " %") for r in rows],
+        "headroom_txt": [num_text(r["headroom"], ".3g", "×") for r in rows],
+    }
+
+
+def split_top(table: pl.DataFrame, n: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(drawn, binned): the ``n`` rows with most potential time saved, then headroom."""
+    if table.height <= n:
+        return table, table.clear()
+    keys = [c for c in ("potential_time_saved_s", "kernel_headroom", "headroom")
+            if c in table.columns]
+    ranked = table.with_row_index("_i").sort(keys + ["_i"], descending=[True] * len(keys)
+                                             + [False], nulls_last=True)
+    return ranked.head(n).sort("_i").drop("_i"), ranked.slice(n).drop("_i")
+
+
+def density(fig, rest: pl.DataFrame, scale: float, bins: int = 60):
+    """The binned rows as grey log-space cells (alpha grows with the count); the renderer."""
+    from bokeh.models import ColumnDataSource
+
+    x = np.log10(rest["arithmetic_intensity"].to_numpy())
+    y = np.log10(rest["performance"].to_numpy() / scale)
+    counts, xe, ye = np.histogram2d(x, y, bins=bins)
+    ix, iy = np.nonzero(counts)
+    n = counts[ix, iy]
+    source = ColumnDataSource({
+        "left": 10 ** xe[ix], "right": 10 ** xe[ix + 1], "bottom": 10 ** ye[iy],
+        "top": 10 ** ye[iy + 1], "count": n.astype(int),
+        "alpha": 0.15 + 0.75 * np.log1p(n) / np.log1p(n.max()),
+    })
+    return fig.quad(left="left", right="right", bottom="bottom", top="top", source=source,
+                    fill_color="#808080", fill_alpha="alpha", line_alpha=0)
+
+
+def _palette(n: int) -> list[str]:
+    from bokeh.palettes import Category10_10, Category20_20
+
+    colors = Category10_10 if n <= 10 else Category20_20
+    return [colors[i % len(colors)] for i in range(n)]
+
+
+def _groups(values: pl.Series) -> pl.Series:
+    """Colour group per row: the MAX_GROUPS largest groups by rows, the rest "other"."""
+    values = values.fill_null("").replace("", "(none)")
+    top = values.value_counts(sort=True).head(MAX_GROUPS)[values.name].to_list()
+    return values.zip_with(values.is_in(top), pl.Series([("other")] * len(values)))
+
+
+def roofline_page(table: pl.DataFrame, preset: Preset, out: str | Path, *, title: str,
+                  color_by: str = "family", max_points: int = MAX_POINTS) -> Path:
+    """Write the interactive page of one analysis table.
+
+    Args:
+        table: an analysis table (:func:`rooflow.analysis.analyze`), with ``dataset``
+            on overviews.
+        preset: the roofs (those the table was analysed on).
+        out: the HTML file.
+        title: page and figure title (any text: escaped).
+        color_by: column that picks colours (``family``, ``dataset``).
+        max_points: points drawn one by one; the rest as density cells.
+
+    Returns:
+        ``out``.
+    """
+    from bokeh.models import ColumnDataSource, HoverTool, Legend, LegendItem
+
+    drawable = table.filter(pl.col("arithmetic_intensity").is_not_null()
+                            & pl.col("performance").is_not_null())
+    fig, scale, unit = roofline_figure(preset, [table], title)
+    shown, rest = split_top(drawable, max_points)
+    levels = shown["level"].unique(maintain_order=True).to_list()
+    hierarchical = drawable["level"].n_unique() > 1
+    shape_col = "level" if hierarchical else "series"
+    shapes = shown[shape_col].unique(maintain_order=True).to_list()
+    marker = {v: (LEVEL_MARKERS.get(v, MARKERS[i % len(MARKERS)]) if hierarchical
+                  else MARKERS[i % len(MARKERS)]) for i, v in enumerate(shapes)}
+    # Several levels: one colour per kernel (as the PNG), so a kernel's levels read together.
+    color_col = "kernel" if hierarchical and color_by == "family" else color_by
+    color_col = color_col if color_col in shown.columns else "family"
+    shown = shown.with_columns(_group=_groups(shown[color_col]))
+    groups = shown["_group"].unique(maintain_order=True).to_list()
+    color = dict(zip(groups, _palette(len(groups)), strict=True))
+    data = shown.with_columns(_x=pl.col("arithmetic_intensity"),
+                              _y=pl.col("performance") / scale)
+    renderers: list[tuple[dict, object]] = []
+    for (shape, group, theo), part in data.group_by([shape_col, "_group", "theoretical"],
+                                                    maintain_order=True):
+        cols = hover_columns(part) | {"group": part["_group"].to_list(),
+                                      "x": part["_x"].to_list(), "y": part["_y"].to_list()}
+        r = fig.scatter("x", "y", source=ColumnDataSource(cols), marker=marker[shape], size=9,
+                        fill_color="white" if theo else color[group], line_color=color[group],
+                        fill_alpha=0.85, line_width=1.5 if theo else 1)
+        renderers.append(({shape_col: shape, "_group": group,
+                           "series": part["series"][0]}, r))
+    fig.add_tools(HoverTool(renderers=[r for _, r in renderers], tooltips=TOOLTIPS))
+    legends = [(shape_col, shapes), ("_group", groups)]
+    if hierarchical and shown["series"].n_unique() > 1:
+        legends.append(("series", shown["series"].unique(maintain_order=True).to_list()))
+    for col, values in legends:
+        name = {"_group": color_col}.get(col, col)
+        items = [LegendItem(label=canvas_text(_cut_legend(str(v))),
+                            renderers=[r for k, r in renderers if k.get(col) == v])
+                 for v in values]
+        items = [i for i in items if i.renderers]
+        if items:
+            fig.add_layout(Legend(items=items, title=f"{name} (click to hide)",
+                                  click_policy="hide", label_text_font_size="8pt"), "right")
+    notes = [f"{preset.name} ({preset.key}): roofs from {preset.source}; ridge point "
+             f"{preset.ridge_point:.4g} FLOP/byte ({preset.default_compute} / "
+             f"{preset.default_memory}). {table.height} rows, {len(levels)} level(s)."]
+    if rest.height:
+        cells = density(fig, rest, scale)
+        fig.add_tools(HoverTool(renderers=[cells], tooltips=[("more points here", "@count")]))
+        notes.append(f"{shown.height} points drawn (most potential time saved, then most "
+                     f"headroom); {rest.height} more as grey density cells (hover: count).")
+    skipped = table.height - drawable.height
+    if skipped:
+        notes.append(f"{skipped} rows not drawn: bandwidth-only (no operations, so no "
+                     "intensity) or without a roof to place them on; see the table.")
+    return write_page([fig] + [note(n) for n in notes], out, title)

@@ -1,0 +1,135 @@
+"""Interactive pages: content, offline, escaping of input names, rendering in Chromium,
+and the Snakemake report of a small workflow copy."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from rooflow.analysis import analyze
+from rooflow.html.page import roofline_page
+from rooflow.roofs import load_preset
+
+CHROMIUM = Path("/usr/bin/chromium")
+XSS = "<img src=x onerror=\"document.title='pwned'\">"
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Path:
+    """Headless Chromium; its absence fails (CI installs it: .ci/run), never skips."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} missing: apt-get install -y chromium (see .ci/run)")
+    return CHROMIUM
+
+
+def headless(chromium: Path, profile: Path, page: Path, *args: str) -> str:
+    cmd = [str(chromium), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+           "--no-first-run", "--disable-background-networking", "--disable-component-update",
+           "--disable-sync", f"--user-data-dir={profile}", "--window-size=1300,800",
+           "--virtual-time-budget=4000", *args, page.as_uri()]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+def points(kernels: list[str], family: str = "gemm", series: str = "run") -> pl.DataFrame:
+    """Canonical points on DRAM: kernel i has intensity 10^(i mod 5 - 1) FLOP/byte and runs
+    at half its B70 roof, 0.5 × min(183.5 TFLOP/s, AI × 608 GB/s)."""
+    n = len(kernels)
+    ai = [10.0 ** (i % 5 - 1) for i in range(n)]
+    perf = [0.5 * min(183.5e12, a * 608e9) for a in ai]
+    return pl.DataFrame({
+        "series": [series] * n, "family": [family] * n, "label": kernels, "pair": [""] * n,
+        "kernel": kernels, "level": ["DRAM"] * n, "precision": ["fp16-tensor"] * n,
+        "precision_mix": [""] * n, "flop": [a * 1e9 for a in ai], "bytes": [1e9] * n,
+        "time_s": [a * 1e9 / p for a, p in zip(ai, perf, strict=True)],
+        "arithmetic_intensity": ai, "flop_per_s": perf, "bytes_model": ["given"] * n,
+        "source": ["t.csv"] * n,
+        "row": list(range(1, n + 1)), "device": [""] * n,
+    })
+
+
+@pytest.fixture(scope="module")
+def b70():
+    return load_preset("arc-pro-b70")
+
+
+def test_page_is_one_offline_file_with_the_numbers(tmp_path, b70):
+    table = analyze(points(["gemm_a", "gemm_b", "gemm_c"]), b70)
+    page = roofline_page(table, b70, tmp_path / "p.html", title="t").read_text()
+    assert not re.search(r"<script[^>]*\bsrc=", page)  # JS inlined: no script to fetch
+    assert "Bokeh" in page and len(page) < 5_000_000
+    for name in ("gemm_a", "gemm_b", "gemm_c"):
+        assert name in page
+    # hover text of gemm_c: AI 10 × 608 GB/s = 6.08 TFLOP/s attainable, half of it achieved
+    assert "3.04 TFLOP/s" in page and "6.08 TFLOP/s" in page and "50.0 %" in page
+    # ridge point of the B70: 183.5 TFLOP/s / 608 GB/s = 301.8 FLOP/byte
+    assert "301.8 FLOP/byte" in page
+
+
+def test_big_tables_keep_the_top_points_and_bin_the_rest(tmp_path, b70):
+    table = analyze(points([f"k{i}" for i in range(5)] * 3000), b70)  # 15 000 rows
+    path = roofline_page(table, b70, tmp_path / "big.html", title="big", max_points=4000)
+    page = path.read_text()
+    assert "4000 points drawn" in page and "11000 more as grey density cells" in page
+    assert path.stat().st_size < 5_000_000
+
+
+def test_input_names_are_escaped_and_no_script_runs(tmp_path, b70, chromium):
+    table = analyze(points([XSS, "ok"], family=XSS, series=XSS), b70)
+    path = roofline_page(table, b70, tmp_path / "x.html", title=XSS)
+    page = path.read_text()
+    head = page[: page.index("<script")]
+    assert "&lt;img src=x" in head and "<img" not in head  # the <title>
+    dom = headless(chromium, tmp_path / "profile", path, "--dump-dom")
+    title = re.search(r"<title>(.*?)</title>", dom, re.S).group(1)
+    assert title.startswith("&lt;img src=x") and title != "pwned"  # onerror never ran
+    outside_scripts = re.sub(r"<script.*?</script>", "", dom, flags=re.S)
+    assert "<img" not in outside_scripts
+    assert "bk-root" in dom or "bk-" in dom  # Bokeh did render (the check is not vacuous)
+
+
+def test_screenshot_shows_roof_and_points(tmp_path, b70, chromium):
+    from PIL import Image
+
+    table = analyze(points(["a", "b", "c", "d"]), b70)
+    path = roofline_page(table, b70, tmp_path / "s.html", title="screenshot")
+    shot = tmp_path / "s.png"
+    headless(chromium, tmp_path / "profile", path, f"--screenshot={shot}")
+    img = np.asarray(Image.open(shot).convert("RGB")).astype(int)
+    plot = img[40:500, 70:810]  # inside the plot frame (FRAME 760 × 480 at top left)
+    black = (plot.max(axis=2) < 60).sum()  # the default roof: a 2 px black line
+    blue = ((abs(plot[..., 0] - 0x1F) < 40) & (abs(plot[..., 1] - 0x77) < 40)
+            & (abs(plot[..., 2] - 0xB4) < 40)).sum()  # Category10 blue: the points
+    assert black > 500, black
+    assert blue > 100, blue
+
+
+def test_snakemake_report_is_one_file(repo, tmp_path):
+    work = tmp_path / "wf"
+    for sub in ("workflow", "config", "src"):
+        shutil.copytree(repo / sub, work / sub)
+    shutil.copytree(repo / "resources/roofline", work / "resources/roofline")
+    shutil.copy(repo / "environment.yml", work)
+    base = [sys.executable, "-m", "snakemake", "--cores", "4", "--config",
+            'presets=["arc-pro-b70"]']
+    for extra in ([], ["--report", "report.html"]):
+        proc = subprocess.run(base + extra, cwd=work, capture_output=True, text=True,
+                              timeout=600)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    report = (work / "report.html").read_text()
+    assert not re.search(r"<script[^>]*\bsrc=\"?https?:", report)
+    for text in ("flash_attention_tuning", "roofline-flash_attention_tuned", "arc-pro-b70",
+                 "ranked by potential time saved", "Interactive pages"):
+        assert text in report, text
+    for out in ("html/arc-pro-b70/roofline-flash_attention.html", "html/arc-pro-b70/all.html",
+                "compare/arc-pro-b70/flash_attention_tuning.html",
+                "compare/arc-pro-b70/flash_attention_tuning.csv"):
+        assert (work / "results" / out).stat().st_size > 1000, out

@@ -1,0 +1,37 @@
+rule compare:
+    """Two datasets of config `comparisons` on one preset: arrows baseline → new."""
+    input:
+        unpack(compare_input),
+    output:
+        plot=report(
+            "results/compare/{preset}/{comparison}.png",
+            caption="../report/compare.rst",
+            category="{preset}",
+            subcategory="comparisons",
+            labels={"dataset": "{comparison}", "output": "plot"},
+        ),
+        table=report(
+            "results/compare/{preset}/{comparison}.csv",
+            caption="../report/compare_table.rst",
+            category="{preset}",
+            subcategory="comparisons",
+            labels={"dataset": "{comparison}", "output": "table"},
+        ),
+        # Not in the Snakemake report: the page inlines Bokeh's JS (~1.6 MB).
+        html="results/compare/{preset}/{comparison}.html",
+    log:
+        "logs/compare/{preset}/{comparison}.log",
+    conda:
+        "../../environment.yml"
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        preset="{preset}",
+        name="{comparison}",
+        baseline=lambda wc: COMPARISONS[wc.comparison]["baseline"],
+        new=lambda wc: COMPARISONS[wc.comparison]["new"],
+        normalize=lambda wc: COMPARISONS[wc.comparison].get("normalize_names", False),
+        roofs=roofs_text,
+    script:
+        "../scripts/compare.py"
