@@ -104,9 +104,10 @@ def test_new_file_reruns_only_its_jobs(built):
     new = built / "resources/roofline/new_sweep.csv"
     new.write_text("series,label,ai,tflops\nkernel,x,12,3\n")
     try:
-        # 1 points job, 1 report per preset, 1 aggregate per preset, the summary, all.
-        assert job_counts(built) == {"points": 1, "report": 2, "aggregate": 2, "summary": 1,
-                                     "all": 1}
+        # 1 points job, 1 report and 1 interactive page per preset, the per-preset
+        # aggregates (overview plot and table, overview page), the summary, all.
+        assert job_counts(built) == {"points": 1, "report": 2, "html": 2, "aggregate": 2,
+                                     "html_overview": 2, "summary": 1, "all": 1}
     finally:
         new.unlink()
 
