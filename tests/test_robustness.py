@@ -77,6 +77,8 @@ def _broken_outputs(results: Path) -> list[str]:
                 ok = pl.read_csv(path).width > 0
             elif path.suffix == ".parquet":
                 ok = pl.read_parquet(path).width > 0
+            elif path.suffix == ".html":
+                ok = path.read_text().rstrip().endswith("</html>")
             else:
                 ok = path.suffix in (".md", ".svg", ".pdf") and path.stat().st_size > 0
         except Exception:  # any reader error means a half-written file
