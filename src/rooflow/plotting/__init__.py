@@ -56,7 +56,7 @@ _D = plot_defaults()
 class PlotOptions:
     """Per-dataset plot options; defaults are the config schema's ``plot_defaults``.
 
-    ``annotate`` None: label the points when there are at most 20. ``density`` None:
+    ``annotate`` None: label the points when there are at most 20 and no ``key``. ``density`` None:
     density rendering above ``density_threshold`` points; True/False force it.
     ``color_by`` is the column that picks colours (``family``; ``dataset`` on overviews).
     """
@@ -243,8 +243,8 @@ def _draw_points(ax, table: pl.DataFrame, scale: float, options: PlotOptions, de
         handles += [Line2D([], [], ls="", marker="o", color=palette[i], label=g or "(none)")
                     for i, g in enumerate(groups[: options.top_n])]
     annotate = options.annotate
-    if annotate is None:
-        annotate = table.height <= AUTO_LABEL_MAX
+    if annotate is None:  # auto: a small plot gets labels, unless it has a numbered key
+        annotate = table.height <= AUTO_LABEL_MAX and not options.key
     if annotate or options.key:
         label_points(ax, shown, left_out, scale, annotate=annotate, key=options.key,
                      top_n=options.top_n)

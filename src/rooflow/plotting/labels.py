@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
+KEY_MAX = 18  # characters of a name in the numbered key
 AUTO_LABEL_MAX = 20  # annotate=None (auto): label a plot of at most this many points
 NAME_MAX = 40  # characters of a shortened kernel name
 
@@ -45,9 +46,10 @@ def label_points(ax, shown: pl.DataFrame, left_out: int, scale: float, *, annota
     if key:
         for i, (xi, yi) in enumerate(zip(x, y, strict=True), 1):
             ax.annotate(str(i), (xi, yi), xytext=(3, 3), textcoords="offset points", fontsize=6)
+        # The key sits in the ~2 inches right of the axes: entries cut to fit the canvas.
         lines = pl.select(pl.format("{}  {} [{}]", pl.int_range(1, shown.height + 1).cast(
-            pl.String).str.pad_start(3), pl.Series(text, dtype=pl.String),
-            shown["series"])).to_series().to_list()
+            pl.String).str.pad_start(3), short_names(pl.Series(text, dtype=pl.String), KEY_MAX),
+            short_names(shown["series"], 10))).to_series().to_list()
         if left_out:
             lines.append(f"… {left_out} more not listed (top {top_n} by headroom)")
         ax.text(1.02, 0.40, "\n".join(lines), transform=ax.transAxes, fontsize=6, va="top",
