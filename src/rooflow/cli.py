@@ -69,6 +69,15 @@ def _load_files(files: tuple[Path, ...], kind: str | None, log=None):
     return pl.concat(frames, how="vertical")
 
 
+def _image_format(output: Path) -> str:
+    """The image format of ``-o`` (its suffix; png when it has none), or a usage error."""
+    fmt = output.suffix.lstrip(".").lower() or "png"
+    if fmt not in ("png", "svg", "pdf"):
+        raise click.BadParameter(f"unsupported image format '.{fmt}' (png, svg, pdf)",
+                                 param_hint="-o")
+    return fmt
+
+
 def _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file):
     from rooflow.roofs.preset import select_preset
 
@@ -118,10 +127,7 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
     from rooflow.plotting import PlotOptions
 
     output = output or Path(files[0].stem + ".png")
-    fmt = output.suffix.lstrip(".").lower() or "png"
-    if fmt not in ("png", "svg", "pdf"):
-        raise click.BadParameter(f"unsupported image format '.{fmt}' (png, svg, pdf)",
-                                 param_hint="-o")
+    fmt = _image_format(output)
     preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
     points = _load_files(files, kind, _warn)
     options = PlotOptions(
@@ -163,9 +169,7 @@ def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware
     from rooflow.io import write_csv
 
     output = output or Path(f"{baseline.stem}-vs-{new.stem}.png")
-    if output.suffix.lstrip(".").lower() not in ("png", "svg", "pdf"):
-        raise click.BadParameter(f"unsupported image format '{output.suffix}' (png, svg, pdf)",
-                                 param_hint="-o")
+    _image_format(output)
     preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
     tables = [analyze(_load_files((f,), kind, _warn), preset) for f in (baseline, new)]
     comp = compare_tables(*tables, normalize=normalize_names)

@@ -20,19 +20,11 @@ import numpy as np
 import polars as pl
 
 from rooflow.io import atomic_path
-from rooflow.plotting import Limits, axis_limits
+from rooflow.plotting import axis_limits
+from rooflow.plotting.roofs import compute_label_groups, fmt, perf_unit
 from rooflow.roofs.preset import Preset
 
 FRAME = (760, 480)  # plot frame in pixels (width, height): fixes the roof-label angles
-
-
-def perf_scale(limits: Limits) -> tuple[float, str]:
-    """(divisor, unit) of the performance axis: TFLOP/s from 10 TFLOP/s up, else GFLOP/s."""
-    return (1e12, "TFLOP/s") if limits.ymax >= 1e13 else (1e9, "GFLOP/s")
-
-
-def _fmt(v: float) -> str:
-    return f"{v:,.0f}" if v >= 100 else f"{v:.3g}"
 
 
 def roof_keys(preset: Preset, levels: Sequence[str], precisions: Sequence[str]):
@@ -65,7 +57,7 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
     drawn = [t.filter(pl.col("arithmetic_intensity").is_not_null()
                       & pl.col("performance").is_not_null()) for t in tables]
     limits = axis_limits(preset, [t for t in drawn if t.height])
-    scale, unit = perf_scale(limits)
+    scale, unit = perf_unit(limits)
     fig = figure(
         title=title, x_axis_type="log", y_axis_type="log",
         x_range=(limits.xmin, limits.xmax), y_range=(limits.ymin / scale, limits.ymax / scale),
@@ -92,22 +84,16 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
         x0 = limits.xmin * 3
         if x0 * bw < preset.peak_flop_per_s:
             fig.add_layout(Label(x=x0, y=x0 * bw / scale * 1.25, text=f"{mkey}: "
-                                 f"{_fmt(bw / 1e9)} GB/s", angle=angle, angle_units="deg",
+                                 f"{fmt(bw / 1e9)} GB/s", angle=angle, angle_units="deg",
                                  text_font_size="8pt"))
-    # Compute-roof labels; roofs within 10 % of each other share one label (as the PNG).
-    by_peak: dict[float, list[str]] = {}
-    for ckey in sorted(compute_keys, key=preset.compute.get):
-        peak = preset.compute[ckey]
-        near = next((p for p in by_peak if abs(p - peak) <= 0.1 * p), peak)
-        by_peak.setdefault(near, []).append(ckey)
-    for peak, keys in by_peak.items():
+    for peak, keys in compute_label_groups(preset, compute_keys).items():
         fig.add_layout(Label(x=limits.xmax / 1.2, y=peak / scale * 1.08, text_align="right",
-                             text=f"{', '.join(keys)}: {_fmt(peak / scale)} {unit}",
+                             text=f"{', '.join(keys)}: {fmt(peak / scale)} {unit}",
                              text_font_size="8pt"))
     ridge, top = preset.ridge_point, preset.peak_flop_per_s / scale
     fig.scatter([ridge], [top], size=9, fill_color="white", line_color="black")
     fig.add_layout(Label(x=ridge, y=top, x_offset=6, y_offset=-26, text_font_size="8pt",
-                         text=f"ridge point\n{_fmt(ridge)} FLOP/byte"))
+                         text=f"ridge point\n{fmt(ridge)} FLOP/byte"))
     return fig, scale, unit
 
 

@@ -198,6 +198,19 @@ def _style_handles(table: pl.DataFrame) -> list:
     return out
 
 
+def _density_groups(ax, table: pl.DataFrame, column: str, groups: list[str], scale: float,
+                    limits: Limits) -> list:
+    """One density image per value of ``column`` (series or level); its legend patches."""
+    x, y = table["arithmetic_intensity"].to_numpy(), table["performance"].to_numpy()
+    code, colors, handles = mk.codes(table[column], groups), mk.colors(len(groups)), []
+    for i, group in enumerate(groups):
+        sel = code == i
+        n = draw_density(ax, x[sel], y[sel] / scale, colors[i], (limits.xmin, limits.xmax),
+                         (limits.ymin / scale, limits.ymax / scale), gid=f"density:{group}")
+        handles.append(Patch(color=colors[i], alpha=0.7, label=f"{group}: {n:,} (density)"))
+    return handles
+
+
 def _draw_points(ax, table: pl.DataFrame, scale: float, options: PlotOptions, dense: bool,
                  limits: Limits) -> list:
     """Single-level points; returns the legend handles."""
@@ -213,16 +226,7 @@ def _draw_points(ax, table: pl.DataFrame, scale: float, options: PlotOptions, de
     shown, left_out = _top(table, options.top_n)
     drawn = table
     if dense:
-        x, y = table["arithmetic_intensity"].to_numpy(), table["performance"].to_numpy()
-        code = mk.codes(table["series"], series)
-        series_colors = mk.colors(len(series))
-        for i, s in enumerate(series):
-            sel = code == i
-            n = draw_density(ax, x[sel], y[sel] / scale, series_colors[i],
-                             (limits.xmin, limits.xmax),
-                             (limits.ymin / scale, limits.ymax / scale), gid=f"density:{s}")
-            handles.append(Patch(color=series_colors[i], alpha=0.7,
-                                 label=f"{s}: {n:,} (density)"))
+        handles += _density_groups(ax, table, "series", series, scale, limits)
         drawn = shown
     else:
         handles += [Line2D([], [], ls="", marker=m, color="0.3", label=s)
@@ -268,16 +272,7 @@ def _draw_hierarchical(ax, table: pl.DataFrame, levels: list[str], scale: float,
                       label=lv) for lv in levels]
     drawn = table
     if dense:
-        level_colors = mk.colors(len(levels))
-        code = mk.codes(table["level"], levels)
-        x, y = table["arithmetic_intensity"].to_numpy(), table["performance"].to_numpy()
-        for i, lv in enumerate(levels):
-            sel = code == i
-            n = draw_density(ax, x[sel], y[sel] / scale, level_colors[i],
-                             (limits.xmin, limits.xmax),
-                             (limits.ymin / scale, limits.ymax / scale), gid=f"density:{lv}")
-            handles.append(Patch(color=level_colors[i], alpha=0.7,
-                                 label=f"{lv}: {n:,} (density)"))
+        handles += _density_groups(ax, table, "level", levels, scale, limits)
         drawn = table.filter(pl.col("kernel").is_in(top))
     palette = mk.draw_kernels(ax, drawn, levels, top, scale)
     _kernel_key(ax, table, kernels.height, top, palette)

@@ -66,6 +66,20 @@ def fmt(v: float) -> str:
     return f"{v:,.0f}" if v >= 100 else f"{v:.3g}"
 
 
+def compute_label_groups(preset: Preset, compute_keys: Sequence[str]) -> dict[float, list[str]]:
+    """Compute-roof labels, PNG and HTML alike: roofs within 10 % of each other share one.
+
+    Returns:
+        Peak (FLOP/s of the lowest roof of the group) → roof keys, lowest peak first.
+    """
+    by_peak: dict[float, list[str]] = {}
+    for ckey in sorted(compute_keys, key=preset.compute.get):
+        peak = preset.compute[ckey]
+        near = next((p for p in by_peak if abs(p - peak) <= 0.1 * p), peak)
+        by_peak.setdefault(near, []).append(ckey)
+    return by_peak
+
+
 def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Sequence[str],
                limits: Limits, scale: float, unit: str) -> None:
     """Compute roofs (keys of ``preset.compute``) × memory roofs, labels and the ridge point.
@@ -91,13 +105,7 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
             angle = math.degrees(math.atan2(p2[1] - p1[1], p2[0] - p1[0]))
             ax.text(x0, y0 * 1.25, f"{mkey}: {fmt(bw / 1e9)} GB/s", rotation=angle,
                     rotation_mode="anchor", fontsize=8, va="bottom")
-    # Compute-roof labels; roofs within 10 % of each other share one label.
-    by_peak: dict[float, list[str]] = {}
-    for ckey in sorted(compute_keys, key=preset.compute.get):
-        peak = preset.compute[ckey]
-        near = next((p for p in by_peak if abs(p - peak) <= 0.1 * p), peak)
-        by_peak.setdefault(near, []).append(ckey)
-    for peak, keys in by_peak.items():
+    for peak, keys in compute_label_groups(preset, compute_keys).items():
         ax.text(limits.xmax / 1.2, peak / scale * 1.08,
                 f"{', '.join(keys)}: {fmt(peak / scale)} {unit}", ha="right", va="bottom",
                 fontsize=8)
