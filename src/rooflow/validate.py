@@ -18,6 +18,27 @@ import polars as pl
 from rooflow.errors import InputError
 
 
+def read_text(path: str | Path, what: str = "a text file") -> str:
+    """The file as text (UTF-8, BOM dropped).
+
+    Args:
+        path: the file.
+        what: what the file should be, for the error when it is a folder.
+
+    Raises:
+        InputError: missing file, a folder, or not UTF-8 text.
+    """
+    path = Path(path)
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InputError(str(path), "file not found") from None
+    except IsADirectoryError:
+        raise InputError(str(path), f"is a folder, not {what}") from None
+    except UnicodeDecodeError as err:
+        raise InputError(str(path), f"not UTF-8 text ({err.reason} at byte {err.start})") from None
+
+
 def read_csv_text(path: str | Path, *, text: str | None = None) -> pl.DataFrame:
     """Read a CSV with every column as String.
 
@@ -29,14 +50,7 @@ def read_csv_text(path: str | Path, *, text: str | None = None) -> pl.DataFrame:
     """
     path = Path(path)
     if text is None:
-        try:
-            text = path.read_text(encoding="utf-8-sig")
-        except FileNotFoundError:
-            raise InputError(str(path), "file not found") from None
-        except UnicodeDecodeError as err:
-            raise InputError(
-                str(path), f"not UTF-8 text ({err.reason} at byte {err.start})"
-            ) from None
+        text = read_text(path, "a CSV file")
     text = text.lstrip("\ufeff")
     if not text.strip():
         raise InputError(str(path), "file is empty")

@@ -36,7 +36,7 @@ import polars as pl
 
 from rooflow.adapters.units import number, to_base_units
 from rooflow.errors import InputError
-from rooflow.validate import check
+from rooflow.validate import check, read_text
 
 SNIFF_BYTES = 65536
 """How much of a file :func:`sniff` reads."""
@@ -78,14 +78,7 @@ def sniff(path: Path) -> bool:
 
 def _table_rows(path: Path) -> list[list[str]]:
     """Header and data rows, from the ``"ID",...`` header line on; rows padded to width."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(str(path), "file not found") from None
-    except IsADirectoryError:
-        raise InputError(str(path), "is a folder, not an ncu CSV export") from None
-    except UnicodeDecodeError as err:
-        raise InputError(str(path), f"not UTF-8 text ({err.reason} at byte {err.start})") from None
+    text = read_text(path, "an ncu CSV export")
     lines = text.splitlines()
     start = next((i for i, line in enumerate(lines) if _is_header(line)), None)
     if start is None:

@@ -33,7 +33,7 @@ import polars as pl
 import yaml
 
 from rooflow.errors import InputError
-from rooflow.validate import check
+from rooflow.validate import check, read_text
 
 MAX_BYTES = 1_000_000
 MAX_NODES = 100_000  # YAML nodes after expanding aliases (the real specs have ~1 000)
@@ -155,14 +155,9 @@ def _load(path: Path) -> tuple[str, object]:
 
 
 def _read_text(path: Path) -> str:
-    try:
-        if path.stat().st_size > MAX_BYTES:
-            raise InputError(str(path), f"file is larger than {MAX_BYTES} bytes")
-        return path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(str(path), "file not found") from None
-    except UnicodeDecodeError as err:
-        raise InputError(str(path), f"not UTF-8 text ({err.reason} at byte {err.start})") from None
+    if path.is_file() and path.stat().st_size > MAX_BYTES:
+        raise InputError(str(path), f"file is larger than {MAX_BYTES} bytes")
+    return read_text(path, "a spec YAML")
 
 
 def _yaml_error(path: Path, err: yaml.YAMLError) -> InputError:

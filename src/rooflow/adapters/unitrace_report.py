@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rooflow.errors import InputError
+from rooflow.validate import read_text as read_text_file
 
 MARKER = "== Kernel Metrics =="
 _SECTION = re.compile(r"^=+ .* =+$")
@@ -54,14 +55,7 @@ def read_text(path: Path) -> str:
     Raises:
         InputError: missing file, a folder, or not UTF-8 text.
     """
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(str(path), "file not found") from None
-    except IsADirectoryError:
-        raise InputError(str(path), "is a folder, not a unitrace report") from None
-    except UnicodeDecodeError as err:
-        raise InputError(str(path), f"not UTF-8 text ({err.reason} at byte {err.start})") from None
+    return read_text_file(path, "a unitrace report")
 
 
 def read_launches(path: str | Path) -> list[Launch]:
