@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -113,3 +115,15 @@ def test_no_module_is_far_over_400_lines():
     long = {str(p.relative_to(REPO)): n for p in (REPO / "src").rglob("*.py")
             if (n := len(p.read_text().splitlines())) > 450}
     assert not long
+
+
+def test_detecting_a_kind_imports_no_adapter():
+    """Kind detection reads a few KiB and imports no reader (pandera alone costs ~0.7 s)."""
+    code = (
+        "import sys; from rooflow.adapters import detect_kind; "
+        f"print(detect_kind({str(REPO / 'resources')!r} + '/roofline/flash_attention.csv')); "
+        "print(sorted(m for m in sys.modules if m.startswith(('pandera', 'rooflow.adapters.'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    assert out == ["roofline", "['rooflow.adapters.roofline_csv', 'rooflow.adapters.sniffing']"]

@@ -8,7 +8,8 @@ import polars as pl
 import pytest
 
 from rooflow.adapters import load_points
-from rooflow.adapters.ncu import ncu_breakdown, ncu_points, sniff
+from rooflow.adapters.ncu import ncu_breakdown, ncu_points
+from rooflow.adapters.sniffing import ncu as sniff
 from rooflow.errors import InputError
 from rooflow.roofs.ncu import ncu_preset
 

@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rooflow.adapters import load_points
-from rooflow.adapters.unitrace import sniff, unitrace_kernels, unitrace_points
+from rooflow.adapters.sniffing import unitrace as sniff
+from rooflow.adapters.unitrace import unitrace_kernels, unitrace_points
 from rooflow.cli import main
 from rooflow.errors import InputError
 from rooflow.points import POINT_SCHEMA, check_points

@@ -33,7 +33,6 @@ from pathlib import Path
 import pandera.polars as pa
 import polars as pl
 
-from rooflow.adapters.sniffing import csv_header
 from rooflow.adapters.spec_yaml import MAX_DIM, Spec, read_spec
 from rooflow.errors import InputError
 from rooflow.models.families import FamilyModel, kernel_metrics, load_families, resolve_family
@@ -42,11 +41,6 @@ from rooflow.settings import Settings
 from rooflow.validate import check, coerce_numeric, read_csv_text
 
 NUMERIC = ["baseline_us", "triton_us", "tflops"]
-
-
-def sniff(path: Path) -> bool:
-    """A CSV whose header has ``family`` and ``shape_key``."""
-    return {"family", "shape_key"} <= set(csv_header(path))
 
 
 _PAIR = r"[A-Za-z_][A-Za-z0-9_]*\s*=\s*[0-9]+"

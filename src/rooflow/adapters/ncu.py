@@ -16,11 +16,11 @@ import polars as pl
 
 from rooflow.adapters.breakdown import kernel_points
 from rooflow.adapters.ncu_breakdown import KERNEL_COLUMNS, NcuBreakdown, ncu_breakdown
-from rooflow.adapters.ncu_layout import read_ncu, sniff
+from rooflow.adapters.ncu_layout import read_ncu
 from rooflow.settings import Settings
 
 __all__ = ["KERNEL_COLUMNS", "NcuBreakdown", "load", "ncu_breakdown", "ncu_kernels",
-           "ncu_points", "read_ncu", "sniff"]
+           "ncu_points", "read_ncu"]
 
 _LOG = logging.getLogger("rooflow.ncu")
 

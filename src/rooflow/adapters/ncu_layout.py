@@ -34,12 +34,10 @@ from pathlib import Path
 import pandera.polars as pa
 import polars as pl
 
+from rooflow.adapters.sniffing import is_ncu_header
 from rooflow.adapters.units import number, to_base_units
 from rooflow.errors import InputError
 from rooflow.validate import check, read_text
-
-SNIFF_BYTES = 65536
-"""How much of a file :func:`sniff` reads."""
 
 LONG_COLUMNS = ("row", "launch", "kernel", "cc", "device", "metric", "unit", "value", "text")
 """Columns of :func:`read_ncu`."""
@@ -57,30 +55,11 @@ class Launches(pa.DataFrameModel):
         strict = False
 
 
-def _is_header(line: str) -> bool:
-    cells = next(csv.reader([line]), [])
-    return bool(cells) and cells[0].strip().lstrip("\ufeff") == "ID" and "Kernel Name" in cells
-
-
-def sniff(path: Path) -> bool:
-    """Whether ``path`` looks like an ``ncu --csv`` export (reads at most 64 KiB).
-
-    True when a line of the first :data:`SNIFF_BYTES` is a header whose first cell is
-    ``ID`` and which names ``Kernel Name``. Never raises: unreadable → False.
-    """
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(SNIFF_BYTES).decode("utf-8", errors="ignore")
-    except OSError:
-        return False
-    return any(_is_header(line) for line in head.lstrip("\ufeff").splitlines())
-
-
 def _table_rows(path: Path) -> list[list[str]]:
     """Header and data rows, from the ``"ID",...`` header line on; rows padded to width."""
     text = read_text(path, "an ncu CSV export")
     lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if _is_header(line)), None)
+    start = next((i for i, line in enumerate(lines) if is_ncu_header(line)), None)
     if start is None:
         raise InputError(
             str(path), 'no Nsight Compute table: no header line starting with "ID" and naming '

@@ -30,25 +30,8 @@ from rooflow.errors import InputError
 from rooflow.settings import Settings
 from rooflow.validate import coerce_numeric, read_csv_text
 
-SNIFF_BYTES = 64 * 1024
 _LEGACY = {"KernelName": "Kernel_Name", "BeginNs": "Start_Timestamp", "EndNs": "End_Timestamp"}
 DURATION = "End_Timestamp - Start_Timestamp"
-
-
-def sniff(path: Path) -> bool:
-    """Whether ``path`` is (or is the ``pmc_perf.csv`` of) a workload folder.
-
-    Reads at most 64 KiB: the header must hold ``Dispatch_ID`` and a kernel-name column.
-    """
-    path = Path(path)
-    file = path / "pmc_perf.csv" if path.is_dir() else path
-    try:
-        with file.open("rb") as handle:
-            head = handle.read(SNIFF_BYTES).decode("utf-8", "replace").lstrip("\ufeff")
-    except OSError:
-        return False
-    names = {n.strip().strip('"') for n in head.splitlines()[0].split(",")} if head else set()
-    return "Dispatch_ID" in names and bool(names & {"Kernel_Name", "KernelName"})
 
 
 def gpu_of_sysinfo(folder: Path) -> tuple[str | None, str]:

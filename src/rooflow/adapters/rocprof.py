@@ -1,6 +1,6 @@
 """Any AMD profiler export → canonical points, the reader picked by content (``from-rocprof``).
 
-Readers, tried in order by their ``sniff(path)`` (≤ 64 KiB read per file):
+Readers, tried in order by their content checks (:mod:`.sniffing`):
 :mod:`.omniperf` (rocprof-compute / Omniperf workload folder), :mod:`.rocprofv3`
 (``*_counter_collection.csv``), :mod:`.rocprof_v1` (``results.csv`` runs).
 """
@@ -12,11 +12,12 @@ from pathlib import Path
 
 import polars as pl
 
+from rooflow.adapters import sniffing
 from rooflow.errors import InputError
 from rooflow.settings import Settings
 
-READERS = ("omniperf", "rocprofv3", "rocprof_v1")
-"""Adapter modules, in the order they are tried."""
+READERS = {"omniperf": "rocprof", "rocprofv3": "rocprofv3", "rocprof_v1": "rocprofv1"}
+"""Adapter module → its kind's content check, in the order they are tried."""
 
 
 def detect(path: str | Path) -> str:
@@ -28,8 +29,8 @@ def detect(path: str | Path) -> str:
     path = Path(path)
     if not path.exists():
         raise InputError(str(path), "file not found")
-    for name in READERS:
-        if import_module(f"rooflow.adapters.{name}").sniff(path):
+    for name, kind in READERS.items():
+        if getattr(sniffing, kind)(path):
             return name
     raise InputError(
         str(path), "not a rocprof export: expected an Omniperf/rocprof-compute workload folder "

@@ -33,37 +33,19 @@ from pathlib import Path
 
 import polars as pl
 
+from rooflow.adapters import sniffing
 from rooflow.adapters.amd_counters import canonical_columns, plan
 from rooflow.adapters.amd_kernels import Dispatches, check_values, checked_dispatches
+from rooflow.adapters.sniffing import ROCPROF_V1_KEY
 from rooflow.errors import InputError
 from rooflow.settings import Settings
 from rooflow.validate import coerce_numeric, read_csv_text
 
-SNIFF_BYTES = 64 * 1024
-KEY = ("Index", "KernelName")
+KEY = ROCPROF_V1_KEY
 # Dispatch fields that start upper-case; the others (gpu-id, pid, grd, ...) are lower-case.
 _FIELDS = {"Index", "KernelName", "DispatchNs", "BeginNs", "EndNs", "CompleteNs", "DurationNs"}
 DURATION = "DurationNs"
 _SPAN = "EndNs - BeginNs"
-
-
-def _header(path: Path) -> set[str]:
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(SNIFF_BYTES).decode("utf-8", "replace").lstrip("\ufeff")
-    except OSError:
-        return set()
-    return {n.strip().strip('"') for n in head.splitlines()[0].split(",")} if head else set()
-
-
-def sniff(path: Path) -> bool:
-    """Whether ``path`` is a rocprof v1 per-dispatch CSV (or a folder holding one).
-
-    Reads at most 64 KiB per file: the header must hold ``Index`` and ``KernelName``.
-    """
-    path = Path(path)
-    files = sorted(path.glob("*.csv")) if path.is_dir() else [path]
-    return any(set(KEY) <= _header(f) for f in files)
 
 
 def runs(path: str | Path) -> list[Path]:
@@ -77,7 +59,7 @@ def runs(path: str | Path) -> list[Path]:
     if not path.exists():
         raise InputError(str(path), "file not found")
     files = sorted(folder.glob("*.csv"), key=lambda f: (f.name != "results.csv", f.name))
-    found = [f for f in files if set(KEY) <= _header(f)]
+    found = [f for f in files if sniffing.rocprofv1(f)]
     if not found:
         raise InputError(str(path), "no rocprof CSV here (a header with Index and KernelName)",
                          check="format")

@@ -31,34 +31,14 @@ import polars as pl
 
 from rooflow.adapters.amd_counters import CHIP_IDS, canonical_columns, gfx_target, plan
 from rooflow.adapters.amd_kernels import Dispatches, check_values, checked_dispatches
+from rooflow.adapters.sniffing import ROCPROFV3_SUFFIX
 from rooflow.errors import InputError
 from rooflow.settings import Settings
 from rooflow.validate import coerce_numeric, read_csv_text
 
-SNIFF_BYTES = 64 * 1024
-SUFFIX = "_counter_collection.csv"
+SUFFIX = ROCPROFV3_SUFFIX
 DURATION = "End_Timestamp - Start_Timestamp"
 _NEEDED = ("Dispatch_Id", "Kernel_Name", "Counter_Name", "Counter_Value")
-
-
-def sniff(path: Path) -> bool:
-    """Whether ``path`` is a rocprofv3 counter collection CSV (or a folder with one).
-
-    Reads at most 64 KiB: the header must hold ``Dispatch_Id``, ``Counter_Name`` and
-    ``Counter_Value``.
-    """
-    path = Path(path)
-    files = sorted(path.glob(f"*{SUFFIX}")) if path.is_dir() else [path]
-    for file in files:
-        try:
-            with file.open("rb") as handle:
-                head = handle.read(SNIFF_BYTES).decode("utf-8", "replace").lstrip("\ufeff")
-        except OSError:
-            continue
-        names = {n.strip().strip('"') for n in head.splitlines()[0].split(",")} if head else set()
-        if {"Dispatch_Id", "Counter_Name", "Counter_Value"} <= names:
-            return True
-    return False
 
 
 def _collection(path: Path) -> Path:

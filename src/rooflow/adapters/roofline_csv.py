@@ -25,7 +25,6 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from rooflow.adapters.sniffing import csv_header
 from rooflow.errors import InputError
 from rooflow.points import POINT_SCHEMA, to_points
 from rooflow.settings import Settings
@@ -50,19 +49,11 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "bytes": ("bytes", "bytes_moved", "mem_bytes", "memory_bytes"),
     "level": ("level", "memory_level"),
 }
-_CANONICAL = {alias: name for name, aliases in ALIASES.items() for alias in aliases}
+CANONICAL = {alias: name for name, aliases in ALIASES.items() for alias in aliases}
 _NUMERIC = ["arithmetic_intensity", "tflops", "gflops", "flop", "time_us", "bytes"]
-_LEVEL_BYTES_PREFIX = "bytes_"
+LEVEL_BYTES_PREFIX = "bytes_"
 
 
-def sniff(path: Path) -> bool:
-    """A CSV (or Parquet) whose header names an intensity, or flop with bytes columns."""
-    if path.suffix.lower() == ".parquet":
-        return path.is_file()
-    names = {_CANONICAL.get(c, c) for c in csv_header(path)}
-    return "arithmetic_intensity" in names or (
-        "flop" in names and any(n == "bytes" or n.startswith(_LEVEL_BYTES_PREFIX)
-                                for n in names))
 # A file written by `rooflow from-ncu`/`from-rocprof` (canonical points) has these.
 _POINTS_COLUMNS = {"arithmetic_intensity", "flop_per_s", "level", "kernel"}
 
@@ -100,8 +91,8 @@ def canonical_header(columns: list[str], file: str | Path) -> dict[str, str]:
     seen: dict[str, str] = {}
     for raw in columns:
         key = raw.strip().lstrip("\ufeff").strip().lower()
-        name = _CANONICAL.get(key)
-        if name is None and key.startswith(_LEVEL_BYTES_PREFIX) and key != "bytes_moved":
+        name = CANONICAL.get(key)
+        if name is None and key.startswith(LEVEL_BYTES_PREFIX) and key != "bytes_moved":
             name = key
         if name is None:
             continue
@@ -170,7 +161,7 @@ def _fast_csv(path: str | Path) -> pl.DataFrame:
         numeric = {c for c, t in POINT_SCHEMA.items() if t.is_numeric()}
     else:
         numeric = {raw for raw, c in canonical_header(header, path).items()
-                   if c in _NUMERIC or c.startswith(_LEVEL_BYTES_PREFIX)}
+                   if c in _NUMERIC or c.startswith(LEVEL_BYTES_PREFIX)}
     try:
         frame = pl.read_csv(data, infer_schema=False, schema_overrides={
             h: pl.Float64 for h in header if h in numeric}, encoding="utf8")
@@ -233,7 +224,7 @@ def _from_frame(raw: pl.DataFrame, path: str | Path, *, exact: bool) -> pl.DataF
         return _read_points_csv(raw, path, exact=exact)
     mapping = canonical_header(raw.columns, path)
     frame = raw.select([pl.col(r).alias(c) for r, c in mapping.items()])
-    level_cols = [c for c in frame.columns if c.startswith(_LEVEL_BYTES_PREFIX)]
+    level_cols = [c for c in frame.columns if c.startswith(LEVEL_BYTES_PREFIX)]
     clash = [c for c in ("level", "bytes", "arithmetic_intensity") if c in frame.columns]
     if level_cols and clash:
         raise InputError(
@@ -312,7 +303,7 @@ def _explode_levels(frame: pl.DataFrame, level_cols: list[str], path: str | Path
         on=level_cols, index=keep, variable_name="level", value_name="bytes"
     ).filter(pl.col("bytes").is_not_null())
     long = long.with_columns(
-        level=pl.col("level").str.slice(len(_LEVEL_BYTES_PREFIX)).str.to_uppercase(),
+        level=pl.col("level").str.slice(len(LEVEL_BYTES_PREFIX)).str.to_uppercase(),
         arithmetic_intensity=pl.col("flop") / pl.col("bytes"),
     ).sort("row", maintain_order=True)
     _validate(long, path, exact=exact)

@@ -1,4 +1,10 @@
-"""Cheap content checks for kind detection: the first bytes of a file, its CSV header."""
+"""Cheap content checks for kind detection, one per input kind (named as the kind).
+
+Each reads at most the first 64 KiB of a file (4 MiB for unitrace reports, whose kernel
+table follows the per-launch log) and imports nothing heavier than the standard library,
+so :func:`rooflow.adapters.detect_kind` costs milliseconds whichever kind a file is. The
+identifying marks used by both a check and its reader live here.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,13 @@ import csv
 from pathlib import Path
 
 HEAD_BYTES = 65_536
+
+NCU_KEY = ("ID", "Kernel Name")
+"""First cell and a further cell of an ``ncu --csv`` header line (details and raw pages)."""
+ROCPROF_V1_KEY = ("Index", "KernelName")
+"""Columns that identify a rocprof v1 per-dispatch CSV and one dispatch in it."""
+ROCPROFV3_SUFFIX = "_counter_collection.csv"
+UNITRACE_MARKER = "== Kernel Metrics =="
 
 
 def head_text(path: Path, limit: int = HEAD_BYTES) -> str:
@@ -26,3 +39,74 @@ def csv_header(path: Path) -> list[str]:
             except csv.Error:
                 return []
     return []
+
+
+def header_names(path: Path) -> set[str]:
+    """Names of the first line of ``path`` (quotes and spaces stripped, case kept)."""
+    lines = head_text(path).splitlines()
+    return {n.strip().strip('"') for n in lines[0].split(",")} if lines else set()
+
+
+def is_ncu_header(line: str) -> bool:
+    """Whether ``line`` is the header line of an ``ncu --csv`` page."""
+    cells = next(csv.reader([line]), [])
+    return bool(cells) and cells[0].strip().lstrip("\ufeff") == NCU_KEY[0] and NCU_KEY[1] in cells
+
+
+def _csv_files(path: Path, glob: str) -> list[Path]:
+    return sorted(path.glob(glob)) if path.is_dir() else [path]
+
+
+def roofline(path: Path) -> bool:
+    """A CSV (or Parquet) whose header names an intensity, or flop with bytes columns."""
+    from rooflow.adapters.roofline_csv import CANONICAL, LEVEL_BYTES_PREFIX
+
+    if path.suffix.lower() == ".parquet":
+        return path.is_file()
+    names = {CANONICAL.get(c, c) for c in csv_header(path)}
+    return "arithmetic_intensity" in names or (
+        "flop" in names and any(n == "bytes" or n.startswith(LEVEL_BYTES_PREFIX) for n in names))
+
+
+def benchmarks(path: Path) -> bool:
+    """A CSV whose header has ``family`` and ``shape_key``."""
+    return {"family", "shape_key"} <= set(csv_header(path))
+
+
+def specs(path: Path) -> bool:
+    """A ``.yaml``/``.yml`` file whose text has a ``flop:`` key (a spec variant)."""
+    return path.suffix.lower() in (".yaml", ".yml") and "flop:" in head_text(path)
+
+
+def ncu(path: Path) -> bool:
+    """An ``ncu --csv`` export: a page header line (after any program output) in 64 KiB."""
+    return any(is_ncu_header(line) for line in head_text(path).splitlines())
+
+
+def rocprof(path: Path) -> bool:
+    """An Omniperf/rocprof-compute workload folder (or its ``pmc_perf.csv``).
+
+    The header holds ``Dispatch_ID`` and a kernel-name column.
+    """
+    names = header_names(path / "pmc_perf.csv" if path.is_dir() else path)
+    return "Dispatch_ID" in names and bool(names & {"Kernel_Name", "KernelName"})
+
+
+def rocprofv1(path: Path) -> bool:
+    """A rocprof v1 per-dispatch CSV (or a folder holding one): ``Index`` and ``KernelName``."""
+    return any(set(ROCPROF_V1_KEY) <= header_names(f) for f in _csv_files(path, "*.csv"))
+
+
+def rocprofv3(path: Path) -> bool:
+    """A rocprofv3 counter collection CSV (or a folder with one).
+
+    The header holds ``Dispatch_Id``, ``Counter_Name`` and ``Counter_Value``.
+    """
+    need = {"Dispatch_Id", "Counter_Name", "Counter_Value"}
+    return any(need <= header_names(f) for f in _csv_files(path, f"*{ROCPROFV3_SUFFIX}"))
+
+
+def unitrace(path: Path) -> bool:
+    """A unitrace metrics report: its kernel-metrics marker and table header."""
+    head = head_text(path, 4 << 20)
+    return UNITRACE_MARKER in head and "Kernel,Device," in head

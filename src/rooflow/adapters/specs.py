@@ -11,16 +11,10 @@ from pathlib import Path
 
 import polars as pl
 
-from rooflow.adapters.sniffing import head_text
 from rooflow.adapters.spec_yaml import read_spec
 from rooflow.models.families import FamilyModel, kernel_metrics, load_families, resolve_family
 from rooflow.points import empty_points, to_points
 from rooflow.settings import Settings
-
-
-def sniff(path: Path) -> bool:
-    """A ``.yaml``/``.yml`` file whose text has a ``flop:`` key (a spec variant)."""
-    return path.suffix.lower() in (".yaml", ".yml") and "flop:" in head_text(path)
 
 
 def load(path: str | Path, settings: Settings) -> pl.DataFrame:

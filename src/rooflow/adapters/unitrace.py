@@ -47,7 +47,7 @@ from pathlib import Path
 import polars as pl
 
 from rooflow.adapters.breakdown import dominant, kernel_points
-from rooflow.adapters.unitrace_report import MARKER, Launch, read_launches
+from rooflow.adapters.unitrace_report import Launch, read_launches
 from rooflow.errors import InputError
 from rooflow.points import op_unit
 from rooflow.settings import Settings
@@ -188,16 +188,6 @@ def load(path: str | Path, settings: Settings) -> pl.DataFrame:
             check="flops report",
         )
     return unitrace_points(flops, bytes_ if bytes_.is_file() else None)
-
-
-def sniff(path: Path) -> bool:
-    """Whether ``path`` looks like a unitrace metrics report (reads at most 4 MiB)."""
-    try:
-        with Path(path).open("rb") as handle:
-            head = handle.read(4 << 20)
-    except OSError:
-        return False
-    return MARKER.encode() in head and b"Kernel,Device," in head
 
 
 def _flop_needed() -> list[str]:
