@@ -16,6 +16,7 @@ from rooflow.defaults import (
     DEFAULT_HARDWARE,
     config_defaults,
     plot_defaults,
+    schema,
     schema_path,
 )
 from rooflow.plotting import PlotOptions
@@ -128,3 +129,12 @@ def test_snakemake_keeps_given_values_and_fills_the_rest(expected):
     validate(config, str(schema_path("config")))
     assert config["plot_defaults"] == {**expected["plot_defaults"], "dpi": 300}
     assert config["ncu"] == {**expected["ncu"], "per_launch": True}
+
+
+@pytest.mark.parametrize("name", ["config", "hardware", "families"])
+def test_packaged_schemas_are_valid_json_schema(name):
+    """rooflow validates against these without re-checking them on every call."""
+    import jsonschema
+
+    doc = schema(name)
+    jsonschema.validators.validator_for(doc).check_schema(doc)

@@ -36,6 +36,28 @@ def schema(name: str) -> dict:
     return yaml.safe_load(schema_path(name).read_text())
 
 
+def schema_error(name: str, instance: object, definition: str | None = None):
+    """The most relevant violation of schema ``name`` (or its ``$defs`` entry) by ``instance``.
+
+    Returns:
+        A ``jsonschema.ValidationError`` (``best_match`` of all errors), or None when valid.
+        The validator is built once per schema: ``jsonschema.validate`` re-checks the schema
+        against its metaschema on every call (50 ms each, 18 calls per hardware.yaml).
+    """
+    import jsonschema
+
+    return jsonschema.exceptions.best_match(_validator(name, definition).iter_errors(instance))
+
+
+@cache
+def _validator(name: str, definition: str | None):
+    import jsonschema
+
+    full = schema(name)
+    target = full if definition is None else full["$defs"][definition] | {"$defs": full["$defs"]}
+    return jsonschema.validators.validator_for(full)(target)
+
+
 def _defaults(properties: dict) -> dict:
     return {k: v["default"] for k, v in properties.items() if "default" in v}
 

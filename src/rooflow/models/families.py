@@ -24,11 +24,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import jsonschema
 import polars as pl
 
 from rooflow.adapters.spec_yaml import Spec, dtype_width, is_floating, read_yaml
-from rooflow.defaults import DEFAULT_FAMILIES, schema
+from rooflow.defaults import DEFAULT_FAMILIES, schema_error
 from rooflow.errors import InputError
 from rooflow.models.formula import Formula, compile_formula, evaluate
 from rooflow.points import PRECISIONS
@@ -123,8 +122,7 @@ def load_families(path: str | Path = DEFAULT_FAMILIES) -> dict[str, FamilyModel]
     """
     source = str(path)
     doc = _string_keys(read_yaml(path))
-    validator = jsonschema.Draft202012Validator(schema("families"))
-    error = jsonschema.exceptions.best_match(validator.iter_errors(doc))
+    error = schema_error("families", doc)
     if error is not None:
         raise InputError(source, error.message, column=error.json_path, check="schema",
                          value=None if isinstance(error.instance, dict | list) else error.instance)

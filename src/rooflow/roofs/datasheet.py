@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from rooflow.defaults import DEFAULT_HARDWARE, schema
+from rooflow.defaults import DEFAULT_HARDWARE, schema_error
 from rooflow.errors import InputError
 from rooflow.roofs.preset import Preset, preset_from_mapping
 
@@ -21,8 +21,6 @@ def load_hardware(path: str | Path = DEFAULT_HARDWARE) -> dict[str, Preset]:
     Raises:
         InputError: unreadable YAML or a schema violation (names the key path).
     """
-    import jsonschema
-
     path = Path(path)
     try:
         data = yaml.safe_load(path.read_text())
@@ -34,13 +32,12 @@ def load_hardware(path: str | Path = DEFAULT_HARDWARE) -> dict[str, Preset]:
             str(path), f"malformed YAML: {getattr(err, 'problem', err)}",
             row=None if mark is None else mark.line + 1,
         ) from None
-    try:
-        jsonschema.validate(data, schema("hardware"))
-    except jsonschema.ValidationError as err:
+    err = schema_error("hardware", data)
+    if err is not None:
         where = ".".join(str(p) for p in err.absolute_path)
         raise InputError(
             str(path), err.message, column=where or None, check="hardware schema"
-        ) from None
+        )
     return {
         key: preset_from_mapping(key, entry, source=str(path))
         for key, entry in data["presets"].items()

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from rooflow.defaults import schema
+from rooflow.defaults import schema_error
 from rooflow.errors import InputError
 from rooflow.points import PRECISIONS, op_unit
 
@@ -132,17 +132,13 @@ def preset_from_mapping(key: str, data: Mapping, *, source: str) -> Preset:
     Raises:
         InputError: the entry breaks the schema or names a default roof it lacks.
     """
-    import jsonschema
-
-    hardware = schema("hardware")
-    try:
-        jsonschema.validate(dict(data), hardware["$defs"]["preset"] | {"$defs": hardware["$defs"]})
-    except jsonschema.ValidationError as err:
+    err = schema_error("hardware", dict(data), "preset")
+    if err is not None:
         path = ".".join(str(p) for p in err.absolute_path)
         raise InputError(
             source, err.message, column=f"presets.{key}" + (f".{path}" if path else ""),
             check="hardware schema",
-        ) from None
+        )
     for what, table in (("default_compute", "compute"), ("default_memory", "memory")):
         if data[what] not in data[table]:
             raise InputError(
