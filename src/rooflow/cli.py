@@ -69,6 +69,18 @@ def _load_files(files: tuple[Path, ...], kind: str | None, log=None):
     return pl.concat(frames, how="vertical")
 
 
+def _import_in_background(module: str) -> None:
+    """Start importing ``module`` in a thread, so it overlaps the input read.
+
+    polars parses without the GIL, so matplotlib's ~0.6 s import (rooflow.plotting) runs
+    beside a large CSV read instead of after it; a later ``import`` waits for it.
+    """
+    from importlib import import_module
+    from threading import Thread
+
+    Thread(target=import_module, args=(module,), daemon=True).start()
+
+
 def _image_format(output: Path) -> str:
     """The image format of ``-o`` (its suffix; png when it has none), or a usage error."""
     fmt = output.suffix.lstrip(".").lower() or "png"
@@ -124,19 +136,21 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
          key, series_order, dpi, top_n, density, title, output, table, html_page) -> None:
     """Plot any input rooflow reads (kind detected from the content) on a preset."""
     from rooflow.pipeline import report
-    from rooflow.plotting import PlotOptions
 
     output = output or Path(files[0].stem + ".png")
     fmt = _image_format(output)
     preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+    _import_in_background("rooflow.plotting")
     points = _load_files(files, kind, _warn)
+    from rooflow.plotting import PlotOptions
+
     options = PlotOptions(
         connect=connect, annotate=annotate, key=key,
         series_order=[s.strip() for s in series_order.split(",") if s.strip()],
         dpi=dpi, title=title, formats=(fmt,), top_n=top_n, density=density,
     )
     analysed = report(points, preset, table_path=table, plot_path=output, options=options,
-                      log=_warn)
+                      log=_warn, full_table=html_page is not None)
     click.echo(f"wrote {output}", err=True)
     if html_page:
         from rooflow.html.page import roofline_page

@@ -14,6 +14,7 @@ import polars as pl
 from rooflow.roofs.preset import Preset
 
 MAX_WARNINGS = 20  # above-roof points listed one by one; the rest are counted
+_WARNING_COLUMNS = ["source", "row", "attainable", "pct_of_roof"]
 
 
 def report(
@@ -24,6 +25,7 @@ def report(
     plot_path: str | Path | None,
     options=None,
     log: Callable[[str], None] = print,
+    full_table: bool = False,
 ) -> pl.DataFrame:
     """Analyze ``points`` on ``preset``, write the table (CSV) and the plot.
 
@@ -34,14 +36,24 @@ def report(
         plot_path: image (.png, .svg, .pdf), or None.
         options: :class:`rooflow.plotting.PlotOptions` (default: the schema defaults).
         log: where warnings go (above-roof points, levels without a roof).
+        full_table: return every analysis column even when no table is written.
 
     Returns:
-        The analysis table (:data:`rooflow.analysis.TABLE_COLUMNS`).
+        The analysis table: :data:`rooflow.analysis.TABLE_COLUMNS` when a table is
+        written or ``full_table``; else only what the plot draws and the warnings name
+        (:func:`rooflow.plotting.drawn_columns`), which on 10⁶ points skips the costly
+        per-kernel and pair columns.
     """
-    from rooflow.analysis import above_roof, analyze
+    from rooflow.analysis import TABLE_COLUMNS, above_roof, analyze
     from rooflow.io import write_csv
 
-    table = analyze(points, preset)
+    columns = TABLE_COLUMNS
+    if table_path is None and plot_path is not None and not full_table:
+        from rooflow.plotting import drawn_columns
+
+        drawn = drawn_columns(points)
+        columns = drawn + [c for c in _WARNING_COLUMNS if c not in drawn]
+    table = analyze(points, preset, columns)
     above = above_roof(table)
     if above.height > MAX_WARNINGS:
         log(f"warning: {above.height} points are above the roof of {preset.key}; "

@@ -14,10 +14,8 @@ clipped. Bandwidth-only rows (no operations) go to a side panel (:mod:`.bandwidt
 Integer-OP rows (``unit`` "OP") sharing a plot with FLOP rows are drawn as a separate
 diamond group and said so in a note; a plot of OP rows only is labelled OP/s.
 
-Table columns read: arithmetic_intensity, performance, series, family, label, pair,
-kernel, level, theoretical, headroom, compute_roof_name, memory_roof_name; when
-present: above_roof, unit, bandwidth_only, achieved_bandwidth, memory_roof, roof_note,
-kernel_headroom, potential_time_saved_s, binding, kernel_bound, and ``color_by``.
+Table columns read: :func:`drawn_columns` (and ``color_by``); the optional ones are used
+when present.
 """
 
 from __future__ import annotations
@@ -34,6 +32,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import polars as pl  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
 from rooflow.defaults import plot_defaults  # noqa: E402
 from rooflow.io import atomic_path  # noqa: E402
@@ -41,7 +40,13 @@ from rooflow.plotting import markers as mk  # noqa: E402
 from rooflow.plotting.bandwidth import bandwidth_only_rows, draw_bandwidth_panel  # noqa: E402
 from rooflow.plotting.density import draw_density, use_density  # noqa: E402
 from rooflow.plotting.labels import AUTO_LABEL_MAX, label_points, notes  # noqa: E402
-from rooflow.plotting.roofs import Limits, axis_limits, draw_roofs, perf_unit  # noqa: E402
+from rooflow.plotting.roofs import (  # noqa: E402
+    Limits,
+    axis_limits,
+    decade_label,
+    draw_roofs,
+    perf_unit,
+)
 from rooflow.points import PRECISIONS  # noqa: E402
 from rooflow.roofs.preset import Preset  # noqa: E402
 
@@ -72,6 +77,27 @@ class PlotOptions:
     density: bool | None = _D["density"]
     density_threshold: int = _D["density_threshold"]
     color_by: str = "family"
+
+
+DRAWN_COLUMNS = [
+    "series", "family", "label", "pair", "kernel", "level", "precision", "unit", "bytes",
+    "time_s", "arithmetic_intensity", "performance", "theoretical", "bandwidth_only",
+    "compute_roof_name", "memory_roof_name", "memory_roof", "achieved_bandwidth", "headroom",
+    "above_roof", "roof_note",
+]  # fmt: skip
+
+
+def drawn_columns(points: pl.DataFrame) -> list[str]:
+    """The analysis columns :func:`figure` reads for ``points`` (canonical points).
+
+    Per-kernel columns (``rooflow.analysis.KERNEL_COLUMNS``) only for hierarchical data,
+    where they colour and list the kernels: on one level they would cost windows over
+    every point and draw nothing.
+    """
+    from rooflow.analysis import KERNEL_COLUMNS
+
+    hierarchical = points["level"].n_unique() > 1
+    return DRAWN_COLUMNS + (KERNEL_COLUMNS if hierarchical else [])
 
 
 def _top(table: pl.DataFrame, n: int) -> tuple[pl.DataFrame, int]:
@@ -134,6 +160,12 @@ def figure(table: pl.DataFrame, preset: Preset, options: PlotOptions = PlotOptio
     ax.set_xlabel(f"Arithmetic intensity ({per}/byte)")
     ax.set_ylabel(f"Performance ({unit})")
     ax.grid(True, which="major", ls=":", lw=0.6, color="0.8")
+    # Minor ticks at 2 and 5 of each decade: a log axis' default eight per decade cost
+    # ~0.25 s of Tick objects on a typical 8-decade roofline, for little reading aid.
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(FuncFormatter(decade_label))
+        axis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
+        axis.set_minor_formatter(NullFormatter())
     names = [c for c in ("compute_roof_name", "memory_roof_name") if c in table.columns]
     keys = {c: table[c].drop_nulls().unique(maintain_order=True).to_list() for c in names}
     levels = mk.order(table["level"]) if table.height else []
@@ -206,7 +238,8 @@ def _density_groups(ax, table: pl.DataFrame, column: str, groups: list[str], sca
     for i, group in enumerate(groups):
         sel = code == i
         n = draw_density(ax, x[sel], y[sel] / scale, colors[i], (limits.xmin, limits.xmax),
-                         (limits.ymin / scale, limits.ymax / scale), gid=f"density:{group}")
+                         (limits.ymin / scale, limits.ymax / scale), gid=f"density:{group}",
+                         max_alpha=1.0 if len(groups) == 1 else 0.6)
         handles.append(Patch(color=colors[i], alpha=0.7, label=f"{group}: {n:,} (density)"))
     return handles
 
@@ -216,6 +249,8 @@ def _draw_points(ax, table: pl.DataFrame, scale: float, options: PlotOptions, de
     """Single-level points; returns the legend handles."""
     series = mk.order(table["series"], options.series_order)
     color_col = options.color_by if options.color_by in table.columns else "family"
+    if dense:  # the markers left take their series' density colour
+        color_col = "series"
     color_values = table[color_col].cast(pl.String).fill_null("")
     groups = mk.order(color_values)
     palette = mk.colors(len(groups))
@@ -242,7 +277,7 @@ def _draw_points(ax, table: pl.DataFrame, scale: float, options: PlotOptions, de
     if options.connect:
         mk.draw_arrows(ax, drawn, scale)
     handles += _style_handles(table)
-    if len(groups) > 1 or groups[0] != "":
+    if not dense and (len(groups) > 1 or groups[0] != ""):  # dense: the images name them
         handles.append(Line2D([], [], ls="", label=f"— {color_col} —"))
         handles += [Line2D([], [], ls="", marker="o", color=palette[i], label=g or "(none)")
                     for i, g in enumerate(groups[: options.top_n])]
