@@ -30,10 +30,18 @@ def schema_path(name: str) -> Path:
     return DATA / f"{name}.schema.yaml"
 
 
+def safe_load(text: str) -> object:
+    """``yaml.safe_load`` with libyaml's C parser when PyYAML has it (10× faster).
+
+    Same safe constructors; used for hardware.yaml and the schemas, read by every command.
+    """
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506
+
+
 @cache
 def schema(name: str) -> dict:
     """The packaged JSON Schema ``name`` as a mapping."""
-    return yaml.safe_load(schema_path(name).read_text())
+    return safe_load(schema_path(name).read_text())
 
 
 def schema_error(name: str, instance: object, definition: str | None = None):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from rooflow.defaults import DEFAULT_HARDWARE, schema_error
+from rooflow.defaults import DEFAULT_HARDWARE, safe_load, schema_error
 from rooflow.errors import InputError
 from rooflow.roofs.preset import Preset, preset_from_mapping
 
@@ -23,7 +23,7 @@ def load_hardware(path: str | Path = DEFAULT_HARDWARE) -> dict[str, Preset]:
     """
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text())
+        data = safe_load(path.read_text())
     except FileNotFoundError:
         raise InputError(str(path), "hardware file not found") from None
     except yaml.YAMLError as err:
