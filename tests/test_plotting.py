@@ -163,3 +163,13 @@ def test_density_counts_match_numpy_histogram2d():
     # Floating-point cell edges may move a point sitting on an edge to its neighbour.
     assert abs(counts.sum() - expected.sum()) <= 2 and np.abs(counts - expected).sum() <= 4
     assert counts.sum() > 50_000
+
+
+def test_top_points_by_headroom_keep_file_order_on_ties():
+    from rooflow.plotting import _top
+
+    table = pl.DataFrame({"headroom": [3.0, 5.0, None, 5.0, 5.0, 1.0], "i": range(6)})
+    top, left_out = _top(table, 2)
+    assert top["i"].to_list() == [1, 3] and left_out == 4  # the first two 5× in file order
+    top, _ = _top(table, 5)
+    assert top["i"].to_list() == [0, 1, 3, 4, 5]  # a null headroom ranks last
