@@ -86,7 +86,7 @@ def main() -> None:
     jobs = []
     for files, flow in flows.items():
         out = bench(f"snakemake -n, {files} files", [snakemake, "-n", "--quiet", "rules"],
-                    3 if files >= 1000 else 1, flow)
+                    3 if files == 1000 else 1, flow)
         jobs.append({"case": f"dry run, {files} new files", **job_counts(out)})
     # Incremental cost of one new file: build the 10-file workflow, add one, dry-run.
     flow = flows[10]
@@ -125,6 +125,9 @@ TARGETS = {  # on a 2-core machine
     "plot 100000 points --connect --key": (2, 1024),
     "plot 10000000 points (Parquet)": (10, 1536),
     "snakemake -n, 1000 files": (15, None),
+    "snakemake -n, 10000 files": (60, None),
+    "job start: points rule (roofline adapter)": (0.5, None),
+    "job start: report rule (pipeline + plotting)": (0.5, None),
 }
 
 
