@@ -14,9 +14,12 @@ from pathlib import Path
 
 import polars as pl
 
+from rooflow.adapters import ncu_layout
 from rooflow.adapters.breakdown import kernel_points
 from rooflow.adapters.ncu_breakdown import KERNEL_COLUMNS, NcuBreakdown, ncu_breakdown
-from rooflow.adapters.ncu_layout import read_ncu, sniff
+from rooflow.adapters.ncu_layout import read_ncu
+from rooflow.adapters.ncu_passes import export_files
+from rooflow.errors import InputError
 from rooflow.settings import Settings
 
 __all__ = ["KERNEL_COLUMNS", "NcuBreakdown", "load", "ncu_breakdown", "ncu_kernels",
@@ -82,6 +85,18 @@ def ncu_points(
         series="ncu",
         source=source,
     )
+
+
+def sniff(path: Path) -> bool:
+    """Whether ``path`` is an ``ncu --csv`` export, or a folder whose exports all are.
+
+    Reads at most 64 KiB per file (:func:`~.ncu_layout.sniff`); never raises.
+    """
+    try:
+        files = export_files(path)
+    except InputError:
+        return False
+    return all(map(ncu_layout.sniff, files))
 
 
 def load(path: str | Path, settings: Settings) -> pl.DataFrame:
