@@ -49,12 +49,17 @@ def test_schema_dataset_pattern_accepts_every_kind_and_nothing_else():
     assert not pattern.match("nosuchkind-x")
 
 
+def _doc_paths(kind) -> list[str]:
+    """How the docs write a kind's file pattern and folder pattern: `resources/ncu/NAME.csv`."""
+    return [f"`resources/{p.replace('{name}', 'NAME')}`" for p in (kind.pattern, kind.folder) if p]
+
+
 def test_readme_input_table_has_a_row_per_kind_with_its_file_pattern():
     rows = _markdown_table((REPO / "README.md").read_text(), "## Inputs (`resources/`)")
     files = {r[0]: r[1] for r in rows}
     for name, kind in KINDS.items():
         assert name in files, f"README input table lacks kind {name!r}"
-        assert files[name] == f"`resources/{kind.pattern.replace('{name}', 'NAME')}`"
+        assert files[name] == " or ".join(_doc_paths(kind))
     # Any other row is a measured-peaks source (presets, not datasets).
     extra = set(files) - set(KINDS)
     assert extra <= set(MEASURED), f"README input rows that are no kind: {extra}"
@@ -63,7 +68,8 @@ def test_readme_input_table_has_a_row_per_kind_with_its_file_pattern():
 def test_config_readme_names_every_kind():
     text = (REPO / "config" / "README.md").read_text()
     for name, kind in KINDS.items():
-        assert f"`resources/{kind.pattern.replace('{name}', 'NAME')}`" in text, name
+        for path in _doc_paths(kind):
+            assert path in text, name
 
 
 @pytest.mark.parametrize("name", sorted(KINDS))
@@ -90,8 +96,10 @@ def test_package_data_holds_the_defaults_and_schemas():
 
 
 # Paths the docs and the Makefile name: `docs/...`, `config/...`, `src/rooflow/...` etc.
-# Example paths in error lines and the worked example, not files of the repository.
-EXAMPLES = {"resources/roofline/broken.csv", "resources/specs/4_DenseGemm.yaml"}
+# Example paths in error lines and the worked example, and a folder the profiler commands
+# write into: not files of the repository.
+EXAMPLES = {"resources/roofline/broken.csv", "resources/specs/4_DenseGemm.yaml",
+            "resources/rocprofv3"}
 _PATH = re.compile(r"(?<![\w/.])((?:src|workflow|config|docs|tests|bench|resources)/[\w./-]*"
                    r"[\w/])")
 

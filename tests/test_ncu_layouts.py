@@ -11,6 +11,7 @@ from rooflow.adapters import load_points
 from rooflow.adapters.ncu import ncu_breakdown, ncu_points
 from rooflow.adapters.sniffing import ncu as sniff
 from rooflow.errors import InputError
+from rooflow.roofs import MEASURED
 from rooflow.roofs.ncu import ncu_preset
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "ncu"
@@ -126,6 +127,20 @@ def test_raw_wide_rtx3060_theoretical_peaks() -> None:
     assert preset["empirical"] is False and "817 MHz" in preset["source"]
     with pytest.raises(InputError, match="no Theoretical peaks"):
         ncu_preset(DATA / "nersc-gpp" / "output.csv")
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_preset_discovery_agrees_with_the_preset_reader(path: Path) -> None:
+    # The workflow's cheap text search (no parsing) finds preset ncu-NAME exactly where
+    # ncu_preset reads one: only the RTX 3060 raw page has Theoretical peaks. Not peaks:
+    # "Theoretical Occupancy" (legacy A100), the ".pct_of_peak_sustained_*" metrics (B200).
+    try:
+        ncu_preset(path)
+        readable = True
+    except InputError:
+        readable = False
+    assert readable == (path.parent.name == "raw-wide-rtx3060")
+    assert MEASURED["ncu"].has_peaks(path) == readable
 
 
 def test_bytes_and_time_only_gives_bandwidth_rows_and_says_why() -> None:

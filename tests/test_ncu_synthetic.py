@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from rooflow.adapters import KINDS, detect_kind
 from rooflow.adapters.ncu import ncu_breakdown, ncu_points
 from rooflow.errors import InputError
 from rooflow.points import check_points
+from rooflow.roofs import MEASURED, load_preset, measured_source
 from rooflow.roofs.ncu import ncu_preset
 
 HEADER = ["ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
@@ -149,3 +151,46 @@ def test_two_passes_merge_per_kernel_and_launch(tmp_path: Path) -> None:
     assert points["arithmetic_intensity"].to_list() == [2.0, 4.0]
     alone = ncu_breakdown(b)  # pass B alone: bytes and time, no FLOP → bandwidth-only
     assert alone.kernels["flop"].to_list() == [0, 0] and len(alone.missing) == 6
+
+
+def test_a_pass_without_the_cc_takes_it_from_another(tmp_path: Path) -> None:
+    # Pass a (no CC): 10 tensor-pipe inst, time 1 ns; pass b: CC 7.0, 64 DRAM bytes. The
+    # CC 7.0 factor (512 FLOP/inst) applies: 5,120 FLOP, AI 80.
+    export(tmp_path / "a.csv", [(0, "hmma", {"sm__inst_executed_pipe_tensor.sum": ("inst", "10"),
+                                             "gpu__time_duration.sum": ("nsecond", "1")})], cc="")
+    export(tmp_path / "b.csv", [(0, "hmma", {"dram__bytes.sum": ("byte", "64")})], cc="7.0")
+    k = ncu_breakdown(tmp_path).kernels.row(0, named=True)
+    assert (k["cc"], k["flop"], k["precision"]) == ("7.0", 5120, "fp16-tensor")
+
+
+def test_a_folder_of_passes_is_one_ncu_input(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    export(run / "flops.csv", [(0, "k", {"gpu__time_duration.sum": ("nsecond", "2")})])
+    export(run / "bytes.csv", [(0, "k", {"dram__bytes.sum": ("byte", "5")})])
+    assert detect_kind(run) == "ncu"
+    (run / "notes.csv").write_text("kernel,comment\nk,fast\n")
+    assert not KINDS["ncu"].sniff(run)  # every CSV of the folder must be a pass
+
+
+def test_theoretical_rows_split_over_passes_make_one_preset(tmp_path: Path) -> None:
+    # One pass has the peaks, the other the clocks: neither alone is a preset, the folder is.
+    # fp64 64 FLOP/cycle × 1 GHz = 0.064 TFLOP/s; DRAM 1 Kbyte/cycle × 1.5 GHz = 1,500 GB/s.
+    folder = tmp_path / "gpu"
+    folder.mkdir()
+    peaks = {k: LABELS[k] for k in ("Theoretical Predicated-On DFMA Operations",
+                                    "Theoretical DRAM Bytes Accessible", "Duration")}
+    clocks = {k: LABELS[k] for k in ("SM Frequency", "DRAM Frequency", "Duration")}
+    files = [export(folder / "peaks.csv", [(0, "dgemm", peaks)]),
+             export(folder / "clocks.csv", [(0, "dgemm", clocks)])]
+    source = MEASURED["ncu"]
+    assert [source.has_peaks(f) for f in files] == [False, False]
+    assert source.has_peaks(folder) and measured_source(folder) is source
+    with pytest.raises(InputError, match="no Theoretical peaks"):
+        ncu_preset(files[0])
+    # The workflow passes the folder; several files (the CLI's passes) give the same roofs.
+    preset = load_preset("ncu-gpu", measured_file=folder)
+    assert preset.compute == {"fp64": pytest.approx(0.064e12)}
+    assert preset.memory == {"DRAM": pytest.approx(1.5e12)}
+    assert (preset.name, preset.empirical) == ("gpu", False)  # no device name: the folder's
+    assert load_preset("ncu-gpu", measured_file=sorted(files)).compute == preset.compute

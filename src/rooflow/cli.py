@@ -340,8 +340,9 @@ def from_ncu(exports, output, per_launch, tensor_flop_per_inst, preset_out) -> N
 
         from rooflow.roofs.ncu import ncu_preset
 
-        mapping = ncu_preset(exports[0])
-        key = "ncu-" + Path(exports[0]).stem.replace(" ", "_")
+        mapping = ncu_preset(exports)
+        first = Path(exports[0])  # the workflow's NAME: a folder's name, a file's stem
+        key = "ncu-" + (first.name if first.is_dir() else first.stem).replace(" ", "_")
         preset_out.write_text(yaml.safe_dump({"presets": {key: mapping}}, sort_keys=False))
         click.echo(f"wrote {preset_out} (preset {key})", err=True)
     _write(points, output)

@@ -1,6 +1,7 @@
 import os
 import re
 import sys
+from glob import glob
 from pathlib import Path
 
 from snakemake.utils import validate
@@ -42,27 +43,63 @@ NAME_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 def _discover(pattern):
-    names = glob_wildcards(pattern.replace("{name}", "{name,[^/]+}")).name
-    bad = [n for n in names if not NAME_OK.match(n)]
+    """The NAMEs of `pattern` ({name}: one path part; "*": any file of a folder)."""
+    found = glob_wildcards(
+        pattern.replace("{name}", "{name,[^/]+}").replace("*", "{file,[^/]+}")
+    )
+    bad = [n for n in found.name if not NAME_OK.match(n)]
     if bad:
         raise ValueError(
             f"cannot build {pattern.format(name=bad[0])!r}: file names may hold only "
             "letters, digits, '_', '.', '-' and must start with a letter or digit"
         )
-    return sorted(names)
+    return sorted(set(found.name))
+
+
+def _sources(pattern, folder, prefix):
+    """NAME → the file, or the folder of files (`folder` form), `prefix`-NAME is read from."""
+    found = {
+        n: f"resources/{pattern}".format(name=n)
+        for n in _discover(f"resources/{pattern}")
+    }
+    for name in _discover(f"resources/{folder}") if folder else []:
+        path = os.path.dirname(f"resources/{folder}".format(name=name))
+        if name in found:
+            raise ValueError(
+                f"cannot build {prefix}-{name}: it is both {found[name]} and the folder "
+                f"{path}/; keep one of them"
+            )
+        found[name] = path
+    return found
+
+
+def _source_input(key, path, folder):
+    """Named inputs of what is read from `path`: it, and a folder's files (each a trigger)."""
+    files = {key: path}
+    if folder and os.path.isdir(path):
+        files[f"{key}_files"] = sorted(
+            glob(os.path.join(path, os.path.basename(folder)))
+        )
+    return files
 
 
 # Dataset id "KIND-NAME" → (kind, name); ids are built here, never parsed back from paths.
-DATASETS = {
-    f"{kind}-{name}": (kind, name)
-    for kind, pat in RAW.items()
-    for name in _discover(pat)
-}
-# Measured peaks found in resources/ become presets named "<prefix>-<name>".
-MEASURED_PRESETS = {
-    f"{prefix}-{name}": f"resources/{source.pattern}".format(name=name)
+SOURCES = {kind: _sources(k.pattern, k.folder, kind) for kind, k in KINDS.items()}
+DATASETS = {f"{kind}-{n}": (kind, n) for kind, found in SOURCES.items() for n in found}
+# Measured peaks found in resources/ become presets "<prefix>-<name>" (→ their inputs).
+_MEASURED = [
+    (f"{prefix}-{name}", source, name, path)
     for prefix, source in MEASURED.items()
-    for name in _discover(f"resources/{source.pattern}")
+    for name, path in _sources(source.pattern, source.folder, prefix).items()
+    if source.has_peaks(path)
+]
+MEASURED_PRESETS = {
+    key: _source_input("measured", path, source.folder)
+    for key, source, _, path in _MEASURED
+}
+# A dataset whose own export gives a preset (ncu "Theoretical" rows) was measured there.
+OWN_PRESET = {
+    f"{source.kind}-{name}": key for key, source, name, _ in _MEASURED if source.kind
 }
 KNOWN_PRESETS = set(HARDWARE) | set(MEASURED_PRESETS)
 # Only the keys adapters read, so editing plot options does not rerun ingest.
@@ -85,7 +122,10 @@ def plot_options(wildcards):
 def dataset_presets(dataset):
     """Measured data on its own device (and the presets it names); the rest everywhere."""
     opts = dataset_options(dataset)
-    device = opts.get("device")
+    # Left unsaid, the device is the GPU of the dataset's own peaks (ncu-NAME), if any.
+    device = opts.get("device") or (
+        None if opts.get("presets") else OWN_PRESET.get(dataset)
+    )
     presets = opts.get("presets") or ([device] if device else config["presets"])
     if device and device not in presets:
         raise ValueError(
@@ -139,7 +179,7 @@ def roofs_text(wildcards):
     """The preset's default roofs in words, for the report captions."""
     key = wildcards.preset
     if key in MEASURED_PRESETS:
-        return f"measured peaks from {MEASURED_PRESETS[key]}"
+        return f"peaks from {MEASURED_PRESETS[key]['measured']}"
     p = HARDWARE[key]
     return (
         f"{p.name}: {p.default_compute} {p.peak_flop_per_s / 1e12:g} TFLOP/s, "
@@ -192,9 +232,12 @@ def all_targets():
 
 
 def raw_input(wildcards):
-    """The raw file(s) one dataset is built from (benchmarks also read the specs)."""
+    """The raw file (or folder, and its files) of a dataset; benchmarks also read specs."""
     kind = KINDS[wildcards.kind]
-    files = {"raw": RAW[wildcards.kind].format(name=wildcards.name)}
+    # A NAME not found in resources/ (a target asked for by hand): Snakemake says missing.
+    default = RAW[wildcards.kind].format(name=wildcards.name)
+    path = SOURCES[wildcards.kind].get(wildcards.name, default)
+    files = _source_input("raw", path, kind.folder)
     for i, companion in enumerate(kind.companions):
         files[f"companion{i}"] = f"resources/{companion}".format(name=wildcards.name)
     if kind.reads_specs:
@@ -205,11 +248,8 @@ def raw_input(wildcards):
 
 
 def preset_input(wildcards):
-    """hardware.yaml, plus the measured-peaks file of a measured preset."""
-    files = {"hardware": config["hardware"]}
-    if wildcards.preset in MEASURED_PRESETS:
-        files["measured"] = MEASURED_PRESETS[wildcards.preset]
-    return files
+    """hardware.yaml, plus a measured preset's file (or folder, and the files in it)."""
+    return {"hardware": config["hardware"]} | MEASURED_PRESETS.get(wildcards.preset, {})
 
 
 def report_input(wildcards):

@@ -33,6 +33,9 @@ class Kind:
         reads_specs: the adapter also reads the spec folder and the family models.
         companions: further files of a folder dataset (patterns with ``{name}``) that
             the adapter reads beside ``pattern``; the workflow lists them as inputs.
+        folder: the other form of a dataset, several files of one run in a folder, as
+            a pattern with ``{name}`` and ``*`` (``ncu/{name}/*.csv``); the adapter is
+            given the folder and reads them together, the workflow lists them as inputs.
     """
 
     name: str
@@ -41,6 +44,7 @@ class Kind:
     description: str
     reads_specs: bool = False
     companions: tuple[str, ...] = ()
+    folder: str = ""
 
     def loader(self):
         """The adapter's ``load(path, settings)`` function."""
@@ -67,7 +71,8 @@ KINDS: dict[str, Kind] = {
         Kind("specs", "specs/{name}.yaml", "specs",
              "kernel spec YAML: shapes and a FLOP formula per variant", reads_specs=True),
         Kind("ncu", "ncu/{name}.csv", "ncu",
-             "Nsight Compute `ncu --csv` export (details or raw page)"),
+             "Nsight Compute `ncu --csv` export (details or raw page), or a folder of "
+             "several passes of one run", folder="ncu/{name}/*.csv"),
         Kind("rocprof", "rocprof/{name}/pmc_perf.csv", "omniperf",
              "rocprof-compute/Omniperf workload folder (pmc_perf.csv, sysinfo.csv)"),
         Kind("rocprofv1", "rocprofv1/{name}/results.csv", "rocprof_v1",

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import polars as pl
 
-from rooflow.adapters.ncu_layout import read_ncu
 from rooflow.adapters.ncu_metrics import canonical
 from rooflow.errors import InputError
 
@@ -46,12 +45,17 @@ def read_passes(files: Sequence[Path]) -> tuple[pl.DataFrame, list[str]]:
     Returns:
         (table, notes). table: one row per (kernel, launch, metric id): ``file`` (str),
         ``order`` (i64, file index), ``row``, ``launch``, ``kernel``, ``cc``, ``device``,
-        ``metric`` (metric id), ``unit``, ``value``, ``text`` (see ``read_ncu``); notes:
-        the largest disagreement between files, if any.
+        ``metric`` (metric id), ``unit``, ``value``, ``text`` (see ``read_ncu``; ``cc`` and
+        ``device`` the first non-empty ones of the launch in any file); notes: the largest
+        disagreement between files, if any.
 
     Raises:
         InputError: as ``read_ncu``, for any file.
     """
+    # Imported here: it loads pandera (~0.7 s), which export_files' callers at the
+    # workflow's start-up (preset discovery) do not need.
+    from rooflow.adapters.ncu_layout import read_ncu
+
     frames = []
     for i, path in enumerate(files):
         frame = read_ncu(path)
@@ -60,7 +64,11 @@ def read_passes(files: Sequence[Path]) -> tuple[pl.DataFrame, list[str]]:
             pl.lit(str(path)).alias("file"), pl.lit(i, dtype=pl.Int64).alias("order"),
             pl.col("metric").replace_strict(ids, return_dtype=pl.String),
         ))
-    table = pl.concat(frames).sort("order", "row", maintain_order=True)
+    table = pl.concat(frames).sort("order", "row", maintain_order=True).with_columns(
+        # A pass may lack what another gives (a details page has no device name, a raw page
+        # may have no CC): a launch takes the first non-empty value of any file.
+        pl.col(c).replace("", None).drop_nulls().first().over("kernel", "launch")
+        .fill_null("") for c in ("cc", "device"))
     notes = []
     if len(files) > 1:
         spread = (

@@ -79,8 +79,14 @@ def specs(path: Path) -> bool:
 
 
 def ncu(path: Path) -> bool:
-    """An ``ncu --csv`` export: a page header line (after any program output) in 64 KiB."""
-    return any(is_ncu_header(line) for line in head_text(path).splitlines())
+    """An ``ncu --csv`` export, or a folder of them (several passes of one run).
+
+    A file: a page header line (after any program output) in its first 64 KiB. A folder:
+    it holds ``*.csv`` files and every one is an export.
+    """
+    files = sorted(path.glob("*.csv")) if path.is_dir() else [path]
+    return bool(files) and all(
+        any(is_ncu_header(line) for line in head_text(f).splitlines()) for f in files)
 
 
 def rocprof(path: Path) -> bool:

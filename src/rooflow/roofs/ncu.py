@@ -19,17 +19,20 @@ GitHub xingxerx/Qallow ``sections/``) draw each roof as a per-cycle peak × a cl
 
 The clocks are those of the profiled launch: ncu locks them to base clock by default
 (``--clock-control base``), so these peaks are the base-clock roofs, not boost. The
-preset is theoretical (``empirical: false``).
+preset is theoretical (``empirical: false``). The workflow finds the ncu datasets that
+give one (preset ``ncu-NAME``) with :func:`has_peaks`, a text search, before any parsing.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import polars as pl
 
-from rooflow.adapters.ncu_metrics import SASS, TENSOR_PRECISION
-from rooflow.adapters.ncu_passes import read_passes
+from rooflow.adapters.ncu_metrics import LABELS, SASS, TENSOR_PRECISION, canonical
+from rooflow.adapters.ncu_passes import export_files, read_passes
 from rooflow.errors import InputError
 
 _SM_CLOCK = ("sm__cycles_elapsed.avg.per_second", "smsp__cycles_elapsed.avg.per_second",
@@ -68,25 +71,78 @@ def _tensor_peaks(values: dict[str, float]) -> dict[str, tuple[str, float]]:
     return out
 
 
-def ncu_preset(path: str | Path) -> dict:
-    """Theoretical device peaks from an ``ncu --csv`` export (details or raw page).
+def _spellings(metric: str) -> list[str]:
+    """How ``metric`` may be written in an export: its id, ``smsp__`` alias, display labels."""
+    alias = "smsp__" + metric.removeprefix("sm__")
+    return [metric, *([alias] if canonical(alias) == metric else []),
+            *(label for label, target in LABELS.items() if target == metric)]
 
-    Uses the first launch that has an SM clock and any "Theoretical" (``.peak_sustained``)
-    metric; display labels are mapped to metric ids (:mod:`rooflow.adapters.ncu_metrics`).
+
+def _needs() -> dict[str, set]:
+    """Spelling → what it gives: "compute" (a peak), "sm" (SM clock), (peak|clock, level)."""
+    groups: list[tuple] = [("compute", [m for opts in _COMPUTE.values() for m, _ in opts]),
+                           ("sm", _SM_CLOCK)]
+    for level, (clock, options) in _MEMORY.items():
+        groups += [(("peak", level), [m for m, _ in options]), (("clock", level), [clock])]
+    needs: dict[str, set] = {}
+    for group, metrics in groups:
+        for name in (n for metric in metrics for n in _spellings(metric)):
+            needs.setdefault(name, set()).add(group)
+    return needs
+
+
+_NEEDS = _needs()
+_NEEDED = re.compile(  # whole names only, so no ".pct_of_peak_sustained_*" metric matches
+    rb"(?<![\w.])(%s|sm__ops_path_tensor_src_\w+\.sum\.peak_sustained)(?![\w.])"
+    % b"|".join(re.escape(n.encode()) for n in sorted(_NEEDS, key=len, reverse=True)))
+
+
+def has_peaks(paths: str | Path | Sequence[str | Path]) -> bool:
+    """Whether ``ncu --csv`` export(s) name what :func:`ncu_preset` needs (cheap, never raises).
+
+    A text search, without parsing: a compute peak, the SM clock, and a memory level's
+    peak and clock, each as a metric id or display label, in any of the files (a folder's
+    passes together). Values are not read, so :func:`ncu_preset` may still refuse a file
+    this accepts (e.g. every value ``n/a``).
+    """
+    found: set = set()
+    try:
+        for path in export_files(paths):
+            with open(path, "rb") as handle:
+                tail = b""
+                while chunk := handle.read(1 << 20):
+                    text = tail + chunk
+                    for name in _NEEDED.findall(text):
+                        found |= _NEEDS.get(name.decode(), {"compute"})  # else a tensor peak
+                    tail = text[-256:]  # a name cut by the chunk boundary
+    except (InputError, OSError):
+        return False
+    return {"compute", "sm"} <= found and any(
+        {("peak", level), ("clock", level)} <= found for level in _MEMORY)
+
+
+def ncu_preset(paths: str | Path | Sequence[str | Path]) -> dict:
+    """Theoretical device peaks from ``ncu --csv`` export(s) (details or raw page).
+
+    Several files (or a folder of them) are passes of one run, merged as for the points
+    (:func:`~rooflow.adapters.ncu_passes.read_passes`). Uses the first launch that has an
+    SM clock and any "Theoretical" (``.peak_sustained``) metric; display labels are mapped
+    to metric ids (:mod:`rooflow.adapters.ncu_metrics`).
 
     Returns:
-        The preset mapping of ``hardware.yaml``: ``name`` (device name, else the file
-        stem), ``source`` (the file, launch and clocks used), ``compute`` (precision →
-        TFLOP/s or TOP/s), ``memory`` (DRAM/L2/L1 → GB/s), ``default_compute`` (fp32 when
-        present, else the highest), ``default_memory`` (DRAM when present, else the
-        lowest), ``empirical`` False.
+        The preset mapping of ``hardware.yaml``: ``name`` (device name, else the first
+        path's stem, or its name for a folder), ``source`` (the files, launch and clocks
+        used), ``compute`` (precision → TFLOP/s or TOP/s), ``memory`` (DRAM/L2/L1 → GB/s),
+        ``default_compute`` (fp32 when present, else the highest), ``default_memory`` (DRAM
+        when present, else the lowest), ``empirical`` False.
 
     Raises:
         InputError: as ``read_ncu``; no launch with a compute and a memory peak and the
             clocks they need.
     """
-    path = Path(path)
-    table, _ = read_passes([path])
+    items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
+    where = ", ".join(map(str, items))
+    table, _ = read_passes(export_files(items))
     positive = table.filter(pl.col("value").is_not_null() & (pl.col("value") > 0))
     for frame in positive.partition_by("kernel", "launch", maintain_order=True):
         values = dict(zip(frame["metric"], frame["value"], strict=True))
@@ -112,8 +168,9 @@ def ncu_preset(path: str | Path) -> dict:
         if compute and memory:
             first = frame.row(0, named=True)
             return {
-                "name": first["device"] or path.stem,
-                "source": f"{path} (Nsight Compute theoretical peaks of launch {first['launch']}"
+                "name": first["device"] or (items[0].name if items[0].is_dir()
+                                            else items[0].stem),
+                "source": f"{where} (Nsight Compute theoretical peaks of launch {first['launch']}"
                           f" '{first['kernel'][:60]}': SM {sm / 1e6:.0f} MHz, "
                           + ", ".join(clocks) + ")",
                 "compute": compute,
@@ -123,7 +180,7 @@ def ncu_preset(path: str | Path) -> dict:
                 "empirical": False,
             }
     raise InputError(
-        str(path), "no Theoretical peaks: export the roofline sections (ncu --set roofline, "
+        where, "no Theoretical peaks: export the roofline sections (ncu --set roofline, "
         "or --section SpeedOfLight_RooflineChart) or the metrics "
         "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained, "
         "sm__cycles_elapsed.avg.per_second, dram__bytes.sum.peak_sustained, "

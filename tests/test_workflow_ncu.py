@@ -1,0 +1,108 @@
+"""A real Snakemake run of an ncu folder dataset whose export has Theoretical peaks.
+
+The RTX 3060 raw page (``../shared/data/ncu/raw-wide-rtx3060``, linked, never copied) is
+the one pass of ``resources/ncu/rtx3060/``: dataset ``ncu-rtx3060`` and, from its
+Theoretical rows, preset ``ncu-rtx3060``, its default device.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+CONFIG = "hardware: config/hardware.yaml\nfamilies: config/families.yaml\npresets: [h100-sxm]\n"
+
+
+def snakemake(work: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", *args],
+                          cwd=work, capture_output=True, text=True, timeout=600)
+    if check and proc.returncode != 0:
+        raise AssertionError(proc.stdout[-4000:] + proc.stderr[-4000:])
+    return proc
+
+
+def job_counts(work: Path) -> dict[str, int]:
+    """Rule → jobs a run would do now (dry run)."""
+    counts = {}
+    for line in snakemake(work, "-n", "--quiet", "rules").stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit() and parts[0] not in ("job", "total"):
+            counts[parts[0]] = int(parts[1])
+    return counts
+
+
+@pytest.fixture(scope="module")
+def built(repo, shared_data, tmp_path_factory) -> Path:
+    work = tmp_path_factory.mktemp("wf_ncu")
+    for sub in ("workflow", "config"):
+        shutil.copytree(repo / sub, work / sub)
+    shutil.copy(repo / "environment.yml", work)
+    (work / "config" / "config.yaml").write_text(CONFIG)
+    folder = work / "resources" / "ncu" / "rtx3060"
+    folder.mkdir(parents=True)
+    (folder / "vector_add.csv").symlink_to(shared_data / "ncu/raw-wide-rtx3060/vector_add.csv")
+    snakemake(work)
+    return work
+
+
+def test_the_dataset_is_drawn_on_its_own_theoretical_preset(built):
+    # Roofs: fp64 60 inst/cycle × 2 × 817.173 MHz = 98.06 GFLOP/s; DRAM 48 byte/cycle ×
+    # 5,992.585 MHz = 287.644 GB/s. Point: AI 0.207215 at 50.392 GFLOP/s (fp64), DRAM roof
+    # 0.207215 × 287.644 = 59.604 GFLOP/s → 84.54 % of roof.
+    assert (built / "results/plots/ncu-rtx3060/ncu-rtx3060.png").stat().st_size > 10_000
+    assert (built / "results/plots/ncu-rtx3060/all.png").exists()
+    t = pl.read_csv(built / "results/tables/ncu-rtx3060/ncu-rtx3060.csv")
+    dram = t.filter(pl.col("level") == "DRAM").row(0, named=True)
+    assert dram["attainable"] == pytest.approx(59.604e9, rel=1e-4)
+    assert dram["pct_of_roof"] == pytest.approx(84.54, abs=0.01)
+    assert not t["above_roof"].any()
+    # Measured on the RTX 3060: never drawn on the configured H100.
+    assert not list((built / "results").rglob("h100-sxm/ncu-rtx3060*"))
+
+
+def test_adding_or_removing_a_pass_reruns_the_dataset(built):
+    # A second pass of the same launch: L2 bytes (lts__t_sectors.sum 101,209,052 × 32).
+    extra = built / "resources/ncu/rtx3060/l2.csv"
+    extra.write_text(
+        '"ID","Process ID","Process Name","Host Name","Kernel Name","Kernel Time","Context",'
+        '"Stream","Section Name","Metric Name","Metric Unit","Metric Value"\n'
+        '"0","38014","vector_add","127.0.0.1","vector_add(double *, double *, double *)",'
+        '"2025-Nov-07 14:13:41","1","7","Command line profiler metrics","lts__t_bytes.sum",'
+        '"byte","3,238,689,664"\n')
+    # Its points, its report and page, its preset's overview plot, table and page, the
+    # summary: 1 each; the same when the pass is taken out again.
+    rerun = {"points": 1, "report": 1, "html": 1, "aggregate": 1, "html_overview": 1,
+             "summary": 1, "all": 1}
+    try:
+        assert job_counts(built) == rerun
+    finally:
+        extra.unlink()
+    assert job_counts(built) == rerun
+
+
+def test_a_name_both_file_and_folder_is_an_error(built, shared_data):
+    twin = built / "resources/ncu/rtx3060.csv"
+    twin.symlink_to(shared_data / "ncu/raw-wide-rtx3060/vector_add.csv")
+    try:
+        proc = snakemake(built, "-n", check=False)
+        assert proc.returncode != 0
+        assert ("cannot build ncu-rtx3060: it is both resources/ncu/rtx3060.csv and the folder "
+                "resources/ncu/rtx3060/; keep one of them") in proc.stdout + proc.stderr
+    finally:
+        twin.unlink()
+
+
+def test_an_export_without_peaks_gives_no_preset(built, shared_data):
+    v100 = built / "resources/ncu/v100.csv"
+    v100.symlink_to(shared_data / "ncu/modern-details-v100/output.csv")
+    try:
+        out = snakemake(built, "-n").stdout
+        assert "results/plots/h100-sxm/ncu-v100.png" in out  # the configured presets
+        assert "ncu-v100/" not in out
+    finally:
+        v100.unlink()
