@@ -6,6 +6,7 @@ import csv
 import io
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from rooflow.adapters import KINDS, detect_kind
@@ -194,3 +195,15 @@ def test_theoretical_rows_split_over_passes_make_one_preset(tmp_path: Path) -> N
     assert preset.memory == {"DRAM": pytest.approx(1.5e12)}
     assert (preset.name, preset.empirical) == ("gpu", False)  # no device name: the folder's
     assert load_preset("ncu-gpu", measured_file=sorted(files)).compute == preset.compute
+
+
+def test_a_rate_that_overflows_is_one_clear_error():
+    """Found by hypothesis: 1e300 FLOP in 1e-306 s overflows FLOP/s to inf (a unit slip)."""
+    from rooflow.adapters.breakdown import kernel_points
+    from rooflow.errors import InputError
+
+    kernels = pl.DataFrame({
+        "kernel": ["a", "b"], "label": ["a", "b"], "row": [1, 2], "precision": ["fp32"] * 2,
+        "flop": [1e10, 1e300], "time_s": [1e-3, 1e-306], "bytes_dram": [1e6, 1e6]})
+    with pytest.raises(InputError, match=r"row 2, column 'flop_per_s'.*\[check: finite\]"):
+        kernel_points(kernels, {"DRAM": "bytes_dram"}, series="s", source="x.csv")

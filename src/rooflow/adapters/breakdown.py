@@ -60,8 +60,7 @@ def kernel_points(
             check="bytes > 0 and time > 0",
         )
     has_ops = pl.col("flop").fill_null(0) > 0
-    return to_points(
-        points.with_columns(
+    points = points.with_columns(
             pl.col("flop").fill_null(0),
             pl.when(has_ops).then(pl.col("flop") / pl.col("bytes")).alias("arithmetic_intensity"),
             pl.when(has_ops).then(pl.col("flop") / pl.col("time_s")).otherwise(0.0)
@@ -70,5 +69,20 @@ def kernel_points(
             pl.lit(series).alias("series"),
             pl.lit("measured").alias("bytes_model"),
             pl.lit(str(source)).alias("source"),
-        )
     )
+    _check_finite(points, source)
+    return to_points(points)
+
+
+def _check_finite(points: pl.DataFrame, source: str | Path) -> None:
+    """A derived rate or intensity that overflows (a time of 1e-300 s) is the input's error."""
+    for column in ("flop_per_s", "arithmetic_intensity"):
+        bad = points.filter(pl.col(column).is_not_null() & ~pl.col(column).is_finite())
+        if bad.height:
+            row = bad.row(0, named=True)
+            raise InputError(
+                str(source), f"{column} of kernel '{row['kernel']}' is not a finite number "
+                f"(flop {row['flop']:g} over time {row['time_s']:g} s and {row['bytes']:g} "
+                "bytes): check the time and byte values", row=row["row"], column=column,
+                check="finite", value=row[column],
+            )
