@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -48,6 +49,11 @@ def workflow_copy(dest: Path, files: int) -> Path:
     for sub in ("workflow", "config"):
         shutil.copytree(REPO / sub, dest / sub)
     shutil.copy(REPO / "environment.yml", dest)
+    config = dest / "config" / "config.yaml"  # the examples' entries name absent datasets
+    settings = yaml.safe_load(config.read_text())
+    settings.pop("comparisons", None)
+    settings["datasets"] = {}
+    config.write_text(yaml.safe_dump(settings, sort_keys=False))
     roofline = dest / "resources" / "roofline"
     roofline.mkdir(parents=True)
     for sub in ("specs", "benchmarks"):  # rules glob these folders; empty is fine
