@@ -171,10 +171,11 @@ def _pair_speedup(frame: pl.LazyFrame) -> pl.LazyFrame:
     measured = ~pl.col("theoretical")
     original, optimized = pl.col("series") == "Original", pl.col("series") == "Optimized"
     perf = pl.col("performance")
+    frame = frame.with_columns(_g=pl.struct("source", "pair", "level").hash())
     speedups = (
         frame.filter(pl.col("pair") != "")
         .select(
-            _g=pl.struct("source", "pair", "level").hash(), row="row",
+            "_g", "row",
             _has_base=original, _has_target=optimized,
             _base=pl.when(original & measured).then(perf),
             _target=pl.when(optimized & measured).then(perf),
@@ -196,11 +197,7 @@ def _pair_speedup(frame: pl.LazyFrame) -> pl.LazyFrame:
             / pl.when("_has_base").then("_base").otherwise("_measured"),
         )
     )
-    return (
-        frame.with_columns(_g=pl.struct("source", "pair", "level").hash())
-        .join(speedups, on="_g", how="left", maintain_order="left")
-        .drop("_g")
-    )
+    return frame.join(speedups, on="_g", how="left", maintain_order="left").drop("_g")
 
 
 def above_roof(table: pl.DataFrame) -> pl.DataFrame:

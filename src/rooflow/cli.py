@@ -360,8 +360,7 @@ def from_rocprof(path, output) -> None:
     from rooflow.adapters import load_points
     from rooflow.adapters.rocprof import detect
 
-    kind = {"omniperf": "rocprof", "rocprof_v1": "rocprofv1", "rocprofv3": "rocprofv3"}
-    _write(load_points(kind[detect(path)], path), output)
+    _write(load_points(detect(path), path), output)
 
 
 @cli.command("from-unitrace")

@@ -35,7 +35,7 @@ def safe_load(text: str) -> object:
 
     Same safe constructors; used for hardware.yaml and the schemas, read by every command.
     """
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 @cache

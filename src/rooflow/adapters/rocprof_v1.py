@@ -36,12 +36,11 @@ import polars as pl
 from rooflow.adapters import sniffing
 from rooflow.adapters.amd_counters import canonical_columns, plan
 from rooflow.adapters.amd_kernels import Dispatches, check_values, checked_dispatches
-from rooflow.adapters.sniffing import ROCPROF_V1_KEY
+from rooflow.adapters.sniffing import ROCPROF_V1_KEY as KEY
 from rooflow.errors import InputError
 from rooflow.settings import Settings
 from rooflow.validate import coerce_numeric, read_csv_text
 
-KEY = ROCPROF_V1_KEY
 # Dispatch fields that start upper-case; the others (gpu-id, pid, grd, ...) are lower-case.
 _FIELDS = {"Index", "KernelName", "DispatchNs", "BeginNs", "EndNs", "CompleteNs", "DurationNs"}
 DURATION = "DurationNs"

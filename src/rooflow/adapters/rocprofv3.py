@@ -31,12 +31,11 @@ import polars as pl
 
 from rooflow.adapters.amd_counters import CHIP_IDS, canonical_columns, gfx_target, plan
 from rooflow.adapters.amd_kernels import Dispatches, check_values, checked_dispatches
-from rooflow.adapters.sniffing import ROCPROFV3_SUFFIX
+from rooflow.adapters.sniffing import ROCPROFV3_SUFFIX as SUFFIX
 from rooflow.errors import InputError
 from rooflow.settings import Settings
 from rooflow.validate import coerce_numeric, read_csv_text
 
-SUFFIX = ROCPROFV3_SUFFIX
 DURATION = "End_Timestamp - Start_Timestamp"
 _NEEDED = ("Dispatch_Id", "Kernel_Name", "Counter_Name", "Counter_Value")
 

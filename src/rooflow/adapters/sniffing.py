@@ -84,7 +84,7 @@ def ncu(path: Path) -> bool:
     A file: a page header line (after any program output) in its first 64 KiB. A folder:
     it holds ``*.csv`` files and every one is an export.
     """
-    files = sorted(path.glob("*.csv")) if path.is_dir() else [path]
+    files = _csv_files(path, "*.csv")
     return bool(files) and all(
         any(is_ncu_header(line) for line in head_text(f).splitlines()) for f in files)
 

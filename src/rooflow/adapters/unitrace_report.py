@@ -24,11 +24,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from rooflow.adapters.sniffing import UNITRACE_MARKER
+from rooflow.adapters.sniffing import UNITRACE_MARKER as MARKER
 from rooflow.errors import InputError
 from rooflow.validate import read_text as read_text_file
 
-MARKER = UNITRACE_MARKER
 _SECTION = re.compile(r"^=+ .* =+$")
 _UNIT = re.compile(r"^(?P<name>[^\[\]]+?)(?:\[(?P<unit>[^\[\]]*)\])?$")
 
