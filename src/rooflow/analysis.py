@@ -32,6 +32,14 @@ import polars as pl
 from rooflow.points import op_unit
 from rooflow.roofs.preset import Preset
 
+# Per-row names (roofs, bound, note, unit) are Categoricals: a few values on up to 10⁷ rows.
+_CAT = pl.Categorical()
+
+
+def _cat(text: str) -> pl.Expr:
+    return pl.lit(text, dtype=_CAT)
+
+
 KERNEL_KEY = ["source", "row", "kernel", "series", "pair", "label"]
 
 TABLE_COLUMNS = [
@@ -74,16 +82,16 @@ def analyze(
     memory = {lv: preset.memory_roof(lv) for lv in levels}
     frame = points.lazy().with_columns(
         unit=pl.col("precision").replace_strict(
-            {p: op_unit(p) for p in precisions}, return_dtype=pl.String
+            {p: op_unit(p) for p in precisions}, return_dtype=_CAT
         ),
         compute_roof_name=pl.col("precision").replace_strict(
-            {p: (c[0] if c else None) for p, c in compute.items()}, return_dtype=pl.String
+            {p: (c[0] if c else None) for p, c in compute.items()}, return_dtype=_CAT
         ),
         compute_roof=pl.col("precision").replace_strict(
             {p: (c[1] if c else None) for p, c in compute.items()}, return_dtype=pl.Float64
         ),
         memory_roof_name=pl.col("level").replace_strict(
-            {lv: (m[0] if m else None) for lv, m in memory.items()}, return_dtype=pl.String
+            {lv: (m[0] if m else None) for lv, m in memory.items()}, return_dtype=_CAT
         ),
         memory_roof=pl.col("level").replace_strict(
             {lv: (m[1] if m else None) for lv, m in memory.items()}, return_dtype=pl.Float64
@@ -101,12 +109,12 @@ def analyze(
         bound=pl.when(pl.col("memory_roof").is_null())
         .then(None)
         .when(pl.col("bandwidth_only") | (memory_attainable < pl.col("compute_roof")))
-        .then(pl.lit("memory"))
+        .then(_cat("memory"))
         .when(pl.col("compute_roof").is_null())
-        .then(pl.lit("memory"))
-        .otherwise(pl.lit("compute")),
+        .then(_cat("memory"))
+        .otherwise(_cat("compute")),
         pct_of_memory_roof=pl.col("achieved_bandwidth") / pl.col("memory_roof") * 100,
-        roof_note=_roof_note(preset),
+        roof_note=_roof_note(preset, levels, precisions),
     )
     frame = frame.with_columns(performance=pl.coalesce("flop_per_s", "attainable"))
     frame = frame.with_columns(
@@ -123,18 +131,25 @@ def analyze(
     return frame.select(columns).collect()
 
 
-def _roof_note(preset: Preset) -> pl.Expr:
-    """Which roof a row lacks on ``preset`` ("" when it has both)."""
+def _roof_note(preset: Preset, levels: list[str], precisions: list[str]) -> pl.Expr:
+    """Which roof a row lacks on ``preset`` ("" when it has both).
+
+    Built from per-level and per-precision lookups (Categorical), never a string per row.
+    """
+    no_level = pl.col("level").replace_strict(
+        {lv: f"no {lv} roof on {preset.key}" for lv in levels}, return_dtype=_CAT)
+    no_precision = pl.col("precision").replace_strict(
+        {p: f"no {p} roof on {preset.key}" for p in precisions}, return_dtype=_CAT)
     return (
         pl.when(pl.col("memory_roof").is_null())
-        .then(pl.format("no {} roof on " + preset.key, "level"))
+        .then(no_level)
         .when(pl.col("bandwidth_only"))
-        .then(pl.lit(""))
+        .then(_cat(""))
         .when(pl.col("precision") == "")
-        .then(pl.lit(f"precision not given: default {preset.default_compute} roof"))
+        .then(_cat(f"precision not given: default {preset.default_compute} roof"))
         .when(pl.col("compute_roof").is_null())
-        .then(pl.format("no {} roof on " + preset.key, "precision"))
-        .otherwise(pl.lit(""))
+        .then(no_precision)
+        .otherwise(_cat(""))
     )
 
 
@@ -150,7 +165,7 @@ def _kernel_level(frame: pl.LazyFrame) -> pl.LazyFrame:
     frame = frame.with_columns(_first=pl.when(least).then(pl.col("_i")).min().over("_k"))
     binding_class = (
         pl.when(pl.col("bound") == "compute")
-        .then(pl.lit("compute"))
+        .then(_cat("compute"))
         .otherwise(pl.col("level"))
     )
     # A kernel is above its roof when any row is: when its least headroom is.

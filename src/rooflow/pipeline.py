@@ -51,10 +51,12 @@ def report(
     if table_path is None and plot_path is not None and not full_table:
         from rooflow.plotting import drawn_columns
 
-        drawn = drawn_columns(points)
-        columns = drawn + [c for c in _WARNING_COLUMNS if c not in drawn]
+        columns = drawn_columns(points) + ["source", "row"]
     table = analyze(points, preset, columns)
     above = above_roof(table)
+    if above.height and not set(_WARNING_COLUMNS) <= set(columns):
+        # The warnings' roof columns, for the above-roof rows alone (same row order).
+        above = analyze(points.filter(table["above_roof"]), preset, TABLE_COLUMNS)
     if above.height > MAX_WARNINGS:
         log(f"warning: {above.height} points are above the roof of {preset.key}; "
             f"the first {MAX_WARNINGS} follow (all are flagged in the table's above_roof column)")
@@ -65,7 +67,7 @@ def report(
             f"{r['performance'] / 1e12:.4g} TFLOP/s > {r['attainable'] / 1e12:.4g} TFLOP/s "
             f"({r['pct_of_roof']:.0f}% of roof); drawn, not clipped"
         )
-    unroofed = table.filter(pl.col("memory_roof").is_null())["level"].unique().to_list()
+    unroofed = table.filter(pl.col("memory_roof_name").is_null())["level"].unique().to_list()
     if unroofed:
         log(f"note: {preset.key} has no memory roof for level(s) {', '.join(unroofed)}")
     if table_path is not None:

@@ -5,17 +5,17 @@ One row per kernel (or benchmark point) × memory level, in base units:
 ============================ ======= ==================================================
 column                       dtype   meaning
 ============================ ======= ==================================================
-series                       str     marker group: backend / Original / Optimized /
+series                       cat     marker group: backend / Original / Optimized /
                                      quant label ("kernel" when the input has none)
-family                       str     colour group ("" when unknown)
+family                       cat     colour group ("" when unknown)
 label                        str     human label of the point ("" when none)
 pair                         str     pair id joining Original → Optimized ("" when none)
 kernel                       str     kernel name (profilers) or label
-level                        str     memory level of ``bytes``: DRAM, L3, L2, L1, LDS, ...
-precision                    str     dominant precision (by operation count), one of
+level                        cat     memory level of ``bytes``: DRAM, L3, L2, L1, LDS, ...
+precision                    cat     dominant precision (by operation count), one of
                                      :data:`PRECISIONS`; "" → not known (judged against
                                      the preset's default compute roof, and said so)
-precision_mix                str     operation share per precision when a kernel has
+precision_mix                cat     operation share per precision when a kernel has
                                      several ("fp64 62%, fp32 38%"), else ""
 flop                         f64     operations (count) in the unit of ``precision``:
                                      FLOP, or integer OP for int* precisions (never
@@ -28,13 +28,18 @@ arithmetic_intensity         f64     FLOP/byte (OP/byte) at ``level``: > 0 and f
 flop_per_s                   f64     achieved performance in FLOP/s (OP/s); null →
                                      theoretical point (drawn on the roof); 0 on
                                      bandwidth-only rows
-bytes_model                  str     where ``bytes`` comes from: measured, given, family,
+bytes_model                  cat     where ``bytes`` comes from: measured, given, family,
                                      inputs-only
-source                       str     raw file the row came from
+source                       cat     raw file the row came from
 row                          i64     1-based data row in ``source`` (0 when derived)
-device                       str     GPU the row was measured on, as the input names it
+device                       cat     GPU the row was measured on, as the input names it
                                      ("" when unknown or theoretical)
 ============================ ======= ==================================================
+
+``cat`` columns are polars Categoricals: few distinct values on many rows (10⁷ rows of one
+``source`` path are 40 MB of codes, not 490 MB of strings); they compare, join and
+concatenate like strings. ``label``, ``pair`` and ``kernel`` are often distinct per row
+and stay strings.
 
 Precisions (:data:`PRECISIONS`): one vocabulary for points, presets, tables and legends.
 ``-tensor`` means a tensor / matrix / XMX unit (NVIDIA tensor cores, AMD MFMA, Intel XMX;
@@ -64,23 +69,23 @@ def op_unit(precision: str) -> str:
 
 
 POINT_SCHEMA: dict[str, pl.DataType] = {
-    "series": pl.String(),
-    "family": pl.String(),
+    "series": pl.Categorical(),
+    "family": pl.Categorical(),
     "label": pl.String(),
     "pair": pl.String(),
     "kernel": pl.String(),
-    "level": pl.String(),
-    "precision": pl.String(),
-    "precision_mix": pl.String(),
+    "level": pl.Categorical(),
+    "precision": pl.Categorical(),
+    "precision_mix": pl.Categorical(),
     "flop": pl.Float64(),
     "bytes": pl.Float64(),
     "time_s": pl.Float64(),
     "arithmetic_intensity": pl.Float64(),
     "flop_per_s": pl.Float64(),
-    "bytes_model": pl.String(),
-    "source": pl.String(),
+    "bytes_model": pl.Categorical(),
+    "source": pl.Categorical(),
     "row": pl.Int64(),
-    "device": pl.String(),
+    "device": pl.Categorical(),
 }
 
 _DEFAULTS: dict[str, object] = {
@@ -117,6 +122,15 @@ def to_points(frame: pl.DataFrame) -> pl.DataFrame:
             expr = pl.lit(default, dtype=dtype)
         exprs.append(expr.alias(name))
     return frame.select(exprs)
+
+
+def read_points(path) -> pl.DataFrame:
+    """A points file the workflow wrote (Parquet), in the canonical schema.
+
+    Cast through :func:`to_points`, so a file written before a column became Categorical
+    still reads (and concatenates with new ones).
+    """
+    return to_points(pl.read_parquet(path))
 
 
 def empty_points() -> pl.DataFrame:

@@ -12,12 +12,13 @@ def step(log):
     from rooflow.io import write_csv
     from rooflow.pipeline import plot_options
     from rooflow.plotting import plot_roofline
+    from rooflow.points import read_points
     from rooflow.roofs import load_preset
 
     sm = snakemake  # noqa: F821
     preset = load_preset(sm.params.preset, sm.input.hardware, sm.input.get("measured"))
     tables = [
-        analyze(pl.read_parquet(path), preset).insert_column(0, pl.lit(dataset).alias("dataset"))
+        analyze(read_points(path), preset).insert_column(0, pl.lit(dataset).alias("dataset"))
         for dataset, path in zip(sm.params.datasets, sm.input.points, strict=True)
     ]
     table = pl.concat(tables, how="vertical")

@@ -4,18 +4,18 @@ from rooflow.rulescript import run
 
 
 def step(log):
-    import polars as pl
 
     from rooflow.analysis import analyze
     from rooflow.compare import compare_tables
     from rooflow.compare_plot import plot_comparison
     from rooflow.html.compare import comparison_page
     from rooflow.io import write_csv
+    from rooflow.points import read_points
     from rooflow.roofs import load_preset
 
     sm = snakemake  # noqa: F821
     preset = load_preset(sm.params.preset, sm.input.hardware, sm.input.get("measured"))
-    tables = [analyze(pl.read_parquet(p), preset) for p in (sm.input.baseline, sm.input.new)]
+    tables = [analyze(read_points(p), preset) for p in (sm.input.baseline, sm.input.new)]
     comp = compare_tables(*tables, normalize=sm.params.normalize)
     title = f"{sm.params.name}: {sm.params.baseline} → {sm.params.new} on {preset.key}"
     plot_comparison(comp, preset, sm.output.plot, title=title)

@@ -8,20 +8,21 @@ def step(log):
 
     from rooflow.analysis import analyze
     from rooflow.html.page import roofline_page
+    from rooflow.points import read_points
     from rooflow.roofs import load_preset
 
     sm = snakemake  # noqa: F821
     preset = load_preset(sm.params.preset, sm.input.hardware, sm.input.get("measured"))
     if sm.params.datasets:  # the overview: every dataset of the preset, coloured by dataset
         table = pl.concat([
-            analyze(pl.read_parquet(p), preset).insert_column(0, pl.lit(d).alias("dataset"))
+            analyze(read_points(p), preset).insert_column(0, pl.lit(d).alias("dataset"))
             for d, p in zip(sm.params.datasets, sm.input.points, strict=True)])
         roofline_page(table, preset, sm.output[0], title=f"{preset.name}: all datasets",
                       color_by="dataset")
     else:
         opts = sm.params.options
         preset = preset.with_override(opts.get("peak_tflops"), opts.get("peak_bandwidth"))
-        table = analyze(pl.read_parquet(sm.input.points), preset)
+        table = analyze(read_points(sm.input.points), preset)
         roofline_page(table, preset, sm.output[0],
                       title=opts.get("title") or f"{sm.params.dataset} on {preset.name}")
     log(f"{table.height} rows on {preset.key} → {sm.output[0]}")

@@ -7,9 +7,8 @@ def step(log):
     from dataclasses import replace
     from pathlib import Path
 
-    import polars as pl
-
     from rooflow.pipeline import plot_options, report
+    from rooflow.points import read_points
     from rooflow.roofs import load_preset
 
     sm = snakemake  # noqa: F821
@@ -18,7 +17,7 @@ def step(log):
     preset = preset.with_override(opts.get("peak_tflops"), opts.get("peak_bandwidth"))
     plot = Path(sm.output.plot)
     options = replace(plot_options(opts), formats=(plot.suffix.lstrip("."),))
-    points = pl.read_parquet(sm.input.points)
+    points = read_points(sm.input.points)
     report(points, preset, table_path=sm.output.get("table"), plot_path=plot, options=options,
            log=log)
     log(f"{points.height} points on {preset.key}")

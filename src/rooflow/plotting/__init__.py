@@ -39,7 +39,7 @@ from rooflow.defaults import plot_defaults  # noqa: E402
 from rooflow.io import atomic_path  # noqa: E402
 from rooflow.plotting import markers as mk  # noqa: E402
 from rooflow.plotting.bandwidth import bandwidth_only_rows, draw_bandwidth_panel  # noqa: E402
-from rooflow.plotting.density import draw_density, use_density  # noqa: E402
+from rooflow.plotting.density import CHUNK, draw_density, log_counts, use_density  # noqa: E402
 from rooflow.plotting.labels import AUTO_LABEL_MAX, label_points, notes  # noqa: E402
 from rooflow.plotting.roofs import (  # noqa: E402
     Limits,
@@ -81,11 +81,12 @@ class PlotOptions:
 
 
 DRAWN_COLUMNS = [
-    "series", "family", "label", "pair", "kernel", "level", "precision", "unit", "bytes",
-    "time_s", "arithmetic_intensity", "performance", "theoretical", "bandwidth_only",
-    "compute_roof_name", "memory_roof_name", "memory_roof", "achieved_bandwidth", "headroom",
-    "above_roof", "roof_note",
+    "series", "family", "label", "pair", "kernel", "level", "precision", "unit",
+    "arithmetic_intensity", "performance", "theoretical", "bandwidth_only",
+    "compute_roof_name", "memory_roof_name", "headroom", "above_roof", "roof_note",
 ]  # fmt: skip
+BANDWIDTH_COLUMNS = ["bytes", "time_s", "memory_roof", "achieved_bandwidth"]
+"""Read by the bandwidth-only panel alone."""
 
 
 def drawn_columns(points: pl.DataFrame) -> list[str]:
@@ -93,24 +94,44 @@ def drawn_columns(points: pl.DataFrame) -> list[str]:
 
     Per-kernel columns (``rooflow.analysis.KERNEL_COLUMNS``) only for hierarchical data,
     where they colour and list the kernels: on one level they would cost windows over
-    every point and draw nothing.
+    every point and draw nothing. The bandwidth panel's columns only when there are
+    bandwidth-only rows (``flop`` = 0): 80 MB each on 10⁷ rows.
     """
     from rooflow.analysis import KERNEL_COLUMNS
 
     hierarchical = points["level"].n_unique() > 1
-    return DRAWN_COLUMNS + (KERNEL_COLUMNS if hierarchical else [])
+    bandwidth = bool((points["flop"] == 0).any())
+    return (DRAWN_COLUMNS + (BANDWIDTH_COLUMNS if bandwidth else [])
+            + (KERNEL_COLUMNS if hierarchical else []))
 
 
 def _top(table: pl.DataFrame, n: int) -> tuple[pl.DataFrame, int]:
-    """The ``n`` points with most headroom (ties: file order) and how many were left out."""
+    """The ``n`` points with most headroom (ties: file order) and how many were left out.
+
+    O(rows) and chunked: each chunk's own top ``n`` are candidates (a point of the overall
+    top ``n`` is in its chunk's top ``n`` under the same order), then the candidates'.
+    ``top_k`` on (headroom, row index) sorts the whole table.
+    """
     if table.height <= n:
         return table, 0
-    # O(rows) selection in numpy: top_k on (headroom, row index) sorts the whole table.
-    headroom = table["headroom"].fill_nan(None).fill_null(-np.inf).to_numpy()
-    kth = np.partition(headroom, headroom.size - n)[headroom.size - n]  # n-th largest
-    above = np.flatnonzero(headroom > kth)
-    ties = np.flatnonzero(headroom == kth)[: n - above.size]
-    return table[np.sort(np.concatenate([above, ties]))], table.height - n
+    headroom = table["headroom"].fill_nan(None)
+    chunks = []
+    for start in range(0, table.height, CHUNK):
+        values = headroom.slice(start, CHUNK).fill_null(-np.inf).to_numpy()
+        chunks.append(start + _top_indices(values, n))
+    candidates = np.concatenate(chunks)
+    values = headroom.gather(candidates).fill_null(-np.inf).to_numpy()
+    return table[candidates[_top_indices(values, n)]], table.height - n
+
+
+def _top_indices(values: np.ndarray, n: int) -> np.ndarray:
+    """Indices (ascending) of the ``n`` largest ``values``, ties broken by lower index."""
+    if values.size <= n:
+        return np.arange(values.size)
+    kth = np.partition(values, values.size - n)[values.size - n]  # n-th largest
+    above = np.flatnonzero(values > kth)
+    ties = np.flatnonzero(values == kth)[: n - above.size]
+    return np.sort(np.concatenate([above, ties]))
 
 
 def _op_rows(table: pl.DataFrame) -> pl.Series:
@@ -208,7 +229,8 @@ def figure(table: pl.DataFrame, preset: Preset, options: PlotOptions = PlotOptio
     title = options.title or f"{preset.name}"
     if preset.overridden:
         title += f" (overridden: {', '.join(preset.overridden)})"
-    ax.set_title(title, fontsize=11)
+    # A fixed y: automatic title placement measures every tick label first (0.15 s).
+    ax.set_title(title, fontsize=11, y=1.0)
     return fig
 
 
@@ -240,11 +262,12 @@ def _density_groups(ax, table: pl.DataFrame, column: str, groups: list[str], sca
                     limits: Limits) -> list:
     """One density image per value of ``column`` (series or level); its legend patches."""
     x, y = table["arithmetic_intensity"].to_numpy(), table["performance"].to_numpy()
-    code, colors, handles = mk.codes(table[column], groups), mk.colors(len(groups)), []
+    counts, ex, ey = log_counts(x, y, (limits.xmin, limits.xmax), (limits.ymin, limits.ymax),
+                                mk.codes(table[column], groups), len(groups))
+    ey = ey - np.log10(scale)  # cell edges in the axis unit
+    colors, handles = mk.colors(len(groups)), []
     for i, group in enumerate(groups):
-        sel = code == i
-        n = draw_density(ax, x[sel], y[sel] / scale, colors[i], (limits.xmin, limits.xmax),
-                         (limits.ymin / scale, limits.ymax / scale), gid=f"density:{group}",
+        n = draw_density(ax, counts[i], ex, ey, colors[i], gid=f"density:{group}",
                          max_alpha=1.0 if len(groups) == 1 else 0.6)
         handles.append(Patch(color=colors[i], alpha=0.7, label=f"{group}: {n:,} (density)"))
     return handles
@@ -257,8 +280,8 @@ def _draw_points(ax, table: pl.DataFrame, scale: float, options: PlotOptions, de
     color_col = options.color_by if options.color_by in table.columns else "family"
     if dense:  # the markers left take their series' density colour
         color_col = "series"
-    color_values = table[color_col].cast(pl.String).fill_null("")
-    groups = mk.order(color_values)
+    # Distinct values first: a cast of every row to String costs seconds on 10⁷ rows.
+    groups = mk.order(table[color_col].unique(maintain_order=True).cast(pl.String).fill_null(""))
     palette = mk.colors(len(groups))
     # Colours repeat past the colour map's size, so points are grouped by colour index.
     distinct = len(set(palette))

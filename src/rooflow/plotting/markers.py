@@ -25,9 +25,24 @@ def order(values: pl.Series, preferred: Sequence[str] = ()) -> list[str]:
 
 
 def codes(values: pl.Series, names: Sequence[str]) -> np.ndarray:
-    """Each row's index in ``names`` (vectorized: no per-row Python lookup)."""
+    """Each row's index in ``names`` (vectorized: no per-row Python lookup).
+
+    A Categorical column is mapped through its integer codes: ``replace_strict`` on it
+    builds a string per row (500 MB on 10⁷ rows).
+    """
+    if values.dtype == pl.Categorical and not values.null_count():
+        distinct = values.unique()
+        lookup = np.full(int(distinct.to_physical().max()) + 1, -1, dtype=np.int32)
+        index = {name: i for i, name in enumerate(names)}
+        missing = set(distinct.cast(pl.String).to_list()) - set(index)
+        if missing:
+            raise ValueError(f"values not in names: {sorted(missing)}")
+        for code, name in zip(distinct.to_physical().to_list(),
+                              distinct.cast(pl.String).to_list(), strict=True):
+            lookup[code] = index[name]
+        return lookup[values.to_physical().to_numpy()]
     return values.replace_strict(list(names), list(range(len(names))),
-                                 return_dtype=pl.Int64).to_numpy()
+                                 return_dtype=pl.Int32).to_numpy()
 
 
 def colors(n: int) -> list:
