@@ -261,7 +261,8 @@ def _style_handles(table: pl.DataFrame) -> list:
 def _density_groups(ax, table: pl.DataFrame, column: str, groups: list[str], scale: float,
                     limits: Limits) -> list:
     """One density image per value of ``column`` (series or level); its legend patches."""
-    counts, ex, ey = log_counts(table["arithmetic_intensity"], table["performance"], (limits.xmin, limits.xmax), (limits.ymin, limits.ymax),
+    counts, ex, ey = log_counts(table["arithmetic_intensity"], table["performance"],
+                                (limits.xmin, limits.xmax), (limits.ymin, limits.ymax),
                                 mk.codes(table[column], groups), len(groups))
     ey = ey - np.log10(scale)  # cell edges in the axis unit
     colors, handles = mk.colors(len(groups)), []
