@@ -173,3 +173,19 @@ def test_top_points_by_headroom_keep_file_order_on_ties():
     assert top["i"].to_list() == [1, 3] and left_out == 4  # the first two 5× in file order
     top, _ = _top(table, 5)
     assert top["i"].to_list() == [0, 1, 3, 4, 5]  # a null headroom ranks last
+
+
+def test_key_lists_only_what_fits_on_the_canvas():
+    from rooflow.plotting.labels import key_capacity
+
+    t = table(100).with_columns(headroom=pl.Series(np.arange(100, 0, -1, dtype=float)))
+    fig = figure(t, PRESET, PlotOptions(annotate=False, key=True, top_n=40))
+    ax = fig.axes[0]
+    lines = next(a for a in ax.texts if a.get_gid() == "key").get_text().splitlines()
+    fits = key_capacity(ax)  # 6 pt lines from 40 % of the axes height down to the canvas edge
+    assert fits < 41 and len(lines) == fits
+    assert lines[-1] == f"… {100 - (fits - 1)} more not listed"
+    # Listed: the most headroom (rows 0 … fits-2 here), each numbered once on the plot.
+    assert lines[0].split()[:2] == ["1", "p0"]
+    assert [a.get_text() for a in ax.texts if a.get_text().isdigit()] == [
+        str(i) for i in range(1, fits)]

@@ -7,6 +7,8 @@ import polars as pl
 KEY_MAX = 18  # characters of a name in the numbered key
 AUTO_LABEL_MAX = 20  # annotate=None (auto): label a plot of at most this many points
 NAME_MAX = 40  # characters of a shortened kernel name
+KEY_TOP = 0.40  # axes fraction where the numbered key starts, below the legend
+KEY_FONT = 6  # pt
 
 
 def short_names(names: pl.Series, width: int = NAME_MAX) -> pl.Series:
@@ -34,12 +36,28 @@ def point_text(table: pl.DataFrame) -> pl.Series:
                     table["kernel"])).to_series())
 
 
+def key_capacity(ax) -> int:
+    """Lines of the numbered key that fit between its top and the bottom of the canvas."""
+    pos = ax.get_position()
+    room_pt = (pos.y0 + KEY_TOP * pos.height) * ax.figure.get_figheight() * 72
+    return max(2, int(room_pt / (KEY_FONT * 1.2)) - 1)  # matplotlib's line spacing: 1.2
+
+
 def label_points(ax, shown: pl.DataFrame, left_out: int, scale: float, *, annotate: bool,
                  key: bool, top_n: int) -> None:
     """``annotate``: text beside points (de-overlapped); ``key``: numbered side key.
 
-    ``shown`` holds at most ``top_n`` rows, so the one Text per label is bounded.
+    ``shown`` holds at most ``top_n`` rows, so the one Text per label is bounded. The key
+    lists (and numbers on the plot) as many of them as fit on the canvas, most headroom
+    first; the rest are counted in its last line.
     """
+    if key:
+        from rooflow.plotting import _top
+
+        fits = key_capacity(ax)
+        if shown.height + bool(left_out) > fits:
+            shown, cut = _top(shown, fits - 1)
+            left_out += cut
     text = point_text(shown).to_list()
     x = shown["arithmetic_intensity"].to_numpy()
     y = shown["performance"].to_numpy() / scale
@@ -51,9 +69,9 @@ def label_points(ax, shown: pl.DataFrame, left_out: int, scale: float, *, annota
             pl.String).str.pad_start(3), short_names(pl.Series(text, dtype=pl.String), KEY_MAX),
             short_names(shown["series"], 10))).to_series().to_list()
         if left_out:
-            lines.append(f"… {left_out} more not listed (top {top_n} by headroom)")
-        ax.text(1.02, 0.40, "\n".join(lines), transform=ax.transAxes, fontsize=6, va="top",
-                family="monospace", gid="key")
+            lines.append(f"… {left_out:,} more not listed")  # listed: most headroom
+        ax.text(1.02, KEY_TOP, "\n".join(lines), transform=ax.transAxes, fontsize=KEY_FONT,
+                va="top", family="monospace", gid="key")
     if annotate:
         from adjustText import adjust_text
 
