@@ -5,6 +5,7 @@ above-roof warnings of a plot that computes only the drawn columns."""
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -91,3 +92,21 @@ def test_plot_warning_names_attainable_and_percent(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert f"{csv} row 2 " in proc.stderr
     assert "50 TFLOP/s > 1 TFLOP/s (5000% of roof)" in proc.stderr
+
+
+@pytest.mark.parametrize(("inherited", "expected"), [
+    (None, "dirty_decay_ms:0,muzzy_decay_ms:0"),
+    # polars' own setting, passed on by a parent that imported polars (make bench, Snakemake)
+    ("dirty_decay_ms:500,muzzy_decay_ms:1000", "dirty_decay_ms:0,muzzy_decay_ms:0"),
+    ("narenas:1", "narenas:1"),  # the user's own choice is kept
+])
+def test_allocator_returns_memory_unless_the_user_chose(inherited, expected):
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "_RJEM_MALLOC_CONF"}
+    if inherited:
+        env["_RJEM_MALLOC_CONF"] = inherited
+    code = "import os, rooflow; print(os.environ['_RJEM_MALLOC_CONF'])"
+    out = subprocess.run([sys.executable, "-c", code], env=env,
+                         capture_output=True, text=True, check=True).stdout.strip()
+    assert out == expected
