@@ -51,7 +51,8 @@ def test_schema_dataset_pattern_accepts_every_kind_and_nothing_else():
 
 def _doc_paths(kind) -> list[str]:
     """How the docs write a kind's file pattern and folder pattern: `resources/ncu/NAME.csv`."""
-    return [f"`resources/{p.replace('{name}', 'NAME')}`" for p in (kind.pattern, kind.folder) if p]
+    return [f"`resources/{p.replace('{name}', 'NAME')}`"
+            for p in (kind.pattern, kind.alternate, kind.folder) if p]
 
 
 def test_readme_input_table_has_a_row_per_kind_with_its_file_pattern():

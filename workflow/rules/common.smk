@@ -56,20 +56,25 @@ def _discover(pattern):
     return sorted(set(found.name))
 
 
-def _sources(pattern, folder, prefix):
+def _sources(pattern, folder, prefix, alternate=""):
     """NAME → the file, or the folder of files (`folder` form), `prefix`-NAME is read from."""
     found = {
         n: f"resources/{pattern}".format(name=n)
         for n in _discover(f"resources/{pattern}")
     }
-    for name in _discover(f"resources/{folder}") if folder else []:
-        path = os.path.dirname(f"resources/{folder}".format(name=name))
-        if name in found:
-            raise ValueError(
-                f"cannot build {prefix}-{name}: it is both {found[name]} and the folder "
-                f"{path}/; keep one of them"
-            )
-        found[name] = path
+    forms = [(alternate, False), (folder, True)]
+    for form, is_folder in [(f, d) for f, d in forms if f]:
+        for name in _discover(f"resources/{form}"):
+            path = f"resources/{form}".format(name=name)
+            if is_folder:
+                path = os.path.dirname(path)
+            if name in found:
+                what = f"the folder {path}/" if is_folder else path
+                raise ValueError(
+                    f"cannot build {prefix}-{name}: it is both {found[name]} and "
+                    f"{what}; keep one of them"
+                )
+            found[name] = path
     return found
 
 
@@ -84,7 +89,9 @@ def _source_input(key, path, folder):
 
 
 # Dataset id "KIND-NAME" → (kind, name); ids are built here, never parsed back from paths.
-SOURCES = {kind: _sources(k.pattern, k.folder, kind) for kind, k in KINDS.items()}
+SOURCES = {
+    kind: _sources(k.pattern, k.folder, kind, k.alternate) for kind, k in KINDS.items()
+}
 DATASETS = {f"{kind}-{n}": (kind, n) for kind, found in SOURCES.items() for n in found}
 # Measured peaks found in resources/ become presets "<prefix>-<name>" (→ their inputs).
 _MEASURED = [

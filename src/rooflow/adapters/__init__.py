@@ -36,6 +36,8 @@ class Kind:
         folder: the other form of a dataset, several files of one run in a folder, as
             a pattern with ``{name}`` and ``*`` (``ncu/{name}/*.csv``); the adapter is
             given the folder and reads them together, the workflow lists them as inputs.
+        alternate: another single-file form the adapter reads, as a pattern with
+            ``{name}`` (``roofline/{name}.parquet``: millions of points load faster).
     """
 
     name: str
@@ -45,6 +47,7 @@ class Kind:
     reads_specs: bool = False
     companions: tuple[str, ...] = ()
     folder: str = ""
+    alternate: str = ""
 
     def loader(self):
         """The adapter's ``load(path, settings)`` function."""
@@ -64,7 +67,8 @@ KINDS: dict[str, Kind] = {
     k.name: k
     for k in (
         Kind("roofline", "roofline/{name}.csv", "roofline_csv",
-             "roofline CSV: intensity (or flop + bytes) and performance per point"),
+             "roofline CSV (or Parquet): intensity (or flop + bytes) and performance per "
+             "point", alternate="roofline/{name}.parquet"),
         Kind("benchmarks", "benchmarks/{name}.csv", "benchmarks",
              "benchmark results CSV: baseline vs optimized times per kernel shape",
              reads_specs=True),
