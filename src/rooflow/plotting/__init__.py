@@ -272,9 +272,11 @@ def _density_groups(ax, table: pl.DataFrame, column: str, groups: list[str], sca
     ey = ey - np.log10(scale)  # cell edges in the axis unit
     colors, handles = mk.colors(len(groups)), []
     for i, group in enumerate(groups):
-        n = draw_density(ax, counts[i], ex, ey, colors[i], gid=f"density:{group}",
+        n, peak = draw_density(ax, counts[i], ex, ey, colors[i], gid=f"density:{group}",
                          max_alpha=1.0 if len(groups) == 1 else 0.6)
-        handles.append(Patch(color=colors[i], alpha=0.7, label=f"{group}: {n:,} (density)"))
+        # The shade scale: palest = 1 point per cell, darkest = `peak` (log).
+        handles.append(Patch(color=colors[i], alpha=0.7,
+                             label=f"{group}: {n:,} (density, ≤ {peak:,}/cell)"))
     return handles
 
 

@@ -63,17 +63,17 @@ def log_counts(x: np.ndarray | pl.Series, y: np.ndarray | pl.Series, xlim: tuple
 
 
 def draw_density(ax, counts: np.ndarray, ex: np.ndarray, ey: np.ndarray, color, *,
-                 gid: str | None = None, max_alpha: float = 1.0) -> int:
+                 gid: str | None = None, max_alpha: float = 1.0) -> tuple[int, int]:
     """One histogram image of ``counts`` (:func:`log_counts` cells) in ``color``.
 
     Alpha grows with log count; ``max_alpha`` < 1 lets images of several groups show
     through each other.
 
     Returns:
-        The number of points in the image.
+        The number of points in the image and the most in one cell (its darkest shade).
     """
     if not counts.any():
-        return 0
+        return 0, 0
     rgb = tuple(color[:3])
     cmap = LinearSegmentedColormap.from_list(
         "density", [(*rgb, 0.25 * max_alpha), (*rgb, max_alpha)]).with_extremes(bad=(0, 0, 0, 0))
@@ -81,4 +81,4 @@ def draw_density(ax, counts: np.ndarray, ex: np.ndarray, ey: np.ndarray, color, 
     ax.pcolormesh(10**ex, 10**ey, masked, cmap=cmap,
                   norm=LogNorm(vmin=1, vmax=max(counts.max(), 2)), shading="flat", zorder=3,
                   rasterized=True, gid=gid)
-    return int(counts.sum())
+    return int(counts.sum()), int(counts.max())
