@@ -86,12 +86,12 @@ def test_markers_below_threshold_density_above():
     # Exact count per series, and the darkest shade's count per cell: 1 here (Original is
     # every other of 200 points log-spaced over 3 decades, 0.030 decade apart; the
     # 0.1 … 10⁴ axis has 240 cells, 0.021 decade each).
-    assert "Original: 100 (density, ≤ 1/cell)" in labels
+    assert "Original: 100 (density)\n1 … 1 per cell" in labels
     one_cell = figure(table(200, arithmetic_intensity=[50.0] * 200,
                             performance=[2.5e13] * 200), PRESET,
                       PlotOptions(annotate=False, density=True))
     labels = [x.get_text() for x in one_cell.axes[0].get_legend().get_texts()]
-    assert "Original: 100 (density, ≤ 100/cell)" in labels  # every point in one cell
+    assert "Original: 100 (density)\n1 … 100 per cell" in labels  # every point in one cell
     drawn = sum(len(a.get_xdata()) for a in dense.axes[0].lines
                 if a.get_marker() in ("o", "s") and not a.get_gid())
     assert drawn == 5  # top 5 by headroom stay markers

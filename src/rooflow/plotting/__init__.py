@@ -276,7 +276,7 @@ def _density_groups(ax, table: pl.DataFrame, column: str, groups: list[str], sca
                          max_alpha=1.0 if len(groups) == 1 else 0.6)
         # The shade scale: palest = 1 point per cell, darkest = `peak` (log).
         handles.append(Patch(color=colors[i], alpha=0.7,
-                             label=f"{group}: {n:,} (density, ≤ {peak:,}/cell)"))
+                             label=f"{group}: {n:,} (density)\n1 … {peak:,} per cell"))
     return handles
 
 
