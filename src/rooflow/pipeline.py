@@ -40,9 +40,10 @@ def report(
 
     Returns:
         The analysis table: :data:`rooflow.analysis.TABLE_COLUMNS` when a table is
-        written or ``full_table``; else only what the plot draws and the warnings name
-        (:func:`rooflow.plotting.drawn_columns`), which on 10⁶ points skips the costly
-        per-kernel and pair columns.
+        written or ``full_table``; else only what the plot draws
+        (:func:`rooflow.plotting.drawn_columns`) and ``source``, ``row``, which on 10⁶
+        points skips the costly per-kernel and pair columns; the warnings' roof figures
+        are then computed for the above-roof rows alone.
     """
     from rooflow.analysis import TABLE_COLUMNS, above_roof, analyze
     from rooflow.io import write_csv
