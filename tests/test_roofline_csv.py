@@ -150,3 +150,68 @@ def test_parquet_inputs(tmp_path, repo):
     assert err.value.row == 2 and err.value.column == "arithmetic_intensity"
     with pytest.raises(InputError, match="not a Parquet file"):
         read_roofline_csv(write(tmp_path, "x", name="junk.parquet"))
+
+
+@pytest.fixture
+def part_spy(monkeypatch):
+    """Records what the exact reader is given: a part's line count, or "whole file"."""
+    import rooflow.adapters.roofline_csv as rc
+
+    seen = []
+    real = rc.read_csv_text
+
+    def spy(path, *, text=None):
+        seen.append("whole file" if text is None else len(text.splitlines()))
+        return real(path, text=text)
+
+    monkeypatch.setattr(rc, "read_csv_text", spy)
+    monkeypatch.setattr(rc, "PART_ROWS", 10)
+    return seen
+
+
+def _lines(n: int, bad: dict[int, str]) -> str:
+    """A roofline CSV of ``n`` data rows "10,1", row r (1-based) replaced by bad[r]."""
+    return "ai,tflops\n" + "".join(bad.get(r, "10,1") + "\n" for r in range(1, n + 1))
+
+
+@pytest.mark.parametrize(("bad", "row", "column", "value"), [
+    ({4321: "10,abc"}, 4321, "tflops", "abc"),  # polars cannot parse it
+    ({4321: "10,-1"}, 4321, "tflops", "-1"),  # parsed, fails the check
+    ({4321: "0,1", 4400: "10,-1"}, 4321, "arithmetic_intensity", "0"),  # the first of two
+    # A cell that is not a number is named before any value check, as the whole-file
+    # reader does (it coerces every column before checking values).
+    ({4321: "0,1", 4400: "10,abc"}, 4400, "tflops", "abc"),
+    ({4321: "10"}, 4321, None, "10"),  # ragged: one field
+])
+def test_exact_reader_rereads_only_the_part_from_the_first_bad_row(tmp_path, part_spy, bad,
+                                                                   row, column, value):
+    path = write(tmp_path, _lines(5000, bad))
+    with pytest.raises(InputError) as err:
+        read_roofline_csv(path)
+    assert (err.value.row, err.value.column) == (row, column)
+    assert str(err.value.value) == value or float(err.value.value) == float(value)
+    assert part_spy == [11]  # the header and 10 lines, not the 5,000
+
+
+def test_blank_lines_above_the_part_are_not_counted(tmp_path, part_spy):
+    # Lines 3 and 6 are blank: the exact reader skips them, so line 9's row is the 7th
+    # data row. polars reads blank lines as null rows: line 3 is its first suspect row.
+    text = _lines(20, {3: "", 6: " , ", 9: "10,-5"})
+    path = write(tmp_path, text)
+    with pytest.raises(InputError) as err:
+        read_roofline_csv(path)
+    assert err.value.row == 7 and err.value.column == "tflops"
+    assert part_spy == [11]  # header + lines 3 … 12
+
+
+def test_a_part_without_error_falls_back_to_the_whole_file(tmp_path, part_spy):
+    path = write(tmp_path, _lines(30, {3: ""}))  # one blank line: points, no error
+    assert read_roofline_csv(path).height == 29
+    assert part_spy == [11, "whole file"]
+
+
+def test_quoted_file_is_read_whole(tmp_path, part_spy):
+    path = write(tmp_path, 'label,ai,tflops\n"a, b",10,1\n"c",10,-1\n')
+    with pytest.raises(InputError) as err:
+        read_roofline_csv(path)
+    assert err.value.row == 2 and part_spy == ["whole file"]

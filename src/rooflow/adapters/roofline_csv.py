@@ -20,6 +20,7 @@ columns) is read as it is.
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 import polars as pl
@@ -118,7 +119,10 @@ def read_roofline_csv(path: str | Path) -> pl.DataFrame:
 
     CSV happy path: polars' typed, multithreaded reader and vectorized checks. Only when
     those find anything wrong is the file read again row-exactly
-    (:func:`rooflow.validate.read_csv_text` and pandera) to name the row, column and value.
+    (:func:`rooflow.validate.read_csv_text` and pandera) to name the row, column and value:
+    the header and the :data:`PART_ROWS` lines from the first wrong row, when the fast
+    path knows it and no field is quoted (a quoted field may span lines), else the whole
+    file.
 
     Returns:
         The canonical points frame (:mod:`rooflow.points`), one row per CSV row
@@ -133,12 +137,59 @@ def read_roofline_csv(path: str | Path) -> pl.DataFrame:
         return _read_parquet(path)
     try:
         return _from_frame(_fast_csv(path), path, exact=False)
-    except _Recheck:
+    except _Recheck as recheck:
+        if recheck.row is not None:
+            _check_part(path, recheck.row)
         return _from_frame(read_csv_text(path), path, exact=True)
 
 
+PART_ROWS = 1000
+"""Lines the exact reader checks from the first row the fast path found wrong."""
+
+
 class _Recheck(Exception):
-    """The fast path saw something wrong: re-read row-exactly to report it."""
+    """The fast path saw something wrong: re-read row-exactly to report it.
+
+    ``row``: the first data row found wrong (1-based, every line after the header
+    counted, as polars reads them), when known.
+    """
+
+    def __init__(self, row: int | None = None) -> None:
+        super().__init__(row)
+        self.row = row
+
+
+def _check_part(path: str | Path, row: int) -> None:
+    """Check the header and :data:`PART_ROWS` lines from data line ``row`` row-exactly.
+
+    Raises the exact reader's :class:`InputError` with its row counted in the whole file
+    (blank lines skipped, as :func:`rooflow.validate.read_csv_text` counts them). Returns
+    without raising when the file has a quote, the part is not UTF-8, or the part has no
+    error (a blank line the fast path counted, say): the whole file is read then.
+    """
+    data = Path(path).read_bytes()
+    if b'"' in data:
+        return
+    import numpy as np  # error path only
+
+    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n"))
+    if row > len(ends) or int(ends[row - 1]) + 1 >= len(data):
+        return
+    start = int(ends[row - 1]) + 1  # data line `row` follows the row-th newline
+    stop = int(ends[row - 1 + PART_ROWS]) + 1 if row - 1 + PART_ROWS < len(ends) else len(data)
+    before = data[int(ends[0]) + 1:start]  # the data lines above the part, each ending in \n
+    offset = before.count(b"\n") - len(re.findall(rb"^[ \t\r,]*\n", before, re.M))
+    try:
+        text = (data[: int(ends[0]) + 1] + data[start:stop]).decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return
+    try:
+        _from_frame(read_csv_text(path, text=text), path, exact=True)
+    except InputError as err:
+        if err.row:  # a data row of the part → of the file
+            raise InputError(err.file, err.message, row=err.row + offset, column=err.column,
+                             check=err.check, value=err.value) from None
+        raise
 
 
 def _fast_csv(path: str | Path) -> pl.DataFrame:
@@ -165,23 +216,42 @@ def _fast_csv(path: str | Path) -> pl.DataFrame:
         frame = pl.read_csv(data, infer_schema=False, schema_overrides={
             h: pl.Float64 for h in header if h in numeric}, encoding="utf8")
     except (pl.exceptions.PolarsError, UnicodeDecodeError):
-        raise _Recheck from None
+        raise _Recheck(_first_unparsed(data, numeric)) from None
     if frame.columns != header:  # polars strips a BOM or renames; let the exact reader judge
         raise _Recheck
-    if frame.height and frame[header[-1]].null_count() and _ragged(data):
-        raise _Recheck
+    if frame.height and frame[header[-1]].null_count():
+        if b'"' in data:  # a quoted field may hold a newline or a comma: exact reader
+            raise _Recheck
+        ragged = _first_ragged(data)
+        if ragged is not None:
+            raise _Recheck(ragged)
     strings = [h for h in header if h not in numeric]
     return frame.with_columns(pl.col(strings).str.strip_chars().replace("", None))
 
 
-def _ragged(data: bytes) -> bool:
-    """Whether a row may have fewer fields than the header (polars pads those with nulls).
+def _first_unparsed(data: bytes, numeric: set[str]) -> int | None:
+    """The first data row (1-based) with a numeric cell polars cannot parse, if found."""
+    try:
+        text = pl.read_csv(data, infer_schema=False, encoding="utf8")
+    except (pl.exceptions.PolarsError, UnicodeDecodeError):
+        return None
+    bad = [pl.col(c).is_not_null() & pl.col(c).cast(pl.Float64, strict=False).is_null()
+           for c in numeric if c in text.columns]
+    return _first_row(text, pl.any_horizontal(bad)) if bad else None
 
-    Exact for files without quotes (separators counted per line); a quoted file is
-    assumed ragged, so the exact reader decides.
+
+def _first_row(frame: pl.DataFrame, bad: pl.Expr) -> int | None:
+    """The 1-based position of the first row where ``bad`` holds (null counts as bad)."""
+    index = frame.select(bad.fill_null(True).arg_true().first()).item()
+    return None if index is None else index + 1
+
+
+def _first_ragged(data: bytes) -> int | None:
+    """The first data row (1-based) whose field count is not the header's, or None.
+
+    For a file with no quotes (polars pads short rows with nulls; a quoted field may hold
+    a comma).
     """
-    if b'"' in data:
-        return True
     import numpy as np  # here only: a `points` job of a clean file never needs it (0.08 s)
 
     buf = np.frombuffer(data, dtype=np.uint8)
@@ -192,7 +262,8 @@ def _ragged(data: bytes) -> bool:
     starts = np.concatenate([[0], ends[:-1] + 1])
     per_line = commas[ends] - commas[starts]
     nonblank = (ends - starts) > (buf[np.maximum(ends - 1, 0)] == ord("\r"))
-    return bool((per_line[nonblank] != per_line[0]).any())
+    ragged = np.flatnonzero(nonblank & (per_line != per_line[0]))
+    return int(ragged[0]) if len(ragged) else None  # line i is data row i
 
 
 def _read_parquet(path: str | Path) -> pl.DataFrame:
@@ -254,19 +325,23 @@ def _from_frame(raw: pl.DataFrame, path: str | Path, *, exact: bool) -> pl.DataF
     return _to_canonical(frame, path)
 
 
-def _validate(frame: pl.DataFrame, path: str | Path, *, exact: bool) -> None:
-    """The :func:`_schema` checks: pandera (``exact``) or one vectorized pass."""
+def _validate(frame: pl.DataFrame, path: str | Path, *, exact: bool,
+              by_row: bool = True) -> None:
+    """The :func:`_schema` checks: pandera (``exact``) or one vectorized pass.
+
+    ``by_row``: the ``row`` column is the data row of each row (else: its position).
+    """
     if exact:
         _require_intensity(frame, path)
         check(frame, _schema(), path)
         return
     positive = [pl.col(c).is_null() | (pl.col(c).is_finite() & (pl.col(c) > 0))
                 for c in _NUMERIC if c in frame.columns]
-    ok = frame.select(pl.all_horizontal(
-        *positive, pl.col("arithmetic_intensity").is_not_null(),
-        pl.col("series").str.len_chars() > 0).all()).item()
-    if not ok:
-        raise _Recheck
+    ok = pl.all_horizontal(*positive, pl.col("arithmetic_intensity").is_not_null(),
+                           pl.col("series").str.len_chars() > 0)
+    if not frame.select(ok.all()).item():
+        bad = ~ok.fill_null(False)
+        raise _Recheck(frame.filter(bad)["row"].min() if by_row else _first_row(frame, bad))
 
 
 def _derive(frame: pl.DataFrame) -> pl.DataFrame:
@@ -342,7 +417,9 @@ def _read_points_csv(raw: pl.DataFrame, path: str | Path, *, exact: bool) -> pl.
         except pl.exceptions.PolarsError:
             raise _Recheck from None
     frame = frame.rename({"flop_per_s": "tflops"}).with_columns(pl.col("tflops") / 1e12)
-    _validate(frame.with_columns(series=pl.col("series").fill_null("kernel")), path, exact=exact)
+    # `row` here is the canonical points' own (a row of their source), not this file's.
+    _validate(frame.with_columns(series=pl.col("series").fill_null("kernel")), path,
+              exact=exact, by_row=False)
     return to_points(frame.with_columns(flop_per_s=pl.col("tflops") * 1e12))
 
 
