@@ -23,17 +23,18 @@ PRESETS = 4  # config/config.yaml `presets`
 TIME = "/usr/bin/time"  # GNU time (Debian package `time`)
 
 
-def measure(cmd: list[str], cwd: Path = REPO) -> tuple[float, float, str]:
+def measure(cmd: list[str], cwd: Path = REPO, rc: int = 0) -> tuple[float, float, str]:
     """Wall seconds, peak RSS (MB) and output of one run of ``cmd``; fails loudly.
 
-    GNU time reports the child's own figures: a child forked from this (polars-loaded)
-    process would count the parent's pages in its peak RSS until it execs.
+    ``rc``: the exit status the run must end with (1: an input error is the expected
+    outcome). GNU time reports the child's own figures: a child forked from this
+    (polars-loaded) process would count the parent's pages in its peak RSS until it execs.
     """
     with tempfile.NamedTemporaryFile("r", suffix=".time") as stats:
         proc = subprocess.run([TIME, "-f", "%e %M", "-o", stats.name, *cmd], cwd=cwd,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if proc.returncode:
-            raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n"
+        if proc.returncode != rc:
+            raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}, not {rc}:\n"
                              f"{proc.stdout[-3000:]}")
         wall, rss_kb = stats.read().split()[-2:]
     return float(wall), int(rss_kb) / 1024, proc.stdout
@@ -63,10 +64,10 @@ def main() -> None:
     rooflow, snakemake = str(BIN / "rooflow"), str(BIN / "snakemake")
     runs: list[dict] = []
 
-    def bench(name: str, cmd: list[str], repeat: int, cwd: Path = REPO) -> str:
+    def bench(name: str, cmd: list[str], repeat: int, cwd: Path = REPO, rc: int = 0) -> str:
         out = ""
         for i in range(repeat):
-            wall, rss, out = measure(cmd, cwd)
+            wall, rss, out = measure(cmd, cwd, rc)
             runs.append({"benchmark": name, "run": i + 1, "wall_s": round(wall, 3),
                          "peak_rss_mb": round(rss, 1)})
             print(f"{name} run {i + 1}: {wall:.2f} s, {rss:.0f} MB", flush=True)
@@ -79,6 +80,16 @@ def main() -> None:
     for n in (1_000, 100_000, 1_000_000):
         bench(f"plot {n} points", [rooflow, "plot", str(INPUTS / f"points_{n}.csv"),
                                    "--hardware", "h100-sxm", "-o", str(png)], 5)
+    bad = INPUTS / "points_1000000_bad_row_987654.csv"
+    if not bad.exists():  # data row 987,654 (index 987,653) has a negative performance
+        pl.read_csv(INPUTS / "points_1000000.csv").with_columns(
+            tflops=pl.when(pl.int_range(pl.len()) == 987_653).then(-2.0)
+            .otherwise(pl.col("tflops"))).write_csv(bad)
+    out = bench("plot 1000000 points, bad value in row 987654 (error)",
+                [rooflow, "plot", str(bad), "--hardware", "h100-sxm", "-o", str(png)], 3,
+                rc=1)
+    if "row 987654, column 'tflops'" not in out:
+        raise SystemExit(f"the error does not name row 987654: {out}")
     bench("naive baseline 1000000 points (csv module + one scatter)",
           [sys.executable, str(Path(__file__).with_name("naive.py")),
            str(INPUTS / "points_1000000.csv"), str(OUT / "naive.png")], 3)
