@@ -13,12 +13,12 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import polars as pl
+from matplotlib.lines import Line2D
 
 from rooflow.compare import ONLY_BASELINE, ONLY_NEW, Comparison
 from rooflow.io import atomic_path
-from rooflow.plotting import axis_limits
+from rooflow.plotting import axis_limits, new_figure
 from rooflow.plotting.roofs import draw_roofs, perf_unit
 from rooflow.roofs.preset import Preset
 
@@ -48,7 +48,7 @@ def plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title:
     base, new = side(t, "_baseline"), side(t, "_new")
     limits = axis_limits(preset, [base, new])
     scale, unit = perf_unit(limits)
-    fig = plt.figure(figsize=(11, 6.5))
+    fig = new_figure()
     ax = fig.add_axes((0.09, 0.1, 0.6, 0.82))
     ax.set(xscale="log", yscale="log", xlim=(limits.xmin, limits.xmax),
            ylim=(limits.ymin / scale, limits.ymax / scale),
@@ -83,13 +83,13 @@ def plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title:
                     (r["arithmetic_intensity_new"], r["performance_new"] / scale),
                     xytext=(4, 4), textcoords="offset points", fontsize=6.5)
     handles = [
-        plt.Line2D([], [], ls="", marker="o", mfc="none", mec="0.3", label="baseline"),
-        plt.Line2D([], [], ls="", marker="o", color="0.3", label="new"),
-        plt.Line2D([], [], color=FASTER, label="faster (speedup ≥ 1)"),
-        plt.Line2D([], [], color=SLOWER, label="slower"),
-        plt.Line2D([], [], ls="", marker="s", mfc="none", mec=GREY,
+        Line2D([], [], ls="", marker="o", mfc="none", mec="0.3", label="baseline"),
+        Line2D([], [], ls="", marker="o", color="0.3", label="new"),
+        Line2D([], [], color=FASTER, label="faster (speedup ≥ 1)"),
+        Line2D([], [], color=SLOWER, label="slower"),
+        Line2D([], [], ls="", marker="s", mfc="none", mec=GREY,
                    label=f"only in baseline ({comp.only_baseline})"),
-        plt.Line2D([], [], ls="", marker="s", color=GREY, label=f"only in new ({comp.only_new})"),
+        Line2D([], [], ls="", marker="s", color=GREY, label=f"only in new ({comp.only_new})"),
     ]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
               frameon=False)
@@ -99,5 +99,4 @@ def plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title:
     out = Path(out)
     with atomic_path(out) as tmp:
         fig.savefig(tmp, dpi=dpi, format=out.suffix.lstrip(".") or "png")
-    plt.close(fig)
     return out

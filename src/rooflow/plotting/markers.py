@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import matplotlib.pyplot as plt
+import matplotlib
 import numpy as np
 import polars as pl
 
@@ -47,7 +47,7 @@ def codes(values: pl.Series, names: Sequence[str]) -> np.ndarray:
 
 def colors(n: int) -> list:
     """``n`` colours of tab10 (tab20 past ten), repeating past the map's size."""
-    cmap = plt.get_cmap("tab10" if n <= 10 else "tab20")
+    cmap = matplotlib.colormaps["tab10" if n <= 10 else "tab20"]
     return [cmap(i % cmap.N) for i in range(n)]
 
 
