@@ -197,3 +197,17 @@ def test_key_lists_only_what_fits_on_the_canvas():
     assert lines[0].split()[:2] == ["1", "p0"]
     assert [a.get_text() for a in ax.texts if a.get_text().isdigit()] == [
         str(i) for i in range(1, fits)]
+
+
+def test_minor_ticks_at_2_and_5_of_each_decade():
+    # PRESET's ridge point is 100 FLOP/byte: x axis 0.1 … 10⁴ (ridge / 1000 … ridge × 100),
+    # so 2 and 5 × 10⁻¹ … 10³: 0.2, 0.5, 2, 5, …, 5000 (10 ticks).
+    fig = figure(table(4), PRESET, PlotOptions(annotate=False))
+    ax = fig.axes[0]
+    x = next(a for a in ax.lines if a.get_gid() == "minor-ticks:x")
+    assert ax.get_xlim() == (0.1, 1e4)
+    assert list(x.get_xdata()) == pytest.approx([0.2, 0.5, 2, 5, 20, 50, 200, 500, 2000, 5000])
+    y = next(a for a in ax.lines if a.get_gid() == "minor-ticks:y")
+    lo, hi = ax.get_ylim()
+    assert all(lo < v < hi for v in y.get_ydata()) and len(y.get_ydata()) > 0
+    assert ax.xaxis.get_minorticklocs().size == 0  # no Tick objects for them

@@ -87,6 +87,31 @@ def decade_label(v: float, _pos: object = None) -> str:
     return "10" + str(exponent).translate(_SUPERSCRIPT)
 
 
+def draw_minor_ticks(ax) -> None:
+    """Minor ticks at 2× and 5× of each decade on the bottom and left log axes.
+
+    Drawn as two lines of tick-shaped markers, in the style of matplotlib's minor ticks
+    (rcParams ``xtick.minor.*``): as ``Tick`` objects (five artists each, two of them
+    Text) the 30 of a typical roofline cost ≈ 0.1 s of every plot. Call after the limits
+    are set.
+    """
+    from matplotlib import rcParams
+    from matplotlib.markers import TICKDOWN, TICKLEFT
+
+    ax.minorticks_off()
+    for lim, transform, marker, key in (
+            (ax.get_xlim(), ax.get_xaxis_transform(), TICKDOWN, "xtick"),
+            (ax.get_ylim(), ax.get_yaxis_transform(), TICKLEFT, "ytick")):
+        lo, hi = math.floor(math.log10(lim[0])), math.ceil(math.log10(lim[1]))
+        ticks = [v for e in range(lo, hi) for v in (2 * 10.0**e, 5 * 10.0**e)
+                 if lim[0] < v < lim[1]]
+        at = [0.0] * len(ticks)
+        xy = (ticks, at) if key == "xtick" else (at, ticks)
+        ax.plot(*xy, transform=transform, ls="", marker=marker, clip_on=False,
+                ms=rcParams[f"{key}.minor.size"], mew=rcParams[f"{key}.minor.width"],
+                color=rcParams[f"{key}.color"], zorder=2.5, gid=f"minor-ticks:{key[0]}")
+
+
 def compute_label_groups(preset: Preset, compute_keys: Sequence[str]) -> dict[float, list[str]]:
     """Compute-roof labels, PNG and HTML alike: roofs within 10 % of each other share one.
 
