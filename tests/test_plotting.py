@@ -211,3 +211,20 @@ def test_minor_ticks_at_2_and_5_of_each_decade():
     lo, hi = ax.get_ylim()
     assert all(lo < v < hi for v in y.get_ydata()) and len(y.get_ydata()) > 0
     assert ax.xaxis.get_minorticklocs().size == 0  # no Tick objects for them
+
+
+def test_key_numbers_of_clustered_points_do_not_overlap():
+    from rooflow.plotting.labels import KEY_FONT, number_places
+
+    fig = figure(table(4), PRESET, PlotOptions(annotate=False))
+    ax = fig.axes[0]
+    # Five points on one spot and one far away: the lone one keeps the first place
+    # (3 pt right, 3 pt up); the cluster's numbers take right, left, then higher rows.
+    x, y = np.array([10.0] * 5 + [1000.0]), np.array([1.0] * 5 + [10.0])
+    places = number_places(ax, x, y)
+    assert places[:3] == [(3.0, 3.0), (-3.0 - 2.2 * KEY_FONT, 3.0), (3.0, 11.0)]
+    assert places[5] == (3.0, 3.0)
+    boxes = places[:5]  # same anchor point: compare the offsets
+    for i, (ax0, ay0) in enumerate(boxes):
+        for bx0, by0 in boxes[i + 1:]:
+            assert abs(ax0 - bx0) >= 2.2 * KEY_FONT or abs(ay0 - by0) >= 1.2 * KEY_FONT

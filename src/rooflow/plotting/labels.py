@@ -9,6 +9,7 @@ AUTO_LABEL_MAX = 20  # annotate=None (auto): label a plot of at most this many p
 NAME_MAX = 40  # characters of a shortened kernel name
 KEY_TOP = 0.40  # axes fraction where the numbered key starts, below the legend
 KEY_FONT = 6  # pt
+NUMBER_RISE = (3.0, 11.0, 19.0, 27.0, 35.0)  # pt: rows a key number may take above a point
 
 
 def short_names(names: pl.Series, width: int = NAME_MAX) -> pl.Series:
@@ -34,6 +35,56 @@ def point_text(table: pl.DataFrame) -> pl.Series:
     return short_names(pl.select(
         pl.coalesce(*(pl.when(table[c] != "").then(table[c]) for c in ("label", "pair")),
                     table["kernel"])).to_series())
+
+
+def number_places(ax, x, y) -> list[tuple[float, float]]:
+    """Offsets (points: right or left, up) of the key numbers beside the points ``(x, y)``.
+
+    Greedy, in key order: each number takes the first of right of its point, left of it,
+    one :data:`NUMBER_RISE` row higher, … where its box (a 2-digit number at
+    :data:`KEY_FONT`) overlaps no number placed before, else the last. At most ``top_n``
+    numbers, so the pairwise test stays small.
+    """
+    import numpy as np
+
+    px = ax.figure.dpi / 72  # display pixels per point
+    width, height = 2.2 * KEY_FONT, 1.2 * KEY_FONT  # points
+    candidates = [(side, rise) for rise in NUMBER_RISE for side in (3.0, -3.0 - width)]
+    at = ax.transData.transform(np.column_stack([x, y])) / px if len(x) else np.empty((0, 2))
+    placed: list[tuple[float, float]] = []  # lower-left corners of the boxes, points
+    offsets = []
+    for x0, y0 in at:
+        for dx, rise in candidates:
+            corner = (x0 + dx, y0 + rise)
+            if all(abs(corner[0] - bx) >= width or abs(corner[1] - by) >= height
+                   for bx, by in placed):
+                break
+        placed.append(corner)
+        offsets.append((dx, rise))
+    return offsets
+
+
+def _leader_lines(ax, x, y, places: list[tuple[float, float]]) -> None:
+    """A faint line from each point to its number when the number sits rows above it.
+
+    One NaN-separated Line2D in data coordinates: an offset in points is a fixed part of
+    the fixed-size axes, so the ends hold at any dpi (an arrow patch per number cost
+    ≈ 0.1 s).
+    """
+    import numpy as np
+
+    lifted = [i for i, (_, rise) in enumerate(places) if rise > NUMBER_RISE[0]]
+    if not lifted:
+        return
+    px = ax.figure.dpi / 72
+    start = ax.transData.transform(np.column_stack([x[lifted], y[lifted]]))
+    shift = np.array([(places[i][0] + (KEY_FONT if places[i][0] > 0 else 1.2 * KEY_FONT),
+                       places[i][1]) for i in lifted]) * px
+    end = ax.transData.inverted().transform(start + shift)
+    gap = np.full(len(lifted), np.nan)
+    ax.plot(np.column_stack([x[lifted], end[:, 0], gap]).ravel(),
+            np.column_stack([y[lifted], end[:, 1], gap]).ravel(), color="0.6", lw=0.4,
+            zorder=3, gid="key-leaders")
 
 
 def key_capacity(ax) -> int:
@@ -62,8 +113,11 @@ def label_points(ax, shown: pl.DataFrame, left_out: int, scale: float, *, annota
     x = shown["arithmetic_intensity"].to_numpy()
     y = shown["performance"].to_numpy() / scale
     if key:
-        for i, (xi, yi) in enumerate(zip(x, y, strict=True), 1):
-            ax.annotate(str(i), (xi, yi), xytext=(3, 3), textcoords="offset points", fontsize=6)
+        places = number_places(ax, x, y)
+        for i, (xi, yi, (dx, rise)) in enumerate(zip(x, y, places, strict=True), 1):
+            ax.annotate(str(i), (xi, yi), xytext=(dx, rise), textcoords="offset points",
+                        fontsize=KEY_FONT)
+        _leader_lines(ax, x, y, places)
         # The key sits in the ~2 inches right of the axes: entries cut to fit the canvas.
         lines = pl.select(pl.format("{}  {} [{}]", pl.int_range(1, shown.height + 1).cast(
             pl.String).str.pad_start(3), short_names(pl.Series(text, dtype=pl.String), KEY_MAX),
