@@ -117,14 +117,17 @@ def _top(table: pl.DataFrame, n: int) -> tuple[pl.DataFrame, int]:
     """
     if table.height <= n:
         return table, 0
-    headroom = table["headroom"].fill_nan(None)
-    chunks = []
-    for start in range(0, table.height, CHUNK):
-        values = headroom.slice(start, CHUNK).fill_null(-np.inf).to_numpy()
-        chunks.append(start + _top_indices(values, n))
+    headroom = table["headroom"]
+    chunks = [start + _top_indices(_ranked(headroom.slice(start, CHUNK)), n)
+              for start in range(0, table.height, CHUNK)]
     candidates = np.concatenate(chunks)
-    values = headroom.gather(candidates).fill_null(-np.inf).to_numpy()
-    return table[candidates[_top_indices(values, n)]], table.height - n
+    best = candidates[_top_indices(_ranked(headroom.gather(candidates)), n)]
+    return table[best], table.height - n
+
+
+def _ranked(headroom: pl.Series) -> np.ndarray:
+    """Headroom as numbers to rank: null and NaN last (-inf)."""
+    return headroom.fill_nan(None).fill_null(-np.inf).to_numpy()
 
 
 def _top_indices(values: np.ndarray, n: int) -> np.ndarray:
@@ -172,8 +175,8 @@ def plot_roofline(table: pl.DataFrame, preset: Preset, out: str | Path, *,
 def new_figure() -> Figure:
     """An 11 × 6.5 in figure on an Agg canvas, outside pyplot.
 
-    No pyplot: its import and figure manager cost ≈ 0.1 s of every plot, and a figure it
-    does not track needs no closing.
+    No pyplot: no global figure manager, so a figure needs no closing (no time measured
+    either way: 1.59 vs 1.62 s median for a 1k-point plot, A/B interleaved).
     """
     fig = Figure(figsize=(11, 6.5))
     FigureCanvasAgg(fig)  # a renderer for text extents (adjustText) before saving

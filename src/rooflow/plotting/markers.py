@@ -30,16 +30,15 @@ def codes(values: pl.Series, names: Sequence[str]) -> np.ndarray:
     A Categorical column is mapped through its integer codes: ``replace_strict`` on it
     builds a string per row (500 MB on 10⁷ rows).
     """
-    if values.dtype == pl.Categorical and not values.null_count():
+    if values.dtype == pl.Categorical and values.len() and not values.null_count():
         distinct = values.unique()
-        lookup = np.full(int(distinct.to_physical().max()) + 1, -1, dtype=np.int32)
+        ids, found = distinct.to_physical().to_list(), distinct.cast(pl.String).to_list()
         index = {name: i for i, name in enumerate(names)}
-        missing = set(distinct.cast(pl.String).to_list()) - set(index)
+        missing = set(found) - set(index)
         if missing:
             raise ValueError(f"values not in names: {sorted(missing)}")
-        for code, name in zip(distinct.to_physical().to_list(),
-                              distinct.cast(pl.String).to_list(), strict=True):
-            lookup[code] = index[name]
+        lookup = np.full(max(ids) + 1, -1, dtype=np.int32)
+        lookup[ids] = [index[name] for name in found]
         return lookup[values.to_physical().to_numpy()]
     return values.replace_strict(list(names), list(range(len(names))),
                                  return_dtype=pl.Int32).to_numpy()
