@@ -120,7 +120,7 @@ def main() -> None:
                                  "rooflow.plotting",
         "+ pandera.polars (points)": "import rooflow.pipeline, polars, snakemake.script, "
                                      "pandera.polars",
-        "points rule (roofline adapter)": "import rooflow.adapters.roofline_csv, "
+        "points rule (roofline adapter)": "import rooflow.adapters.roofline, "
                                           "rooflow.points, snakemake.script",
         "report rule (pipeline + plotting)": "import rooflow.pipeline, rooflow.analysis, "
                                              "rooflow.plotting, snakemake.script",

@@ -1,5 +1,5 @@
 """AMD profiler formats on real files: every sample gives points or one clear error, and one
-kernel per format checked by hand (rocprof-compute formulas, rooflow.adapters.amd_counters)."""
+kernel per format checked by hand (rocprof-compute formulas, rooflow.adapters.amd.counters)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import polars as pl
 import pytest
 
 from rooflow.adapters import load_points
-from rooflow.adapters.amd_counters import arch_from_counters, canonical_columns, plan
-from rooflow.adapters.omniperf import read_workload
-from rooflow.adapters.rocprof import detect
-from rooflow.adapters.rocprof_v1 import read_runs
-from rooflow.adapters.rocprofv3 import read_collection
+from rooflow.adapters.amd.counters import arch_from_counters, canonical_columns, plan
+from rooflow.adapters.amd.detect import detect
+from rooflow.adapters.amd.rocprof import read_workload
+from rooflow.adapters.amd.rocprofv1 import read_runs
+from rooflow.adapters.amd.rocprofv3 import read_collection
 from rooflow.cli import main
 from rooflow.errors import InputError
 from rooflow.points import POINT_SCHEMA

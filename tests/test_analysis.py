@@ -73,7 +73,7 @@ def test_memory_and_compute_bound_by_hand():
 
 
 def test_pair_speedup_and_above_roof(repo, presets):
-    from rooflow.adapters.roofline_csv import read_roofline_csv
+    from rooflow.adapters.roofline import read_roofline_csv
 
     t = analyze(read_roofline_csv(repo / "resources/roofline/flash_attention.csv"),
                 presets["arc-pro-b70"])

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from rooflow.adapters import KINDS
+from rooflow.kinds import KINDS
 from rooflow.defaults import DATA, DEFAULT_FAMILIES, DEFAULT_HARDWARE, schema
 from rooflow.roofs import MEASURED
 
 REPO = Path(__file__).resolve().parents[1]
+SRC = REPO / "src" / "rooflow"
 
 
 def _schema_kinds() -> list[str]:
@@ -127,12 +128,23 @@ def test_no_module_is_far_over_400_lines():
 
 
 def test_detecting_a_kind_imports_no_adapter():
-    """Kind detection reads a few KiB and imports no reader (pandera alone costs ~0.7 s)."""
+    """Kind detection reads a few KiB and imports no reader, nor pandera or polars."""
     code = (
-        "import sys; from rooflow.adapters import detect_kind; "
+        "import sys; from rooflow.kinds import detect_kind; "
         f"print(detect_kind({str(REPO / 'resources')!r} + '/roofline/flash_attention.csv')); "
-        "print(sorted(m for m in sys.modules if m.startswith(('pandera', 'rooflow.adapters.'))))"
+        "print(sorted(m for m in sys.modules "
+        "if m.startswith(('pandera', 'polars', 'rooflow.adapters', 'rooflow.formats'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.splitlines()
-    assert out == ["roofline", "['rooflow.adapters.roofline_csv', 'rooflow.adapters.sniffing']"]
+    assert out == ["roofline", "['rooflow.formats', 'rooflow.formats.roofline', "
+                   "'rooflow.formats.sniffing']"]
+
+
+def test_models_and_roofs_import_nothing_from_adapters():
+    """The layers below the adapters (models, roofs, formats) never import them."""
+    lower = [p for d in ("models", "roofs", "formats") for p in (SRC / d).rglob("*.py")]
+    assert lower
+    offenders = [str(p.relative_to(REPO)) for p in lower
+                 if re.search(r"^\s*(from|import) rooflow\.adapters", p.read_text(), re.M)]
+    assert not offenders

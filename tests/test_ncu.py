@@ -10,8 +10,8 @@ import polars as pl
 import pytest
 
 from rooflow.adapters.ncu import KERNEL_COLUMNS, ncu_kernels, ncu_points, read_ncu
-from rooflow.adapters.units import number, to_base_units
 from rooflow.errors import InputError
+from rooflow.formats.units import number, to_base_units
 from rooflow.points import POINT_SCHEMA
 
 ROOT = Path(__file__).resolve().parents[1]

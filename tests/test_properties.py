@@ -13,7 +13,7 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rooflow.adapters.roofline_csv import read_roofline_csv
+from rooflow.adapters.roofline import read_roofline_csv
 from rooflow.errors import InputError
 
 cells = st.one_of(

@@ -9,9 +9,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from rooflow.adapters.amd_counters import roofline_counters
-from rooflow.adapters.omniperf import omniperf_kernels as rocprof_kernels
-from rooflow.adapters.omniperf import omniperf_points as rocprof_points
+from rooflow.adapters.amd.counters import roofline_counters
+from rooflow.adapters.amd.rocprof import omniperf_kernels as rocprof_kernels
+from rooflow.adapters.amd.rocprof import omniperf_points as rocprof_points
 from rooflow.errors import InputError
 from rooflow.points import POINT_SCHEMA
 from rooflow.roofs.omniperf import omniperf_preset

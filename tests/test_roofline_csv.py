@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from rooflow.adapters.roofline_csv import read_roofline_csv
+from rooflow.adapters.roofline import read_roofline_csv
 from rooflow.errors import InputError
 
 
@@ -122,7 +122,7 @@ def test_bad_value_in_a_big_file_is_named_with_its_row(tmp_path):
 
 
 def test_fast_path_matches_exact_reader(tmp_path):
-    from rooflow.adapters.roofline_csv import _from_frame
+    from rooflow.adapters.roofline import _from_frame
     from rooflow.validate import read_csv_text
 
     path = write(tmp_path, "series,label,ai,tflops\nA, k1 ,10,1\nB,k2,20,\n")
@@ -155,7 +155,7 @@ def test_parquet_inputs(tmp_path, repo):
 @pytest.fixture
 def part_spy(monkeypatch):
     """Records what the exact reader is given: a part's line count, or "whole file"."""
-    import rooflow.adapters.roofline_csv as rc
+    import rooflow.adapters.roofline as rc
 
     seen = []
     real = rc.read_csv_text

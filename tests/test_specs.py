@@ -8,8 +8,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from rooflow.adapters.spec_yaml import Tensor, dtype_width, read_spec, read_yaml
 from rooflow.errors import InputError
+from rooflow.models.spec_yaml import Tensor, dtype_width, read_spec, read_yaml
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 VLLM = SHARED / "xe-forge" / "examples" / "vllm"

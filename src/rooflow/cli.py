@@ -358,7 +358,7 @@ def from_rocprof(path, output) -> None:
     *_counter_collection.csv, or a folder of rocprof v1 CSVs (results.csv + counter runs).
     """
     from rooflow.adapters import load_points
-    from rooflow.adapters.rocprof import detect
+    from rooflow.adapters.amd.detect import detect
 
     _write(load_points(detect(path), path), output)
 
@@ -375,7 +375,7 @@ def from_unitrace(flops_report, bytes_report, output) -> None:
     --group ComputeBasic -q` run of the same program (omit it only when FLOPS_REPORT holds
     both counter sets).
     """
-    from rooflow.adapters.unitrace import unitrace_points
+    from rooflow.adapters.intel.unitrace import unitrace_points
     from rooflow.points import check_points
 
     points = unitrace_points(flops_report, bytes_report)

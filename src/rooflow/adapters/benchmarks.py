@@ -33,9 +33,9 @@ from pathlib import Path
 import pandera.polars as pa
 import polars as pl
 
-from rooflow.adapters.spec_yaml import MAX_DIM, Spec, read_spec
 from rooflow.errors import InputError
 from rooflow.models.families import FamilyModel, kernel_metrics, load_families, resolve_family
+from rooflow.models.spec_yaml import MAX_DIM, Spec, read_spec
 from rooflow.points import empty_points, to_points
 from rooflow.settings import Settings
 from rooflow.validate import check, coerce_numeric, read_csv_text

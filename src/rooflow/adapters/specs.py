@@ -1,6 +1,6 @@
 """Spec adapter: a kernel spec YAML → theoretical roofline points (one per ``bench*`` variant).
 
-The YAML is read by :mod:`rooflow.adapters.spec_yaml`; FLOP and bytes come from the
+The YAML is read by :mod:`rooflow.models.spec_yaml`; FLOP and bytes come from the
 family model (:mod:`rooflow.models.families`) or the variant's own formulas.
 """
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import polars as pl
 
-from rooflow.adapters.spec_yaml import read_spec
 from rooflow.models.families import FamilyModel, kernel_metrics, load_families, resolve_family
+from rooflow.models.spec_yaml import read_spec
 from rooflow.points import empty_points, to_points
 from rooflow.settings import Settings
 
@@ -41,7 +41,7 @@ def spec_points(
         matches.
 
     Raises:
-        InputError: see :func:`rooflow.adapters.spec_yaml.read_spec` and
+        InputError: see :func:`rooflow.models.spec_yaml.read_spec` and
             :func:`rooflow.models.families.kernel_metrics`.
     """
     spec = read_spec(path)

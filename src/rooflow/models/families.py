@@ -26,10 +26,10 @@ from pathlib import Path
 
 import polars as pl
 
-from rooflow.adapters.spec_yaml import Spec, dtype_width, is_floating, read_yaml
 from rooflow.defaults import DEFAULT_FAMILIES, schema_error
 from rooflow.errors import InputError
 from rooflow.models.formula import Formula, compile_formula, evaluate
+from rooflow.models.spec_yaml import Spec, dtype_width, is_floating, read_yaml
 from rooflow.points import PRECISIONS
 
 _ORDER_PREFIX = re.compile(r"^\d+_")

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
 
-from rooflow.adapters import KINDS
 from rooflow.errors import InputError
+from rooflow.kinds import KINDS
 from rooflow.roofs.preset import Preset
 
 
@@ -91,7 +91,7 @@ def measured_source(path: str | Path | Sequence[str | Path]) -> MeasuredSource:
         return MEASURED["ert"]
     if is_intel(path):
         return MEASURED["intel"]
-    from rooflow.adapters.sniffing import ncu as is_ncu
+    from rooflow.formats.sniffing import ncu as is_ncu
 
     return MEASURED["ncu" if is_ncu(Path(path)) else "omniperf"]
 

@@ -4,7 +4,7 @@ The unitrace roofline script reads one config per device (intel/pti-gpu
 ``tools/unitrace/scripts/roofline/device_configs/PVC_1tile.csv``; class ``Platform`` in
 ``roofline_libs.py``): two columns, no header, e.g. ``FP16_XMX_GFLOPS,314000``. Peaks
 are GFLOP/s and GB/s (decimal). Keys and the roofs they become (precision names of
-:mod:`rooflow.adapters.unitrace`, so a kernel meets the roof of the unit that did its work):
+:mod:`rooflow.adapters.intel.unitrace`, so a kernel meets the roof of the unit that did its work):
 
 =============================== ==================== ============
 key                             roof                 unit

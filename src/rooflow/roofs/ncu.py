@@ -31,9 +31,9 @@ from pathlib import Path
 
 import polars as pl
 
-from rooflow.adapters.ncu_metrics import LABELS, SASS, TENSOR_PRECISION, canonical
-from rooflow.adapters.ncu_passes import export_files, read_passes
 from rooflow.errors import InputError
+from rooflow.formats.ncu.metrics import LABELS, SASS, TENSOR_PRECISION, canonical
+from rooflow.formats.ncu.passes import export_files, read_passes
 
 _SM_CLOCK = ("sm__cycles_elapsed.avg.per_second", "smsp__cycles_elapsed.avg.per_second",
              "gpc__cycles_elapsed.avg.per_second")
@@ -125,9 +125,9 @@ def ncu_preset(paths: str | Path | Sequence[str | Path]) -> dict:
     """Theoretical device peaks from ``ncu --csv`` export(s) (details or raw page).
 
     Several files (or a folder of them) are passes of one run, merged as for the points
-    (:func:`~rooflow.adapters.ncu_passes.read_passes`). Uses the first launch that has an
+    (:func:`~rooflow.formats.ncu.passes.read_passes`). Uses the first launch that has an
     SM clock and any "Theoretical" (``.peak_sustained``) metric; display labels are mapped
-    to metric ids (:mod:`rooflow.adapters.ncu_metrics`).
+    to metric ids (:mod:`rooflow.formats.ncu.metrics`).
 
     Returns:
         The preset mapping of ``hardware.yaml``: ``name`` (device name, else the first

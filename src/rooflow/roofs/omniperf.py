@@ -4,7 +4,7 @@ The roofs are the ones rocprof-compute's own roofline draws (ROCm/rocprofiler-co
 ``src/utils/roofline_calc.py``, ``calc_ceilings``/``constuct_roof``; keys of
 ``0400_roofline.yaml``): one row per device, peaks in GB/s and GFLOP/s (GOP/s for
 ``MFMAI8Ops``), each with ``...Low``/``...High`` spread columns (not read). Precision keys
-are :data:`rooflow.points.PRECISIONS` names, the ones :mod:`rooflow.adapters.amd_counters`
+are :data:`rooflow.points.PRECISIONS` names, the ones :mod:`rooflow.adapters.amd.counters`
 gives kernels, so a kernel meets the roof of the unit that did its work:
 ``MFMAF64Flops`` → fp64-tensor, ``MFMAF32Flops`` → fp32-matrix, ``MFMAF16Flops`` →
 fp16-tensor, ``MFMABF16Flops`` → bf16-tensor; when present, ``MFMAF8Flops`` →

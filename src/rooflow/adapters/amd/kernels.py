@@ -1,8 +1,8 @@
 """Per-dispatch AMD counters → per-kernel breakdown → canonical points (every AMD reader).
 
-The readers (:mod:`.omniperf`, :mod:`.rocprof_v1`, :mod:`.rocprofv3`) bring one row per
+The readers (:mod:`.rocprof`, :mod:`.rocprofv1`, :mod:`.rocprofv3`) bring one row per
 dispatch with a kernel name, a duration in ns and the counters of a
-:class:`~rooflow.adapters.amd_counters.Plan`; this module checks the values, applies the
+:class:`~rooflow.adapters.amd.counters.Plan`; this module checks the values, applies the
 plan's formulas, sums a kernel's dispatches and makes points.
 
 Per kernel (sums over its dispatches): the dominant precision is the one with the most
@@ -25,7 +25,7 @@ from pathlib import Path
 import pandera.polars as pa
 import polars as pl
 
-from rooflow.adapters.amd_counters import Plan
+from rooflow.adapters.amd.counters import Plan
 from rooflow.adapters.breakdown import kernel_points
 from rooflow.errors import InputError
 from rooflow.points import PRECISIONS, op_unit
@@ -50,7 +50,7 @@ class Dispatches:
     Attributes:
         frame: ``kernel`` (str), ``row`` (1-based data row in ``source``), ``time_ns``
             (f64) and the plan's counters (f64, checked ≥ 0 and finite).
-        plan: formulas and notes (:func:`rooflow.adapters.amd_counters.plan`).
+        plan: formulas and notes (:func:`rooflow.adapters.amd.counters.plan`).
         device: GPU name ("" when the export does not say).
         source: the file errors and points name.
     """

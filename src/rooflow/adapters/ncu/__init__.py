@@ -1,9 +1,10 @@
 """Nsight Compute ``ncu --csv`` exports → canonical roofline points.
 
-Reading: :mod:`.ncu_layout` (details and raw pages of every ncu version, labels or metric
-ids), :mod:`.ncu_passes` (several passes of one run, merged per kernel and launch),
-formulas: :mod:`.ncu_metrics` and :mod:`.ncu_breakdown` (NERSC hierarchical roofline
-method; Nsight Compute roofline sections). Measured device peaks: :mod:`rooflow.roofs.ncu`.
+Reading: :mod:`rooflow.formats.ncu.layout` (details and raw pages of every ncu version,
+labels or metric ids), :mod:`rooflow.formats.ncu.passes` (several passes of one run, merged
+per kernel and launch), formulas: :mod:`rooflow.formats.ncu.metrics` and :mod:`.breakdown`
+(NERSC hierarchical roofline method; Nsight Compute roofline sections). Measured device
+peaks: :mod:`rooflow.roofs.ncu`.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from pathlib import Path
 import polars as pl
 
 from rooflow.adapters.breakdown import kernel_points
-from rooflow.adapters.ncu_breakdown import KERNEL_COLUMNS, NcuBreakdown, ncu_breakdown
-from rooflow.adapters.ncu_layout import read_ncu
+from rooflow.adapters.ncu.breakdown import KERNEL_COLUMNS, NcuBreakdown, ncu_breakdown
+from rooflow.formats.ncu.layout import read_ncu
 from rooflow.settings import Settings
 
 __all__ = ["KERNEL_COLUMNS", "NcuBreakdown", "load", "ncu_breakdown", "ncu_kernels",

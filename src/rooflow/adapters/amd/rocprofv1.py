@@ -18,7 +18,7 @@ names that start upper-case (``FETCH_SIZE``, ``TCP_TCC_READ_REQ_sum``, ``TCC_HIT
 ``GPUBusy``) other than the dispatch fields; a counter in
 several runs is taken from the first.
 
-Formulas: :mod:`rooflow.adapters.amd_counters`. rocprof v1 carries no architecture, so
+Formulas: :mod:`rooflow.adapters.amd.counters`. rocprof v1 carries no architecture, so
 the counter names choose (``TCC_EA0_*`` → gfx942, ...); the usual DRAM counters are the
 derived ``FETCH_SIZE`` and ``WRITE_SIZE`` in KiB ("The total kilobytes fetched from /
 written to the video memory", ROCm/rocprofiler
@@ -33,11 +33,11 @@ from pathlib import Path
 
 import polars as pl
 
-from rooflow.adapters import sniffing
-from rooflow.adapters.amd_counters import canonical_columns, plan
-from rooflow.adapters.amd_kernels import Dispatches, check_values, checked_dispatches
-from rooflow.adapters.sniffing import ROCPROF_V1_KEY as KEY
+from rooflow.adapters.amd.counters import canonical_columns, plan
+from rooflow.adapters.amd.kernels import Dispatches, check_values, checked_dispatches
 from rooflow.errors import InputError
+from rooflow.formats import sniffing
+from rooflow.formats.sniffing import ROCPROF_V1_KEY as KEY
 from rooflow.settings import Settings
 from rooflow.validate import coerce_numeric, read_csv_text
 
@@ -101,7 +101,7 @@ def read_runs(path: str | Path) -> Dispatches:
 
     Raises:
         InputError: no run with timestamps; a dispatch (Index + KernelName) missing from
-            a run; counters missing as :func:`rooflow.adapters.amd_counters.plan` says;
+            a run; counters missing as :func:`rooflow.adapters.amd.counters.plan` says;
             a bad value.
     """
     files = runs(path)
@@ -128,12 +128,12 @@ def read_runs(path: str | Path) -> Dispatches:
 
 
 def rocprof_v1_points(path: str | Path) -> pl.DataFrame:
-    """Canonical points of a rocprof v1 dataset, series "rocprof".
+    """Canonical points of a rocprof v1 dataset, series "rocprofv1".
 
     Raises:
         InputError: as :func:`read_runs`; no kernel with bytes and a time.
     """
-    return read_runs(path).points("rocprof")
+    return read_runs(path).points("rocprofv1")
 
 
 def load(path: str | Path, settings: Settings) -> pl.DataFrame:

@@ -1,6 +1,6 @@
 """Which AMD profiler export a path is (``from-rocprof``), judged by content.
 
-Kinds tried in order by their content checks (:mod:`.sniffing`): ``rocprof``
+Kinds tried in order by their content checks (:mod:`rooflow.formats.sniffing`): ``rocprof``
 (rocprof-compute / Omniperf workload folder), ``rocprofv3``
 (``*_counter_collection.csv``), ``rocprofv1`` (``results.csv`` runs).
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rooflow.adapters import KINDS
 from rooflow.errors import InputError
+from rooflow.kinds import KINDS
 
 AMD_KINDS = ("rocprof", "rocprofv3", "rocprofv1")
 """Kinds of :data:`rooflow.adapters.KINDS` read from AMD profilers, in the order tried."""

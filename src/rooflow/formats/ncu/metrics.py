@@ -53,7 +53,7 @@ UNIT_CLASSES: dict[str, frozenset[str]] = {
     "hz": frozenset({"hz"}),
     "second": frozenset({"second"}),
 }
-"""Unit class → base units (:mod:`.units`) a metric of that class may carry."""
+"""Unit class → base units (:mod:`rooflow.formats.units`) a metric of that class may carry."""
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ docs, "Using rocprofv3", counter collection and "rocprofv3 advanced options"):
   GPU, else ``Product_Name``.
 
 A dataset is ``resources/rocprofv3/NAME_counter_collection.csv`` with its agent info
-beside it. Formulas: :mod:`rooflow.adapters.amd_counters`; time ``End_Timestamp −
+beside it. Formulas: :mod:`rooflow.adapters.amd.counters`; time ``End_Timestamp −
 Start_Timestamp`` (ns).
 """
 
@@ -29,10 +29,10 @@ from pathlib import Path
 
 import polars as pl
 
-from rooflow.adapters.amd_counters import CHIP_IDS, canonical_columns, gfx_target, plan
-from rooflow.adapters.amd_kernels import Dispatches, check_values, checked_dispatches
-from rooflow.adapters.sniffing import ROCPROFV3_SUFFIX as SUFFIX
+from rooflow.adapters.amd.counters import CHIP_IDS, canonical_columns, gfx_target, plan
+from rooflow.adapters.amd.kernels import Dispatches, check_values, checked_dispatches
 from rooflow.errors import InputError
+from rooflow.formats.sniffing import ROCPROFV3_SUFFIX as SUFFIX
 from rooflow.settings import Settings
 from rooflow.validate import coerce_numeric, read_csv_text
 
@@ -110,7 +110,7 @@ def read_collection(path: str | Path) -> Dispatches:
 
     Raises:
         InputError: missing columns; no timestamps; counters missing as
-            :func:`rooflow.adapters.amd_counters.plan` says; a bad value.
+            :func:`rooflow.adapters.amd.counters.plan` says; a bad value.
     """
     collection = _collection(Path(path))
     long = read_csv_text(collection)

@@ -26,32 +26,12 @@ from pathlib import Path
 import polars as pl
 
 from rooflow.errors import InputError
+from rooflow.formats.roofline import CANONICAL, LEVEL_BYTES_PREFIX
 from rooflow.points import POINT_SCHEMA, to_points
 from rooflow.settings import Settings
 from rooflow.validate import check, coerce_numeric, read_csv_text
 
-ALIASES: dict[str, tuple[str, ...]] = {
-    "arithmetic_intensity": (
-        "arithmetic_intensity",
-        "ai",
-        "intensity",
-        "flop_per_byte",
-        "flops_per_byte",
-    ),
-    "tflops": ("tflops", "perf", "performance", "throughput"),
-    "gflops": ("gflops",),
-    "series": ("series", "backend", "kind", "category", "engine"),
-    "family": ("family", "group_color", "op", "kernel_family"),
-    "label": ("label", "name", "shape", "config"),
-    "pair": ("pair", "group", "kernel", "link"),
-    "flop": ("flop", "flops", "total_flop", "total_flops"),
-    "time_us": ("time_us", "us", "time", "latency_us"),
-    "bytes": ("bytes", "bytes_moved", "mem_bytes", "memory_bytes"),
-    "level": ("level", "memory_level"),
-}
-CANONICAL = {alias: name for name, aliases in ALIASES.items() for alias in aliases}
 _NUMERIC = ["arithmetic_intensity", "tflops", "gflops", "flop", "time_us", "bytes"]
-LEVEL_BYTES_PREFIX = "bytes_"
 
 
 # A file written by `rooflow from-ncu`/`from-rocprof` (canonical points) has these.

@@ -59,7 +59,7 @@ def _csv_files(path: Path, glob: str) -> list[Path]:
 
 def roofline(path: Path) -> bool:
     """A CSV (or Parquet) whose header names an intensity, or flop with bytes columns."""
-    from rooflow.adapters.roofline_csv import CANONICAL, LEVEL_BYTES_PREFIX
+    from rooflow.formats.roofline import CANONICAL, LEVEL_BYTES_PREFIX
 
     if path.suffix.lower() == ".parquet":
         return path.is_file()

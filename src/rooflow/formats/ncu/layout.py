@@ -17,7 +17,7 @@ written by the ncu versions named):
   with empty cells. Rule rows (empty ``Metric Name``) are dropped. ``Metric Name`` holds
   metric ids (``--print-metric-name name``) or display labels (the default ``label``;
   legacy sections such as Launch Statistics also put labels such as ``Block Size`` next
-  to metric ids); :mod:`.ncu_metrics` maps both.
+  to metric ids); :mod:`.metrics` maps both.
 * raw page ("wide", ``--page raw``): one row per launch, one column per metric id, a
   units row under the header.
 
@@ -34,9 +34,9 @@ from pathlib import Path
 import pandera.polars as pa
 import polars as pl
 
-from rooflow.adapters.sniffing import is_ncu_header
-from rooflow.adapters.units import number, to_base_units
 from rooflow.errors import InputError
+from rooflow.formats.sniffing import is_ncu_header
+from rooflow.formats.units import number, to_base_units
 from rooflow.validate import check, read_text
 
 LONG_COLUMNS = ("row", "launch", "kernel", "cc", "device", "metric", "unit", "value", "text")
@@ -99,8 +99,8 @@ def read_ncu(path: str | Path) -> pl.DataFrame:
         ``device__attribute_compute_capability_major/minor`` metrics, "" when none),
         ``device`` (str, ``device__attribute_display_name``, "" when absent), ``metric``
         (str, metric id or label as written), ``unit`` (str, base unit, see
-        :mod:`.units`), ``value`` (f64 in ``unit``; null when the cell is empty, ``nan``,
-        ``n/a`` or text), ``text`` (str, the cell as written).
+        :mod:`rooflow.formats.units`), ``value`` (f64 in ``unit``; null when the cell is
+        empty, ``nan``, ``n/a`` or text), ``text`` (str, the cell as written).
 
     Raises:
         InputError: unreadable file, no ``"ID",...`` header line, malformed CSV, a row

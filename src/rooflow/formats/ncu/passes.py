@@ -1,7 +1,7 @@
 """Several ``ncu --csv`` exports of one run (replay passes) → one table of launch metrics.
 
-Each file is read by :func:`rooflow.adapters.ncu_layout.read_ncu`; metric names become
-metric ids (:func:`rooflow.adapters.ncu_metrics.canonical`). Rows are matched on
+Each file is read by :func:`rooflow.formats.ncu.layout.read_ncu`; metric names become
+metric ids (:func:`rooflow.formats.ncu.metrics.canonical`). Rows are matched on
 (kernel name, launch ``ID``). A metric given more than once for a launch (in two files, or
 under two labels in one file) keeps the first value in file order, then row order; the
 largest relative disagreement between files is reported as a note.
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import polars as pl
 
-from rooflow.adapters.ncu_metrics import canonical
 from rooflow.errors import InputError
+from rooflow.formats.ncu.metrics import canonical
 
 
 def export_files(paths: str | Path | Sequence[str | Path]) -> list[Path]:
@@ -54,7 +54,7 @@ def read_passes(files: Sequence[Path]) -> tuple[pl.DataFrame, list[str]]:
     """
     # Imported here: it loads pandera (~0.7 s), which export_files' callers at the
     # workflow's start-up (preset discovery) do not need.
-    from rooflow.adapters.ncu_layout import read_ncu
+    from rooflow.formats.ncu.layout import read_ncu
 
     frames = []
     for i, path in enumerate(files):

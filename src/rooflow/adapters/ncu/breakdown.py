@@ -1,8 +1,8 @@
 """Launch metrics → per-launch (or per-kernel) operations by precision, bytes by level, time.
 
-Formulas and metric ids: :mod:`.ncu_metrics` (NERSC method, Nsight Compute roofline
+Formulas and metric ids: :mod:`rooflow.formats.ncu.metrics` (NERSC method, Nsight Compute roofline
 sections). Per export, each quantity uses the first way of measuring it (a
-:class:`~rooflow.adapters.ncu_metrics.Source`) whose metrics the export has:
+:class:`~rooflow.formats.ncu.metrics.Source`) whose metrics the export has:
 
 * time: ``gpu__time_duration.sum``, else elapsed cycles / cycles per second
   (``sm__``, ``smsp__``, ``gpc__``);
@@ -29,7 +29,8 @@ from pathlib import Path
 
 import polars as pl
 
-from rooflow.adapters.ncu_metrics import (
+from rooflow.errors import InputError
+from rooflow.formats.ncu.metrics import (
     CLOCKS,
     DURATION,
     KNOWN_TENSOR_FLOP_PER_INST,
@@ -43,9 +44,8 @@ from rooflow.adapters.ncu_metrics import (
     tensor_sources,
     vector_sources,
 )
-from rooflow.adapters.ncu_passes import export_files, read_passes
-from rooflow.adapters.units import MISSING_VALUES
-from rooflow.errors import InputError
+from rooflow.formats.ncu.passes import export_files, read_passes
+from rooflow.formats.units import MISSING_VALUES
 from rooflow.points import PRECISIONS
 
 NCU_PRECISIONS = (

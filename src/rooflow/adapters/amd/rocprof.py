@@ -14,7 +14,7 @@ A workload folder (``rocprof-compute profile -n NAME`` → ``workloads/NAME/<GPU
   sysinfo, the counter names give the architecture.
 * ``roofline.csv`` (optional): measured peaks, read by :mod:`rooflow.roofs.omniperf`.
 
-Formulas: :mod:`rooflow.adapters.amd_counters` (rocprof-compute ``roofline_calc.py`` and
+Formulas: :mod:`rooflow.adapters.amd.counters` (rocprof-compute ``roofline_calc.py`` and
 ``0400_roofline.yaml``); time per dispatch ``End_Timestamp − Start_Timestamp`` (ns).
 """
 
@@ -24,8 +24,8 @@ from pathlib import Path
 
 import polars as pl
 
-from rooflow.adapters.amd_counters import CHIP_IDS, canonical_columns, gfx_target, plan
-from rooflow.adapters.amd_kernels import Dispatches, checked_dispatches
+from rooflow.adapters.amd.counters import CHIP_IDS, canonical_columns, gfx_target, plan
+from rooflow.adapters.amd.kernels import Dispatches, checked_dispatches
 from rooflow.errors import InputError
 from rooflow.settings import Settings
 from rooflow.validate import coerce_numeric, read_csv_text
@@ -58,7 +58,7 @@ def read_workload(path: str | Path) -> Dispatches:
 
     Raises:
         InputError: no ``pmc_perf.csv``; no kernel-name or timestamp column; counters
-            missing as :func:`rooflow.adapters.amd_counters.plan` says; a bad value.
+            missing as :func:`rooflow.adapters.amd.counters.plan` says; a bad value.
     """
     folder = Path(path)
     folder = folder.parent if folder.is_file() else folder
@@ -83,7 +83,7 @@ def read_workload(path: str | Path) -> Dispatches:
 
 
 def omniperf_kernels(path: str | Path) -> pl.DataFrame:
-    """Per-kernel breakdown (:meth:`~rooflow.adapters.amd_kernels.Dispatches.kernels`)."""
+    """Per-kernel breakdown (:meth:`~rooflow.adapters.amd.kernels.Dispatches.kernels`)."""
     return read_workload(path).kernels()
 
 

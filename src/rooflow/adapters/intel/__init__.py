@@ -1,0 +1,4 @@
+"""Intel GPUs: kind ``unitrace`` (:mod:`.unitrace`).
+
+Two unitrace reports of one program, read by :mod:`.report`.
+"""

@@ -1,0 +1,129 @@
+"""**The registry of input kinds**: the one list of what rooflow reads.
+
+Each kind maps raw files to the canonical points table (:mod:`rooflow.points`) through an
+adapter module of :mod:`rooflow.adapters`. The workflow's discovery
+(:mod:`rooflow.planning`), the config schema's dataset-id pattern (checked by a test), the
+CLI's ``--kind`` choices and the README's input table are derived from :data:`KINDS`.
+This module imports no adapter: detection uses :mod:`rooflow.formats.sniffing` only, so it
+stays cheap, and the layers below the adapters (models, roofs) may use the registry.
+
+Adding a kind: one adapter module with ``load(path, settings) -> points``, its content
+check in :mod:`rooflow.formats.sniffing` (named as the kind) and one :class:`Kind` entry
+below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
+
+from rooflow.errors import InputError
+
+DATASET_NAME = r"[A-Za-z0-9][A-Za-z0-9_.-]*"
+"""The ``NAME`` of a dataset ``KIND-NAME`` (a file or folder name under ``resources/``), and
+of presets and comparisons: the one definition. The workflow's wildcards and discovery use
+it; the config schema's ``$defs/name`` and dataset-id pattern hold it (checked by a test)."""
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One input kind.
+
+    Attributes:
+        name: kind id, the ``KIND`` of dataset ids ``KIND-NAME``.
+        pattern: raw file under ``resources/``, with ``{name}`` for the dataset name.
+        module: adapter module (in :mod:`rooflow.adapters`) whose ``load(path, settings)`` reads it.
+        description: one line for the docs and ``--help``.
+        reads_specs: the adapter also reads the spec folder and the family models.
+        companions: further files of a folder dataset (patterns with ``{name}``) that
+            the adapter reads beside ``pattern``; the workflow lists them as inputs.
+        folder: the other form of a dataset, several files of one run in a folder, as
+            a pattern with ``{name}`` and ``*`` (``ncu/{name}/*.csv``); the adapter is
+            given the folder and reads them together, the workflow lists them as inputs.
+        alternate: another single-file form the adapter reads, as a pattern with
+            ``{name}`` (``roofline/{name}.parquet``: millions of points load faster).
+    """
+
+    name: str
+    pattern: str
+    module: str
+    description: str
+    reads_specs: bool = False
+    companions: tuple[str, ...] = ()
+    folder: str = ""
+    alternate: str = ""
+
+    def loader(self):
+        """The adapter's ``load(path, settings)`` function."""
+        return import_module(f"rooflow.adapters.{self.module}").load
+
+    def sniff(self, path: Path) -> bool:
+        """Whether ``path`` looks like this kind.
+
+        Its check is the function of :mod:`rooflow.formats.sniffing` named as the kind.
+
+        No adapter is imported to detect a kind, so detection stays cheap.
+        """
+        from rooflow.formats import sniffing
+
+        return bool(getattr(sniffing, self.name)(Path(path)))
+
+
+KINDS: dict[str, Kind] = {
+    k.name: k
+    for k in (
+        Kind("roofline", "roofline/{name}.csv", "roofline",
+             "roofline CSV (or Parquet): intensity (or flop + bytes) and performance per "
+             "point", alternate="roofline/{name}.parquet"),
+        Kind("benchmarks", "benchmarks/{name}.csv", "benchmarks",
+             "benchmark results CSV: baseline vs optimized times per kernel shape",
+             reads_specs=True),
+        Kind("specs", "specs/{name}.yaml", "specs",
+             "kernel spec YAML: shapes and a FLOP formula per variant", reads_specs=True),
+        Kind("ncu", "ncu/{name}.csv", "ncu",
+             "Nsight Compute `ncu --csv` export (details or raw page), or a folder of "
+             "several passes of one run", folder="ncu/{name}/*.csv"),
+        Kind("rocprof", "rocprof/{name}/pmc_perf.csv", "amd.rocprof",
+             "rocprof-compute/Omniperf workload folder (pmc_perf.csv, sysinfo.csv)"),
+        Kind("rocprofv1", "rocprofv1/{name}/results.csv", "amd.rocprofv1",
+             "rocprof (v1) CSVs of one program: timing run + counter runs, joined"),
+        Kind("rocprofv3", "rocprofv3/{name}_counter_collection.csv", "amd.rocprofv3",
+             "rocprofv3 counter collection CSV (+ NAME_agent_info.csv)"),
+        Kind("unitrace", "unitrace/{name}/bytes.txt", "intel.unitrace",
+             "Intel unitrace folder: bytes.txt (ComputeBasic run) + flops.txt "
+             "(VectorEngine138 run)", companions=("unitrace/{name}/flops.txt",)),
+    )
+}
+
+
+def detect_kind(path: str | Path) -> str:
+    """The kind of a raw file or folder, from its content.
+
+    Every kind's sniffer is asked in registry order, the roofline CSV (the most
+    permissive) last.
+
+    Raises:
+        InputError: no kind matches; the line lists the kinds and what each needs.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise InputError(str(path), "file not found")
+    for kind in sorted(KINDS.values(), key=lambda k: k.name == "roofline"):
+        if kind.sniff(path):
+            return kind.name
+    raise InputError(
+        str(path), "not a file rooflow reads (use --kind to force one); kinds: "
+        + "; ".join(f"{k.name}: {k.description}" for k in KINDS.values()),
+        check="kind detection",
+    )
+
+
+def kind_mismatch(kind: str, path: str | Path) -> str | None:
+    """The kind ``path`` looks like when it is not ``kind`` (a misplaced file), else None."""
+    if KINDS[kind].sniff(Path(path)):
+        return None
+    try:
+        return detect_kind(path)
+    except InputError:
+        return None
