@@ -31,6 +31,7 @@ def dispatch(dispatches, row: int):
     return replace(dispatches, frame=dispatches.frame.filter(pl.col("row") == row)).kernels()
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("sample", SAMPLES, ids=str)
 def test_every_sample_gives_points_or_one_error(shared_data: Path, sample: Path) -> None:
     path = shared_data / sample
@@ -42,6 +43,7 @@ def test_every_sample_gives_points_or_one_error(shared_data: Path, sample: Path)
     assert points.schema == pl.Schema(POINT_SCHEMA) and points.height > 0
 
 
+@pytest.mark.shared
 def test_mi300x_vecopy_hbm_by_gfx942_formula(shared_data: Path) -> None:
     # gfx942, dispatch 0 (row 1):
     #   HBM = 128·TCC_BUBBLE 65,536 + 32·RDREQ_32B 0 + 64·(RDREQ 65,778 − 65,536 − 0)
@@ -60,6 +62,7 @@ def test_mi300x_vecopy_hbm_by_gfx942_formula(shared_data: Path) -> None:
         "", 0, "int32 60%, int64 40%")  # address math only: a copy
 
 
+@pytest.mark.shared
 def test_mi300a_fp64_kernel(shared_data: Path) -> None:
     # dispatch 2 (row 3), __omp_offloading_32_6b6b__QQmain_l41.kd:
     #   fp64 = 64·(ADD 12,582,912 + MUL 2,097,152 + TRANS 2,097,152 + 2·FMA 12,582,912)
@@ -84,6 +87,7 @@ def test_mi300a_fp64_kernel(shared_data: Path) -> None:
     assert k["time_s"] == pytest.approx(1_480_125e-9)
 
 
+@pytest.mark.shared
 def test_mi325x_bf16_mfma_gemm(shared_data: Path) -> None:
     # chip_id 29861 = MI325X although gpu_model says MI300; dispatch 67 (row 68), micro_tk:
     #   bf16-tensor = 512·MOPS_BF16 268,435,456 = 137,438,953,472 FLOP (= 2·4096³)
@@ -105,6 +109,7 @@ def test_mi325x_bf16_mfma_gemm(shared_data: Path) -> None:
     assert {"bf16-tensor", "fp32", ""} <= set(points["precision"])
 
 
+@pytest.mark.shared
 def test_mi100_memory_rows_only(shared_data: Path, caplog) -> None:
     # gfx908: no per-precision counters. dispatch 0 (row 1):
     #   HBM = 32·RDREQ_32B 0 + 64·(RDREQ 131,484 − 0) + 32·(WRREQ 131,072 − 131,072)
@@ -122,6 +127,7 @@ def test_mi100_memory_rows_only(shared_data: Path, caplog) -> None:
     assert (points["flop"] == 0).all() and (points["flop_per_s"] == 0).all()
 
 
+@pytest.mark.shared
 def test_mi250x_two_pass_laplacian(shared_data: Path, caplog) -> None:
     # Timing from results.csv, counters from data_movement.csv, joined on Index + KernelName.
     # dispatch 1 (row 2), laplacian_kernel:
@@ -144,9 +150,10 @@ def test_mi250x_two_pass_laplacian(shared_data: Path, caplog) -> None:
         points = load_points("rocprofv1", folder / "results.csv")
     assert "no FLOP counters" in caplog.text and "SQ_INSTS_VALU_FMA_F64" in caplog.text
     assert (points["flop"] == 0).all() and points["arithmetic_intensity"].is_null().all()
-    assert set(points["level"]) == {"HBM", "L2", "L1"}
+    assert set(points["level"]) == {"DRAM", "L2", "L1"}
 
 
+@pytest.mark.shared
 def test_rocprof_v1_runs_must_profile_the_same_dispatches(shared_data: Path,
                                                          tmp_path: Path) -> None:
     # The counter run lost its last dispatch (Index 1003): the join refuses, naming it.
@@ -160,6 +167,7 @@ def test_rocprof_v1_runs_must_profile_the_same_dispatches(shared_data: Path,
     assert str(err.value.value).startswith("1003 ")
 
 
+@pytest.mark.shared
 def test_rocprofv3_lds_only_is_refused(shared_data: Path) -> None:
     # SQ_INSTS_LDS and SQ_LDS_BANK_CONFLICT only: no FLOP nor byte counters on gfx950.
     path = shared_data / "rocprofv3/mi355x-hipkittens-lds/lds_conflict_counter_collection.csv"
@@ -238,6 +246,7 @@ def test_gfx950_prefers_read_sizes_else_warns() -> None:
     assert any("undercounted" in n for n in bubble.notes)
 
 
+@pytest.mark.shared
 def test_cli_from_rocprof_reads_all_formats(shared_data: Path, tmp_path: Path, capsys) -> None:
     out = tmp_path / "p.csv"
     main(["from-rocprof", str(shared_data / "rocprof/mi250x-laplacian-two-pass"), "-o", str(out)])

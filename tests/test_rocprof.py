@@ -41,6 +41,7 @@ def write_workload(tmp_path: Path, rows: list[dict], *, drop: tuple[str, ...] = 
     return tmp_path
 
 
+@pytest.mark.shared
 def test_real_vcopy_workload_by_hand() -> None:
     # vecCopy, dispatches 0 and 1 (pmc_perf.csv rows 1-2); every F16/F32/F64 VALU and MFMA
     # counter is 0: its only operations are integer (address arithmetic).
@@ -70,13 +71,15 @@ def test_real_vcopy_workload_by_hand() -> None:
     assert k["time_s"] == pytest.approx(36_160e-9)
     # One point per level with traffic (LDS has none); intensity in OP/byte.
     points = rocprof_points(shared_workload())
-    assert points["level"].to_list() == ["HBM", "L2", "L1"]
+    # AMD calls device memory HBM; points use the vocabulary's DRAM (rooflow.levels).
+    assert points["level"].to_list() == ["DRAM", "L2", "L1"]
     assert points["bytes"].to_list() == [30_995_456, 33_554_432, 67_108_864]
     assert set(points["precision"]) == {""} and set(points["device"]) == {"MI200"}
     assert points["flop"].to_list() == [0, 0, 0]
     assert points["arithmetic_intensity"].is_null().all()
 
 
+@pytest.mark.shared
 def test_real_roofline_csv_preset() -> None:
     path = shared_workload() / "roofline.csv"
     # device 0: HBMBw 1388.8433 GB/s, FP32Flops 20947.432 GFLOP/s = 20.947432 TFLOP/s,
@@ -127,8 +130,8 @@ def test_example_workload_by_hand() -> None:
     # 3 kernels × (HBM, L2, L1, LDS), but the triad moves no LDS bytes: 11 points.
     assert points.height == 11
     assert points.filter(pl.col("kernel") == triad["kernel"])["level"].to_list() == [
-        "HBM", "L2", "L1"]
-    h = points.filter((pl.col("kernel") == hgemm["kernel"]) & (pl.col("level") == "HBM"))
+        "DRAM", "L2", "L1"]
+    h = points.filter((pl.col("kernel") == hgemm["kernel"]) & (pl.col("level") == "DRAM"))
     # AI = 137,455,730,688 / 201,326,592 = 682.75 FLOP/byte; 137,455,730,688 / 981,760 ns.
     assert h["arithmetic_intensity"].item() == pytest.approx(682.75)
     assert h["flop_per_s"].item() == pytest.approx(137_455_730_688 / 981_760e-9)

@@ -54,7 +54,7 @@ def test_bytes_per_level_columns_give_one_point_per_level(tmp_path):
     )
     pts = read_roofline_csv(path)
     got = dict(zip(pts["level"], pts["arithmetic_intensity"], strict=True))
-    assert got == {"L3": 10.0, "SLM": 2.5, "DRAM": 50.0}
+    assert got == {"L3": 10.0, "LDS": 2.5, "DRAM": 50.0}  # SLM is LDS
     assert set(pts["pair"]) == {"k"}
 
 

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from rooflow.levels import canonical_level
+
 ONLY_BASELINE, ONLY_NEW, MATCHED = "only in baseline", "only in new", "matched"
 _SIDE = ["kernel", "label", "series", "precision", "arithmetic_intensity", "performance",
          "attainable", "pct_of_roof", "bound", "time_s", "theoretical"]
@@ -85,9 +87,13 @@ def geomean(values: list[float]) -> float | None:
 def _side(table: pl.DataFrame, normalize: bool) -> pl.DataFrame:
     names = table["kernel"].fill_null("").unique().to_list()
     mapping = {n: (normalize_name(n) if normalize else n) for n in names}
+    # Tables written before the level vocabulary may say HBM where the other says DRAM.
+    levels = {lv: canonical_level(lv) or lv
+              for lv in table["level"].cast(pl.String).unique().drop_nulls().to_list()}
     extra = [pl.lit(v).alias(c) for c, v in _OPTIONAL.items() if c not in table.columns]
     return (table.with_columns(*extra)
             .with_columns(name=pl.col("kernel").fill_null("").replace_strict(mapping),
+                          level=pl.col("level").cast(pl.String).replace(levels),
                           label=pl.col("label").fill_null(""), _order=pl.int_range(pl.len())))
 
 

@@ -11,7 +11,9 @@ family                       cat     colour group ("" when unknown)
 label                        str     human label of the point ("" when none)
 pair                         str     pair id joining Original → Optimized ("" when none)
 kernel                       str     kernel name (profilers) or label
-level                        cat     memory level of ``bytes``: DRAM, L3, L2, L1, LDS, ...
+level                        cat     memory level of ``bytes``, a canonical name of
+                                     :data:`rooflow.levels.LEVELS` (DRAM, L3, L2, L1,
+                                     LDS; a vendor's word, HBM or SLM, is mapped to it)
 precision                    cat     dominant precision (by operation count), one of
                                      :data:`PRECISIONS`; "" → not known (judged against
                                      the preset's default compute roof, and said so)
@@ -36,8 +38,8 @@ device                       cat     GPU the row was measured on, as the input n
                                      ("" when unknown or theoretical)
 ============================ ======= ==================================================
 
-``cat`` columns are polars Categoricals: few distinct values on many rows (10⁷ rows of one
-``source`` path are 40 MB of codes, not 490 MB of strings); they compare, join and
+``cat`` columns are polars Categoricals: few distinct values on many rows (each row holds
+an integer code, each distinct string is stored once); they compare, join and
 concatenate like strings. ``label``, ``pair`` and ``kernel`` are often distinct per row
 and stay strings.
 
@@ -53,6 +55,7 @@ from __future__ import annotations
 import polars as pl
 
 from rooflow.errors import InputError
+from rooflow.levels import LEVELS, canonical_level, known_levels
 
 PRECISIONS: dict[str, str] = {
     "fp64": "FLOP", "fp64-tensor": "FLOP", "fp32": "FLOP", "fp32-matrix": "FLOP",
@@ -109,7 +112,9 @@ def to_points(frame: pl.DataFrame) -> pl.DataFrame:
 
     Missing columns get their default (see the table above; numeric ones null),
     string nulls become the default, and columns come out in canonical order and
-    dtype. Extra columns are dropped.
+    dtype. Extra columns are dropped. A level in a vendor's word (``HBM``, ``SLM``,
+    ``vL1D``) becomes its canonical name (:func:`rooflow.levels.canonical_level`); an
+    unknown one is kept for :func:`check_points` to refuse.
     """
     exprs = []
     for name, dtype in POINT_SCHEMA.items():
@@ -121,7 +126,17 @@ def to_points(frame: pl.DataFrame) -> pl.DataFrame:
         else:
             expr = pl.lit(default, dtype=dtype)
         exprs.append(expr.alias(name))
-    return frame.select(exprs)
+    return _canonical_levels(frame.select(exprs))
+
+
+def _canonical_levels(points: pl.DataFrame) -> pl.DataFrame:
+    # The distinct levels are few: map those, never a string per row.
+    renamed = {lv: c for lv in points["level"].unique().drop_nulls().to_list()
+               if (c := canonical_level(lv)) is not None and c != lv}
+    if not renamed:
+        return points
+    return points.with_columns(
+        pl.col("level").cast(pl.String).replace(renamed).cast(POINT_SCHEMA["level"]))
 
 
 def read_points(path) -> pl.DataFrame:
@@ -142,7 +157,7 @@ def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
     """The contract every adapter's output meets, enforced in one place.
 
     Checks: the canonical columns in order with their dtypes; precisions from
-    :data:`PRECISIONS` (or ""); ``flop``, ``bytes``,
+    :data:`PRECISIONS` (or ""); levels from :data:`rooflow.levels.LEVELS`; ``flop``, ``bytes``,
     ``time_s`` and ``flop_per_s`` null or finite and ≥ 0; ``arithmetic_intensity`` finite
     and > 0 wherever ``flop`` > 0 (FLOP/byte: base units in, base units out).
 
@@ -160,6 +175,12 @@ def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
     if unknown:
         raise InputError(source, f"unknown precision; known: {', '.join(PRECISIONS)}",
                          column="precision", check="vocabulary", value=unknown[0])
+    unknown = sorted(set(points["level"].unique().drop_nulls().to_list()) - set(LEVELS))
+    if unknown:
+        bad = points["level"].cast(pl.String).eq(unknown[0]).arg_true()[0]
+        raise InputError(source, f"unknown memory level; known: {known_levels()}",
+                         row=int(points["row"][bad]) or None, column="level",
+                         check="vocabulary", value=unknown[0])
     checks = {
         **{c: pl.col(c).is_null() | (pl.col(c).is_finite() & (pl.col(c) >= 0))
            for c in ("flop", "bytes", "time_s", "flop_per_s")},

@@ -21,12 +21,11 @@ import numpy as np
 import polars as pl
 
 from rooflow.html.figure import canvas_text, note, roofline_figure, write_page
+from rooflow.levels import marker as level_marker
 from rooflow.roofs.preset import Preset
 
 MAX_POINTS = 4000
 MAX_GROUPS = 20  # colour groups; the rest share "other"
-LEVEL_MARKERS = {"DRAM": "circle", "HBM": "circle", "L3": "diamond", "L2": "square",
-                 "L1": "triangle", "LDS": "inverted_triangle", "SLM": "inverted_triangle"}
 MARKERS = ["circle", "square", "triangle", "diamond", "inverted_triangle", "hex", "star",
            "plus", "circle_cross", "square_pin"]
 NAME_CHARS = 160  # longer kernel names are cut in tooltips (the table keeps them whole)
@@ -164,7 +163,7 @@ def roofline_page(table: pl.DataFrame, preset: Preset, out: str | Path, *, title
     hierarchical = drawable["level"].n_unique() > 1
     shape_col = "level" if hierarchical else "series"
     shapes = shown[shape_col].unique(maintain_order=True).to_list()
-    marker = {v: (LEVEL_MARKERS.get(v, MARKERS[i % len(MARKERS)]) if hierarchical
+    marker = {v: (level_marker(v, bokeh=True) if hierarchical
                   else MARKERS[i % len(MARKERS)]) for i, v in enumerate(shapes)}
     # Several levels: one colour per kernel (as the PNG), so a kernel's levels read together.
     color_col = "kernel" if hierarchical and color_by == "family" else color_by

@@ -39,6 +39,8 @@ from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from rooflow.defaults import plot_defaults  # noqa: E402
 from rooflow.io import atomic_path  # noqa: E402
+from rooflow.levels import LEVELS  # noqa: E402
+from rooflow.levels import marker as level_marker  # noqa: E402
 from rooflow.plotting import markers as mk  # noqa: E402
 from rooflow.plotting.bandwidth import bandwidth_only_rows, draw_bandwidth_panel  # noqa: E402
 from rooflow.plotting.density import CHUNK, draw_density, log_counts, use_density  # noqa: E402
@@ -98,7 +100,7 @@ def drawn_columns(points: pl.DataFrame) -> list[str]:
     Per-kernel columns (``rooflow.analysis.KERNEL_COLUMNS``) only for hierarchical data,
     where they colour and list the kernels: on one level they would cost windows over
     every point and draw nothing. The bandwidth panel's columns only when there are
-    bandwidth-only rows (``flop`` = 0): 80 MB each on 10⁷ rows.
+    bandwidth-only rows (``flop`` = 0): each is a full-length column.
     """
     from rooflow.analysis import KERNEL_COLUMNS
 
@@ -175,8 +177,8 @@ def plot_roofline(table: pl.DataFrame, preset: Preset, out: str | Path, *,
 def new_figure() -> Figure:
     """An 11 × 6.5 in figure on an Agg canvas, outside pyplot.
 
-    No pyplot: no global figure manager, so a figure needs no closing (no time measured
-    either way: 1.59 vs 1.62 s median for a 1k-point plot, A/B interleaved).
+    No pyplot: no global figure manager, so a figure needs no closing (chosen for that,
+    not for speed: an A/B showed no difference; bench/NOTES.md).
     """
     fig = Figure(figsize=(11, 6.5))
     FigureCanvasAgg(fig)  # a renderer for text extents (adjustText) before saving
@@ -184,7 +186,7 @@ def new_figure() -> Figure:
 
 
 def _save_options(fmt: str) -> dict:
-    """PNG at zlib level 1: 0.13 → 0.10 s per 2200 × 1300 canvas, files ≈ 20 % larger."""
+    """PNG at zlib level 1: quicker to encode than the default, files somewhat larger."""
     return {"pil_kwargs": {"compress_level": 1}} if fmt == "png" else {}
 
 
@@ -192,7 +194,7 @@ def figure(table: pl.DataFrame, preset: Preset, options: PlotOptions = PlotOptio
     """The roofline figure of :func:`plot_roofline`, not saved (tests inspect its artists)."""
     bw_mask = bandwidth_only_rows(table)
     bw_rows = table.filter(bw_mask)
-    if bw_rows.height:  # a filter copies every column: 1 GB on 10⁷ rows
+    if bw_rows.height:  # a filter copies every column: only when there is something to drop
         table = table.filter(~bw_mask)
     op = _op_rows(table)
     only_op = table.height > 0 and bool(op.all())
@@ -213,7 +215,7 @@ def figure(table: pl.DataFrame, preset: Preset, options: PlotOptions = PlotOptio
     draw_minor_ticks(ax)
     names = [c for c in ("compute_roof_name", "memory_roof_name") if c in table.columns]
     keys = {c: table[c].drop_nulls().unique(maintain_order=True).to_list() for c in names}
-    levels = mk.order(table["level"]) if table.height else []
+    levels = mk.order(table["level"], list(LEVELS)) if table.height else []
     draw_roofs(ax, preset, [k for k in keys.get("compute_roof_name", []) if k in preset.compute],
                [k for k in keys.get("memory_roof_name", []) if k in preset.memory] if
                len(levels) > 1 else [], limits, scale, unit)
@@ -247,7 +249,7 @@ def figure(table: pl.DataFrame, preset: Preset, options: PlotOptions = PlotOptio
     title = options.title or f"{preset.name}"
     if preset.overridden:
         title += f" (overridden: {', '.join(preset.overridden)})"
-    # A fixed y: automatic title placement measures every tick label first (0.15 s).
+    # A fixed y: automatic title placement measures every tick label first.
     ax.set_title(title, fontsize=11, y=1.0)
     return fig
 
@@ -352,8 +354,8 @@ def _draw_hierarchical(ax, table: pl.DataFrame, levels: list[str], scale: float,
         saved=pl.col(saved).max(), headroom=pl.col(head).max())
     top = kernels.sort(["saved", "headroom"], descending=True, nulls_last=True).head(
         options.top_n)["kernel"].to_list()
-    handles = [Line2D([], [], ls="", marker=mk.LEVEL_MARKERS.get(lv, "P"), color="0.3",
-                      label=lv) for lv in levels]
+    handles = [Line2D([], [], ls="", marker=level_marker(lv), color="0.3", label=lv)
+               for lv in levels]
     drawn = table
     if dense:
         handles += _density_groups(ax, table, "level", levels, scale, limits)

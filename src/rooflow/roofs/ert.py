@@ -17,9 +17,9 @@ import pandera.polars as pa
 import polars as pl
 
 from rooflow.errors import InputError
+from rooflow.levels import canonical_level, known_levels
 from rooflow.validate import check
 
-_LEVELS = ("DRAM", "HBM", "L3", "L2", "L1", "LDS")
 _GFLOPS_LABEL = re.compile(r"^(?:(FP64|FP32|FP16|BF16)\s+)?GFLOPs$", re.IGNORECASE)
 
 
@@ -59,9 +59,9 @@ def ert_preset(path: str | Path) -> dict:
     memory = {}
     for label, value in gbytes.iter_rows():
         level = label.strip().upper()
-        if level not in _LEVELS:
+        if canonical_level(level) is None:
             raise InputError(
-                str(path), "unknown memory level; known: " + ", ".join(_LEVELS),
+                str(path), f"unknown memory level; known: {known_levels()}",
                 column="empirical.gbytes.data", value=label,
             )
         memory[level] = value

@@ -18,17 +18,11 @@ from dataclasses import dataclass, field, replace
 
 from rooflow.defaults import schema_error
 from rooflow.errors import InputError
+from rooflow.levels import canonical_level, known_levels
 from rooflow.points import PRECISIONS, op_unit
 
-# Levels that name the same physical memory in different vendors' words.
-_LEVEL_SYNONYMS = {"HBM": "DRAM", "GDDR": "DRAM", "SLM": "LDS", "VL1D": "L1", "L1TEX": "L1"}
 CUSTOM_ROOF = "peak"
 """Compute-roof key of a roof given on the command line: it serves every FLOP precision."""
-
-
-def _level_key(level: str) -> str:
-    upper = level.upper()
-    return _LEVEL_SYNONYMS.get(upper, upper)
 
 
 @dataclass(frozen=True)
@@ -86,10 +80,15 @@ class Preset:
         return None
 
     def memory_roof(self, level: str) -> tuple[str, float] | None:
-        """(key, byte/s) of the memory roof for ``level`` (HBM ≡ DRAM, SLM ≡ LDS), or None."""
-        wanted = _level_key(level)
+        """(key, byte/s) of the memory roof for ``level``, or None.
+
+        Matched through :func:`rooflow.levels.canonical_level`: a DRAM point meets a roof
+        the device calls ``HBM``, an LDS point one it calls ``SLM``; the key returned is
+        the preset's own word.
+        """
+        wanted = canonical_level(level)
         for key, value in self.memory.items():
-            if _level_key(key) == wanted:
+            if canonical_level(key) == wanted:
                 return key, value
         return None
 
@@ -153,6 +152,20 @@ def preset_from_mapping(key: str, data: Mapping, *, source: str) -> Preset:
             source, f"unknown precision; known: {', '.join(PRECISIONS)}",
             column=f"presets.{key}.compute.{unknown[0]}", check="precision vocabulary",
             value=unknown[0],
+        )
+    unknown = [lv for lv in data["memory"] if canonical_level(lv) is None]
+    if unknown:
+        raise InputError(
+            source, f"unknown memory level; known: {known_levels()}",
+            column=f"presets.{key}.memory.{unknown[0]}", check="level vocabulary",
+            value=unknown[0],
+        )
+    levels = [canonical_level(lv) for lv in data["memory"]]
+    if len(set(levels)) < len(levels):
+        twice = next(lv for lv in data["memory"] if levels.count(canonical_level(lv)) > 1)
+        raise InputError(
+            source, "two memory roofs name the same level (e.g. HBM and DRAM)",
+            column=f"presets.{key}.memory.{twice}", check="level vocabulary", value=twice,
         )
     return Preset(
         key=key,
