@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test test-fast lint bench clean
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -16,15 +16,33 @@ $(STAMP): requirements.txt pyproject.toml
 run: $(STAMP)
 	$(BIN)/snakemake --cores 4
 
-test: $(STAMP)
+# The page tests (marker browser) render in Debian's headless Chromium; installed here when
+# missing (needs root), as tests/slurm_cluster.py installs Slurm. apt-get update only when the
+# install fails, e.g. on a fresh image with no package lists.
+CHROMIUM := /usr/bin/chromium
+$(CHROMIUM):
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium \
+	    || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; }
+
+lint: $(STAMP)
 	$(BIN)/ruff check src tests workflow/scripts
 	$(BIN)/snakefmt --check workflow
 	$(BIN)/snakemake --lint --cores 1
+# Static type checks (mypy) go here, after the linters and before the tests.
+
+# Everything: every test tier, Snakemake runs, Chromium and Slurm included (~15 min on 2 cores).
+test: $(STAMP) lint $(CHROMIUM)
 	$(BIN)/python -m pytest -q tests
+
+# The quick tier: ruff, then every test not marked workflow, browser or slurm (markers in
+# pyproject.toml): no Snakemake runs, nothing installed; under 3 minutes on 2 cores.
+test-fast: $(STAMP)
+	$(BIN)/ruff check src tests workflow/scripts
+	$(BIN)/python -m pytest -q -m "not workflow and not browser and not slurm" tests
 
 clean:
 	rm -rf results logs .snakemake
 
-# Synthetic inputs and timings → results/benchmarks/ (see README.md, "Speed and scale"); ~5 min on 2 cores.
+# Synthetic inputs and timings → results/benchmarks/ (see docs/speed.md for what it runs and its figures).
 bench: $(STAMP)
 	cd bench && ../$(BIN)/python run.py

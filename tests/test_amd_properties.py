@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 import polars as pl
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -59,6 +60,7 @@ SAMPLE_FILES = {
 }
 
 
+@pytest.mark.shared
 @SETTINGS
 @given(kind=st.sampled_from(sorted(SAMPLE_FILES)), cut=st.floats(0, 1), seed=st.integers(0, 99))
 def test_truncated_and_shuffled_files(tmp_path: Path, kind: str, cut: float, seed: int) -> None:

@@ -168,6 +168,7 @@ def test_missing_specs_dir(tmp_path: Path, families) -> None:
         benchmark_points(_csv(tmp_path, KNOWN), tmp_path / "nope", families)
 
 
+@pytest.mark.shared
 def test_real_specs_dir(tmp_path: Path, families) -> None:
     # The xe-forge specs: BatchedMoE bench-gpu has the same dims as the known row.
     points = benchmark_points(_csv(tmp_path, KNOWN), VLLM, families)

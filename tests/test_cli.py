@@ -81,6 +81,7 @@ def test_user_errors_one_line_exit_1_no_output(tmp_path, args):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv"]
 
 
+@pytest.mark.shared
 def test_from_ncu_real_nersc_export(shared_data, tmp_path):
     out = tmp_path / "gpp.csv"
     proc = rooflow("from-ncu", str(shared_data / "ncu/nersc-gpp/output.csv"), "-o", str(out))
@@ -98,6 +99,7 @@ def test_from_ncu_real_nersc_export(shared_data, tmp_path):
     assert proc.returncode == 0, proc.stderr
 
 
+@pytest.mark.shared
 def test_from_ncu_rejects_nan_export_and_missing_metrics(shared_data, tmp_path):
     proc = rooflow("from-ncu", str(shared_data / "ncu/nersc-gpp/output8.csv"), "-o",
                    str(tmp_path / "x.csv"))

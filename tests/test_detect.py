@@ -24,10 +24,12 @@ def test_shipped_examples_are_detected(repo, path, kind):
     assert detect_kind(repo / path) == kind
 
 
+@pytest.mark.shared
 def test_shared_spec_is_detected(shared_data):
     assert detect_kind(shared_data / "xe-forge/examples/vllm/3_UnifiedAttention.yaml") == "specs"
 
 
+@pytest.mark.shared
 def test_unknown_file_lists_every_kind(shared_data):
     with pytest.raises(InputError) as err:
         detect_kind(shared_data / "SOURCES.md")

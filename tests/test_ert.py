@@ -22,6 +22,7 @@ def write(tmp_path: Path, gbytes: list, gflops: list) -> Path:
     return path
 
 
+@pytest.mark.shared
 def test_edison_by_hand() -> None:
     assert EDISON.is_file(), f"shared test data missing: {EDISON}"
     # empirical.gbytes.data: L1 1723.23, L2 1075.56 (1075.5599999999999 in the file),

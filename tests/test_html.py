@@ -1,17 +1,16 @@
 """Interactive pages: content, offline, escaping of input names, rendering in Chromium,
-and the Snakemake report of a small workflow copy."""
+and the Snakemake report of the shared build of the shipped examples."""
 
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
+from workflow_copy import EXAMPLE_CONFIG, snakemake
 
 from rooflow.analysis import analyze
 from rooflow.html.page import roofline_page
@@ -23,9 +22,10 @@ XSS = "<img src=x onerror=\"document.title='pwned'\">"
 
 @pytest.fixture(scope="module")
 def chromium() -> Path:
-    """Headless Chromium; its absence fails (CI installs it: .ci/run), never skips."""
+    """Headless Chromium; its absence fails (`make test` installs it), never skips."""
     if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} missing: apt-get install -y chromium (see .ci/run)")
+        pytest.fail(f"{CHROMIUM} missing: `make chromium` (as root) or apt-get install -y "
+                    "chromium")
     return CHROMIUM
 
 
@@ -82,6 +82,7 @@ def test_big_tables_keep_the_top_points_and_bin_the_rest(tmp_path, b70):
     assert path.stat().st_size < 5_000_000
 
 
+@pytest.mark.browser
 def test_input_names_are_escaped_and_no_script_runs(tmp_path, b70, chromium):
     table = analyze(points([XSS, "ok"], family=XSS, series=XSS), b70)
     path = roofline_page(table, b70, tmp_path / "x.html", title=XSS)
@@ -96,6 +97,7 @@ def test_input_names_are_escaped_and_no_script_runs(tmp_path, b70, chromium):
     assert "bk-root" in dom or "bk-" in dom  # Bokeh did render (the check is not vacuous)
 
 
+@pytest.mark.browser
 def test_screenshot_shows_roof_and_points(tmp_path, b70, chromium):
     from PIL import Image
 
@@ -112,19 +114,12 @@ def test_screenshot_shows_roof_and_points(tmp_path, b70, chromium):
     assert blue > 100, blue
 
 
-def test_snakemake_report_is_one_file(repo, tmp_path):
-    work = tmp_path / "wf"
-    for sub in ("workflow", "config", "src"):
-        shutil.copytree(repo / sub, work / sub)
-    shutil.copytree(repo / "resources/roofline", work / "resources/roofline")
-    shutil.copy(repo / "environment.yml", work)
-    base = [sys.executable, "-m", "snakemake", "--cores", "4", "--config",
-            'presets=["arc-pro-b70"]']
-    for extra in ([], ["--report", "report.html"]):
-        proc = subprocess.run(base + extra, cwd=work, capture_output=True, text=True,
-                              timeout=600)
-        assert proc.returncode == 0, proc.stderr[-3000:]
-    report = (work / "report.html").read_text()
+@pytest.mark.workflow
+def test_snakemake_report_is_one_file(examples_build, tmp_path):
+    # The report of the shared build of the shipped examples (it only reads that build).
+    path = tmp_path / "report.html"
+    snakemake(examples_build, "--report", str(path), *EXAMPLE_CONFIG)
+    report = path.read_text()
     assert not re.search(r"<script[^>]*\bsrc=\"?https?:", report)
     for text in ("flash_attention_tuning", "roofline-flash_attention_tuned", "arc-pro-b70",
                  "ranked by potential time saved", "Interactive pages"):
@@ -132,4 +127,4 @@ def test_snakemake_report_is_one_file(repo, tmp_path):
     for out in ("html/arc-pro-b70/roofline-flash_attention.html", "html/arc-pro-b70/all.html",
                 "compare/arc-pro-b70/flash_attention_tuning.html",
                 "compare/arc-pro-b70/flash_attention_tuning.csv"):
-        assert (work / "results" / out).stat().st_size > 1000, out
+        assert (examples_build / "results" / out).stat().st_size > 1000, out

@@ -195,6 +195,7 @@ def test_resolve_family(name, family_map, declared, expected) -> None:
     assert resolve_family(name, family_map, declared) == expected
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize(
     ("name", "count", "family", "bytes_model"),
     [
@@ -218,6 +219,7 @@ def test_every_real_spec_converts(families, name, count, family, bytes_model) ->
     assert (points["source"] == str(VLLM / name)).all()
 
 
+@pytest.mark.shared
 def test_real_spec_point_values(families) -> None:
     points = spec_points(VLLM / "1_BatchedMoE.yaml", families)
     row = points.filter(pl.col("kernel") == "bench-gpu").row(0, named=True)
@@ -228,6 +230,7 @@ def test_real_spec_point_values(families) -> None:
     assert series["bench-gpu-13"] == "fp8 w8a8" and series["bench-gpu-17"] == "int8 w8a16"
 
 
+@pytest.mark.shared
 def test_mixed_dtype_inputs_only(families) -> None:
     # bench-gpu-3 (QH 32, KH 8, D 128, BS 16, TQ 8, MKV 4096, NB 2048), no model:
     # FLOP = 4·8·32·128·4096 = 536 870 912
@@ -239,6 +242,7 @@ def test_mixed_dtype_inputs_only(families) -> None:
     assert row["series"] == "bfloat16/float8_e4m3fn"
 
 
+@pytest.mark.shared
 def test_mixed_dtype_mapped_to_family_model(families) -> None:
     # KQM 1 → fp8 KV, NS = 8 sequences:
     # 65 536 + 2·8·4096·8·128·1 + 65 536 = 67 239 936 (see test_unified_attention)
@@ -251,6 +255,7 @@ def test_mixed_dtype_mapped_to_family_model(families) -> None:
     assert row["precision"] == "bf16-tensor"
 
 
+@pytest.mark.shared
 def test_decode_attention_counts_every_sequence(families) -> None:
     # "llama3.1-8B decode (8 sequences, 1 token each)": TQ 8, QH 32, KH 8, D 128, MKV 4096,
     # NS 8, KQM 0 (bf16 KV, 2 bytes).
@@ -323,6 +328,7 @@ def test_variant_prefix(tmp_path: Path, families) -> None:
     assert spec_points(path, families, variant_prefix="none").height == 0
 
 
+@pytest.mark.shared
 def test_unknown_quant_code_in_spec(tmp_path: Path, families) -> None:
     text = (VLLM / "1_BatchedMoE.yaml").read_text().replace("QUANT: 2", "QUANT: 5", 1)
     path = tmp_path / "1_BatchedMoE.yaml"

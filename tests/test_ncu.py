@@ -60,6 +60,7 @@ def write_long(tmp_path: Path, launches: list[tuple[str, str, dict]], header=MOD
     return path
 
 
+@pytest.mark.shared
 def test_nersc_gpp_known_values() -> None:
     # output.csv, kernel sigma_gpp_gpu_29 (one launch, CC 8.9), values from the file:
     #   dfma 734,774,600,586  dmul 371,957,323,851  dadd 122,305,685,313
@@ -97,6 +98,7 @@ def test_nersc_gpp_known_values() -> None:
     assert points["source"][0] == str(path)
 
 
+@pytest.mark.shared
 def test_export_after_application_output_parses() -> None:
     # output1.csv starts with 7 lines of program output and ==PROF== lines.
     # fp64 FLOP = 2·817,773,953,820 + 803,017,623,077 + 158,180,752,242 = 2,596,746,282,959
@@ -108,6 +110,7 @@ def test_export_after_application_output_parses() -> None:
     assert k["bytes_dram"] == 516_327_794_816
 
 
+@pytest.mark.shared
 def test_failed_profile_is_rejected_naming_kernel_and_metric() -> None:
     path = shared("ncu", "nersc-gpp", "output8.csv")
     with pytest.raises(InputError) as err:
@@ -117,6 +120,7 @@ def test_failed_profile_is_rejected_naming_kernel_and_metric() -> None:
     assert err.value.row == 1 and "\n" not in text
 
 
+@pytest.mark.shared
 def test_raw_wide_layout_and_its_units_row() -> None:
     table = read_ncu(shared("ncu", "raw-wide-b200", B200))
     assert table["launch"].n_unique() == 16
@@ -131,6 +135,7 @@ def test_raw_wide_layout_and_its_units_row() -> None:
     assert name["text"] == "NVIDIA B200" and name["value"] is None
 
 
+@pytest.mark.shared
 def test_raw_wide_export_without_roofline_metrics_lists_them_all() -> None:
     with pytest.raises(InputError) as err:
         ncu_kernels(shared("ncu", "raw-wide-b200", B200))

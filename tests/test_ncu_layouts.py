@@ -26,10 +26,12 @@ ERRORS = {  # file → fragment of its one-line error (default settings)
 }
 
 
+@pytest.mark.shared
 def test_the_shared_folder_is_there() -> None:
     assert len(FILES) == 12, FILES
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_export_gives_points_or_one_clear_error(path: Path) -> None:
     assert sniff(path)
@@ -54,6 +56,7 @@ def _launch(path: Path, launch: int, **kwargs) -> dict:
     return kernels.filter(pl.col("launch_id") == launch).row(0, named=True)
 
 
+@pytest.mark.shared
 def test_modern_details_v100_tensor_gemm() -> None:
     # Launch 10, cutlass_70_tensorop_s884gemm, CC 7.0 (512 FLOP per HMMA, NERSC):
     #   tensor 33,554,432,000 inst × 512 = 17,179,869,184,000 FLOP (fp16-tensor)
@@ -67,6 +70,7 @@ def test_modern_details_v100_tensor_gemm() -> None:
     assert k["flop"] / k["bytes_dram"] == pytest.approx(682.44, rel=1e-5)
 
 
+@pytest.mark.shared
 def test_legacy_kerneltime_label_rows_and_short_rows() -> None:
     # No CC column, tensor instructions in other kernels: needs a "default" factor.
     # Launch 3: ffma 1,280 → fp32 2,560 FLOP; hadd 256 → fp16 256 FLOP; total 2,816;
@@ -85,6 +89,7 @@ def test_legacy_kerneltime_label_rows_and_short_rows() -> None:
     assert mine["arithmetic_intensity"][0] == pytest.approx(0.019160, rel=1e-4)
 
 
+@pytest.mark.shared
 def test_smsp_spelling_and_print_fp() -> None:
     # gemm.csv launch 0 (randomInit), smsp__ names, ".00" values: ffma 838,860,800 →
     #   1,677,721,600 FLOP fp32; time = 5,143,174,222.52 / 764,999,989.86 = 6.72310 s;
@@ -96,6 +101,7 @@ def test_smsp_spelling_and_print_fp() -> None:
     assert k["flop"] / k["bytes_dram"] == pytest.approx(0.315422, rel=1e-5)
 
 
+@pytest.mark.shared
 def test_raw_wide_rtx3060_scaled_units() -> None:
     # FP64 only: 2·268,435,456 dfma + 134,217,728 dmul = 671,088,640 FLOP;
     # time 13.317280 msecond = 0.01331728 s → 50.392 GFLOP/s;
@@ -116,6 +122,7 @@ def test_raw_wide_rtx3060_scaled_units() -> None:
     assert set(points["device"]) == {"NVIDIA GeForce RTX 3060 Laptop GPU"}
 
 
+@pytest.mark.shared
 def test_raw_wide_rtx3060_theoretical_peaks() -> None:
     # fp64 60 inst/cycle × 2 × 817.173377 cycle/usecond = 98.0608 GFLOP/s;
     # fp32 3,840 × 2 × 817.173377e6 = 6.27589 TFLOP/s;
@@ -129,6 +136,7 @@ def test_raw_wide_rtx3060_theoretical_peaks() -> None:
         ncu_preset(DATA / "nersc-gpp" / "output.csv")
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_preset_discovery_agrees_with_the_preset_reader(path: Path) -> None:
     # The workflow's cheap text search (no parsing) finds preset ncu-NAME exactly where
@@ -143,6 +151,7 @@ def test_preset_discovery_agrees_with_the_preset_reader(path: Path) -> None:
     assert MEASURED["ncu"].has_peaks(path) == readable
 
 
+@pytest.mark.shared
 def test_bytes_and_time_only_gives_bandwidth_rows_and_says_why() -> None:
     # saxpy.csv (BOM, CRLF, program output first): dram op_read 134,221,568 + op_write
     # 43,631,104 = 177,852,672 byte; time 292,928 ns; no FLOP counters at all.
@@ -157,6 +166,7 @@ def test_bytes_and_time_only_gives_bandwidth_rows_and_says_why() -> None:
     assert len(said) == len(set(said))
 
 
+@pytest.mark.shared
 def test_no_flops_a100_counts_tensor_work_once_a_factor_is_set() -> None:
     # Launch 10, ampere_s16816gemm_fp16: 4,194,304,000 tensor inst × 4096 (HMMA.16816,
     # configured) = 17,179,869,184,000 FLOP; no vector counters (listed as missing).
@@ -167,6 +177,7 @@ def test_no_flops_a100_counts_tensor_work_once_a_factor_is_set() -> None:
     assert [m.split()[0] for m in result.missing] == ["fp64", "fp32", "fp16"]
 
 
+@pytest.mark.shared
 def test_cli_from_ncu_passes_and_preset_out(tmp_path: Path) -> None:
     from click.testing import CliRunner
 

@@ -1,48 +1,38 @@
 """Robustness of real Snakemake runs: raw inputs untouched, atomic outputs, the run lock.
 
-Each test works on a temporary copy of workflow/, config/, resources/ and
-environment.yml, drawn on one preset (plus the presets datasets name themselves).
+Each test works on its own temporary copy of the workflow (workflow_copy.py), never on the
+shared build: it kills runs. Drawn on one preset (plus the presets datasets name themselves).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import polars as pl
 import pytest
+from workflow_copy import copy_workflow, snakemake, snakemake_cmd
+
+pytestmark = pytest.mark.workflow
 
 CONFIG = ["--config", 'presets=["arc-pro-b70"]']
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"  # IEND chunk: length 0, type, CRC
 
 
-def _copy(repo: Path, work: Path) -> Path:
-    for sub in ("workflow", "config", "resources"):
-        shutil.copytree(repo / sub, work / sub)
-    shutil.copy(repo / "environment.yml", work)
-    return work
-
-
-def _snakemake(work: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "snakemake", *args, *CONFIG]
-
-
 def _run(work: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(_snakemake(work, *args), cwd=work, capture_output=True, text=True,
-                          timeout=300)
+    return snakemake(work, *args, *CONFIG, cores=None, check=False, timeout=300)
 
 
 def _start(work: Path) -> subprocess.Popen:
     """A full run in its own process group, so it can be killed with its jobs."""
-    return subprocess.Popen(_snakemake(work, "--cores", "2"), cwd=work, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(snakemake_cmd("--cores", "2", *CONFIG), cwd=work,
+                            start_new_session=True, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
 
 
 def _wait_for(condition, timeout: float = 120) -> None:
@@ -89,9 +79,11 @@ def _broken_outputs(results: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def interrupted(repo, tmp_path_factory) -> dict:
-    """A full run SIGKILLed while its jobs run, then resumed; what was seen on the way."""
-    work = _copy(repo, tmp_path_factory.mktemp("killed"))
+def interrupted(tmp_path_factory) -> dict:
+    """A full run SIGKILLed while its jobs run, then resumed; what was seen on the way.
+
+    Its own copy and build (not the shared examples_build): the kill is the test."""
+    work = copy_workflow(tmp_path_factory.mktemp("killed"))
     before = _checksums(work / "resources")
     proc = _start(work)
     # Kill once report jobs (matplotlib) are writing plots, i.e. mid-run.
@@ -129,8 +121,8 @@ def test_raw_inputs_are_never_modified(interrupted):
     assert interrupted["after"] == interrupted["before"]
 
 
-def test_second_run_in_the_same_folder_is_refused(repo, tmp_path):
-    work = _copy(repo, tmp_path)
+def test_second_run_in_the_same_folder_is_refused(workflow_copy):
+    work = workflow_copy
     first = _start(work)
     locks = work / ".snakemake" / "locks"
     try:

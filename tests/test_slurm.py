@@ -9,15 +9,14 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from slurm_cluster import SlurmCluster, SlurmUnavailable, prepare_host, run
+from workflow_copy import copy_workflow, snakemake_cmd
 
-pytestmark = pytest.mark.slurm
+pytestmark = [pytest.mark.slurm, pytest.mark.workflow]
 
-PROJECT_DIRS = ("workflow", "config", "resources")
 SLURM_PROFILE = "workflow/profiles/slurm"
 # The rule that validates one raw file of resources/roofline/: a bad file must fail there.
 FAILING_RULE = "points"
@@ -46,16 +45,8 @@ def cluster():
         yield started
 
 
-def _project_copy(repo: Path, dest: Path) -> Path:
-    for name in PROJECT_DIRS:
-        shutil.copytree(repo / name, dest / name)
-    shutil.copy(repo / "environment.yml", dest)  # the rules' conda: environment
-    return dest
-
-
 def _snakemake(workdir: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "snakemake", *CONFIG, *args]
-    return run(cmd, RUN_TIMEOUT_S, cwd=workdir, env=env)
+    return run(snakemake_cmd(*CONFIG, *args), RUN_TIMEOUT_S, cwd=workdir, env=env)
 
 
 def _slurm_snakemake(workdir: Path, cluster: SlurmCluster) -> subprocess.CompletedProcess:
@@ -85,10 +76,10 @@ def _pngs(workdir: Path) -> set[str]:
 
 
 @pytest.fixture(scope="module")
-def runs(cluster, repo, tmp_path_factory):
+def runs(cluster, tmp_path_factory):
     """The workflow run locally and on Slurm; outputs read right away (a test edits the copy)."""
     # Both runs start from one snapshot, even if the repository changes meanwhile.
-    snapshot = _project_copy(repo, tmp_path_factory.mktemp("snapshot"))
+    snapshot = copy_workflow(tmp_path_factory.mktemp("snapshot"))
     local = shutil.copytree(snapshot, tmp_path_factory.mktemp("local"), dirs_exist_ok=True)
     done = _snakemake(local, "--cores", "2")
     assert done.returncode == 0, _explain(done)

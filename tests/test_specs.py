@@ -42,6 +42,7 @@ def _write(tmp_path: Path, text: str, name: str = "1_Test.yaml") -> Path:
     return path
 
 
+@pytest.mark.shared
 def test_shared_data_present() -> None:
     # The real inputs are required: a missing shared data dir fails the suite.
     assert sorted(p.name for p in VLLM.glob("*.yaml")) == [
@@ -52,6 +53,7 @@ def test_shared_data_present() -> None:
     ]
 
 
+@pytest.mark.shared
 @pytest.mark.parametrize(
     ("name", "count", "key", "label"),
     [
@@ -72,6 +74,7 @@ def test_real_specs_parse(name: str, count: int, key: str, label: str) -> None:
     assert spec.family_key is None
 
 
+@pytest.mark.shared
 def test_real_spec_contents() -> None:
     spec = read_spec(VLLM / "4_UnifiedAttention_MixedDtype.yaml")
     assert spec.inputs["key_cache"] == Tensor(("NB", "BS", "KH", "D"), "float8_e4m3fn")

@@ -49,6 +49,7 @@ def report(rows: list[tuple[str, list]], header: list[str], *, trailing: str = "
     return newline.join(lines) + newline
 
 
+@pytest.mark.shared
 def test_two_runs_merge_per_kernel_as_the_pti_gpu_script(sample):
     kernels = unitrace_kernels(sample["flops"], sample["bytes"])
     assert kernels["kernel"].to_list() == [BINARY, HGEMM]  # order of first launch
@@ -72,6 +73,7 @@ def test_two_runs_merge_per_kernel_as_the_pti_gpu_script(sample):
     assert hgemm["bytes_lds"] is None  # ComputeBasic on PVC has no SLM counters
 
 
+@pytest.mark.shared
 def test_sample_points_dram_and_l3_and_a_bandwidth_only_kernel(sample):
     points = check_points(unitrace_points(sample["flops"], sample["bytes"]), "t")
     assert points.schema == POINT_SCHEMA
@@ -90,18 +92,21 @@ def test_sample_points_dram_and_l3_and_a_bandwidth_only_kernel(sample):
     assert binary["time_s"] == pytest.approx(563_720e-9)
 
 
+@pytest.mark.shared
 def test_flops_report_alone_names_the_bytes_counters(sample):
     with pytest.raises(InputError, match=r"GPU_MEMORY_BYTE_READ, GPU_MEMORY_BYTE_WRITE, "
                        r"L3_BYTE_READ, L3_BYTE_WRITE.*ComputeBasic"):
         unitrace_points(sample["flops"])
 
 
+@pytest.mark.shared
 def test_bytes_report_alone_or_first_names_the_flop_counters(sample):
     for args in ((sample["bytes"],), (sample["bytes"], sample["flops"])):
         with pytest.raises(InputError, match=r"XVE_INST_EXECUTED_FP64.*VectorEngine138"):
             unitrace_points(*args)
 
 
+@pytest.mark.shared
 def test_dataset_folder_through_the_registry(sample, tmp_path):
     folder = tmp_path / "pvc"
     folder.mkdir()
@@ -168,11 +173,13 @@ def test_wrong_unit_extra_field_and_no_metrics_section(tmp_path):
     assert not sniff(path)
 
 
+@pytest.mark.shared
 def test_sniff(sample):
     assert sniff(sample["flops"]) and sniff(sample["bytes"])
     assert not sniff(sample["config"]) and not sniff(sample["config"].parent / "missing")
 
 
+@pytest.mark.shared
 def test_device_config_preset(sample):
     mapping = intel_preset(sample["config"])
     # GFLOP/s / 1000 → TFLOP/s: FP16 39000 → 39, XMX 314000 → 314, FP32/FP64 32000 → 32.
@@ -206,6 +213,7 @@ def test_device_config_extra_keys_reported_bad_values_fail(tmp_path):
             intel_preset(path)
 
 
+@pytest.mark.shared
 def test_cli_from_unitrace(sample, tmp_path, capsys):
     out = tmp_path / "points.csv"
     main(["from-unitrace", str(sample["flops"]), str(sample["bytes"]), "-o", str(out)])
@@ -221,6 +229,7 @@ def _sample_lines(path: Path) -> list[str]:
     return path.read_text().splitlines()
 
 
+@pytest.mark.shared
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())

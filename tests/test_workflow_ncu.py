@@ -7,41 +7,20 @@ Theoretical rows, preset ``ncu-rtx3060``, its default device.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
+from workflow_copy import copy_workflow, job_counts, snakemake
+
+pytestmark = [pytest.mark.workflow, pytest.mark.shared]
 
 CONFIG = "hardware: config/hardware.yaml\nfamilies: config/families.yaml\npresets: [h100-sxm]\n"
 
 
-def snakemake(work: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "--cores", "2", *args],
-                          cwd=work, capture_output=True, text=True, timeout=600)
-    if check and proc.returncode != 0:
-        raise AssertionError(proc.stdout[-4000:] + proc.stderr[-4000:])
-    return proc
-
-
-def job_counts(work: Path) -> dict[str, int]:
-    """Rule → jobs a run would do now (dry run)."""
-    counts = {}
-    for line in snakemake(work, "-n", "--quiet", "rules").stdout.splitlines():
-        parts = line.split()
-        if len(parts) == 2 and parts[1].isdigit() and parts[0] not in ("job", "total"):
-            counts[parts[0]] = int(parts[1])
-    return counts
-
-
 @pytest.fixture(scope="module")
-def built(repo, shared_data, tmp_path_factory) -> Path:
-    work = tmp_path_factory.mktemp("wf_ncu")
-    for sub in ("workflow", "config"):
-        shutil.copytree(repo / sub, work / sub)
-    shutil.copy(repo / "environment.yml", work)
+def built(shared_data, tmp_path_factory) -> Path:
+    work = copy_workflow(tmp_path_factory.mktemp("wf_ncu"), resources=False)
     (work / "config" / "config.yaml").write_text(CONFIG)
     folder = work / "resources" / "ncu" / "rtx3060"
     folder.mkdir(parents=True)
