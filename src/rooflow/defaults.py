@@ -63,7 +63,22 @@ def _validator(name: str, definition: str | None):
 
     full = schema(name)
     target = full if definition is None else full["$defs"][definition] | {"$defs": full["$defs"]}
-    return jsonschema.validators.validator_for(full)(target)
+    return jsonschema.validators.validator_for(full)(target, registry=_registry())
+
+
+@cache
+def _registry():
+    """The packaged schemas by file name, so that one may ``$ref`` another.
+
+    hardware.schema.yaml refers to ``config.schema.yaml#/$defs/name``, the one id pattern
+    (:data:`rooflow.kinds.DATASET_NAME`).
+    """
+    from referencing import Registry, Resource
+
+    return Registry().with_resources(
+        (path.name, Resource.from_contents(schema(path.name.removesuffix(".schema.yaml"))))
+        for path in DATA.glob("*.schema.yaml")
+    )
 
 
 def _defaults(properties: dict) -> dict:

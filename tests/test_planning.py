@@ -1,0 +1,341 @@
+"""Workflow planning (rooflow.planning) without Snakemake: small resource trees in tmp_path.
+
+Each test builds a `resources/` folder, changes into its parent (the workflow's paths are
+relative) and checks discovery, conflicts, presets, comparisons and targets.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from rooflow.defaults import (
+    DATA,
+    DEFAULT_HARDWARE,
+    config_defaults,
+    plot_defaults,
+    safe_load,
+    schema,
+    schema_error,
+)
+from rooflow.kinds import DATASET_NAME, KINDS
+from rooflow.planning import Plan, discover, points_file, source_input, sources
+from rooflow.roofs.datasheet import load_hardware
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@cache
+def _hardware():
+    return load_hardware()
+
+
+def _tree(root: Path, *paths: str) -> None:
+    """Empty files at ``paths`` (relative to ``root``); a path ending in / is a folder."""
+    for rel in paths:
+        path = root / rel
+        if rel.endswith("/"):
+            path.mkdir(parents=True, exist_ok=True)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("x\n")
+
+
+def _config(**over) -> dict:
+    """A config as the workflow's validation leaves it (schema defaults filled in)."""
+    return {**config_defaults(), "plot_defaults": plot_defaults(), "presets": ["h100-sxm"]} | over
+
+
+@pytest.fixture
+def res(tmp_path, monkeypatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "resources").mkdir()
+    return tmp_path / "resources"
+
+
+@pytest.fixture
+def ncu_peaks(monkeypatch):
+    """ncu exports whose name holds "peaks" count as having "Theoretical" peak rows."""
+    monkeypatch.setattr("rooflow.roofs.ncu.has_peaks", lambda path: "peaks" in str(path))
+
+
+# Discovery ---------------------------------------------------------------------------------
+
+
+def test_discover_names_one_level_sorted_and_ignores_subfolders(res):
+    _tree(res, "roofline/b.csv", "roofline/a.v2.csv", "roofline/old/c.csv", "roofline/d.txt")
+    assert discover("resources/roofline/{name}.csv") == ["a.v2", "b"]
+
+
+def test_discover_folder_form_names_each_folder_once(res):
+    _tree(res, "ncu/run/flops.csv", "ncu/run/bytes.csv", "ncu/empty/", "ncu/deep/x/y.csv")
+    assert discover("resources/ncu/{name}/*.csv") == ["run"]
+
+
+def test_discover_missing_folder_is_empty(res):
+    assert discover("resources/ert/{name}.json") == []
+
+
+@pytest.mark.parametrize("bad", ["bad name", ".hidden", "-dash", "ümlaut"])
+def test_discover_refuses_a_name_it_cannot_build(res, bad):
+    _tree(res, "roofline/ok.csv", f"roofline/{bad}.csv")
+    with pytest.raises(ValueError, match=re.escape(
+            f"cannot build 'resources/roofline/{bad}.csv': file names may hold only")):
+        discover("resources/roofline/{name}.csv")
+
+
+def test_discover_a_folder_named_like_a_file_is_found(res):
+    # As Snakemake's glob_wildcards: folders match too (the job then fails on reading it).
+    _tree(res, "roofline/odd.csv/")
+    assert discover("resources/roofline/{name}.csv") == ["odd"]
+
+
+def test_sources_alternate_and_folder_forms(res):
+    _tree(res, "roofline/a.csv", "roofline/b.parquet", "ncu/x.csv", "ncu/y/p1.csv")
+    assert sources("roofline", "roofline/{name}.csv", alternate="roofline/{name}.parquet") == {
+        "a": "resources/roofline/a.csv", "b": "resources/roofline/b.parquet"}
+    assert sources("ncu", "ncu/{name}.csv", folder="ncu/{name}/*.csv") == {
+        "x": "resources/ncu/x.csv", "y": "resources/ncu/y"}
+
+
+def test_sources_refuses_a_name_in_two_file_forms(res):
+    _tree(res, "roofline/a.csv", "roofline/a.parquet")
+    with pytest.raises(ValueError, match=re.escape(
+            "cannot build roofline-a: it is both resources/roofline/a.csv and "
+            "resources/roofline/a.parquet; keep one of them")):
+        Plan(_config(), _hardware())
+
+
+def test_sources_refuses_a_file_and_a_folder_of_one_name(res):
+    _tree(res, "ncu/a.csv", "ncu/a/p1.csv")
+    with pytest.raises(ValueError, match=re.escape(
+            "cannot build ncu-a: it is both resources/ncu/a.csv and the folder "
+            "resources/ncu/a/; keep one of them")):
+        Plan(_config(), _hardware())
+
+
+def test_source_input_lists_a_folders_files(res):
+    _tree(res, "ncu/y/p2.csv", "ncu/y/p1.csv", "ncu/y/notes.txt")
+    assert source_input("raw", "resources/ncu/y", "ncu/{name}/*.csv") == {
+        "raw": "resources/ncu/y",
+        "raw_files": ["resources/ncu/y/p1.csv", "resources/ncu/y/p2.csv"],
+    }
+    assert source_input("raw", "resources/ncu/x.csv", "ncu/{name}/*.csv") == {
+        "raw": "resources/ncu/x.csv"}
+
+
+def test_plan_finds_every_kind_with_ids_built_not_parsed(res):
+    _tree(res, "roofline/flash-v2.csv", "benchmarks/moe.csv", "specs/s.yaml", "ncu/run/a.csv",
+          "rocprof/w/pmc_perf.csv", "rocprofv1/p/results.csv",
+          "rocprofv3/q_counter_collection.csv", "unitrace/u/bytes.txt", "unitrace/u/flops.txt")
+    plan = Plan(_config(), _hardware())
+    assert plan.datasets == {
+        "roofline-flash-v2": ("roofline", "flash-v2"),  # "-" in a NAME stays in the NAME
+        "benchmarks-moe": ("benchmarks", "moe"),
+        "specs-s": ("specs", "s"),
+        "ncu-run": ("ncu", "run"),
+        "rocprof-w": ("rocprof", "w"),
+        "rocprofv1-p": ("rocprofv1", "p"),
+        "rocprofv3-q": ("rocprofv3", "q"),
+        "unitrace-u": ("unitrace", "u"),
+    }
+    assert list(plan.datasets) == [f"{k}-{n}" for k, n in plan.datasets.values()]
+    assert [k for k, _ in plan.datasets.values()] == list(KINDS)  # registry order
+
+
+# Measured presets --------------------------------------------------------------------------
+
+
+def test_measured_peaks_files_become_presets(res, ncu_peaks):
+    _tree(res, "ert/node.json", "intel/b70.csv", "rocprof/w/roofline.csv",
+          "rocprof/w/pmc_perf.csv", "ncu/peaks_run/a.csv", "ncu/plain.csv")
+    plan = Plan(_config(), _hardware())
+    assert plan.measured == {
+        "ert-node": {"measured": "resources/ert/node.json"},
+        "omniperf-w": {"measured": "resources/rocprof/w/roofline.csv"},
+        "intel-b70": {"measured": "resources/intel/b70.csv"},
+        "ncu-peaks_run": {"measured": "resources/ncu/peaks_run",
+                          "measured_files": ["resources/ncu/peaks_run/a.csv"]},
+    }
+    assert plan.own_preset == {"ncu-peaks_run": "ncu-peaks_run"}
+    assert plan.known_presets == set(_hardware()) | set(plan.measured)
+    assert plan.preset_input("ert-node") == {"hardware": "config/hardware.yaml",
+                                             "measured": "resources/ert/node.json"}
+    assert plan.preset_input("h100-sxm") == {"hardware": "config/hardware.yaml"}
+
+
+# Dataset → presets -------------------------------------------------------------------------
+
+
+def test_dataset_presets_default_device_and_explicit(res):
+    _tree(res, "roofline/a.csv", "roofline/b.csv", "roofline/c.csv")
+    plan = Plan(_config(presets=["h100-sxm", "mi300x"], datasets={
+        "roofline-b": {"device": "a100-sxm"},
+        "roofline-c": {"device": "a100-sxm", "presets": ["a100-sxm", "h100-sxm"]},
+    }), _hardware())
+    assert plan.dataset_presets("roofline-a") == ["h100-sxm", "mi300x"]
+    assert plan.dataset_presets("roofline-b") == ["a100-sxm"]
+    assert plan.dataset_presets("roofline-c") == ["a100-sxm", "h100-sxm"]
+    assert plan.all_presets == ["a100-sxm", "h100-sxm", "mi300x"]
+    assert plan.preset_datasets("h100-sxm") == ["roofline-a", "roofline-c"]
+    assert plan.preset_datasets("mi300x") == ["roofline-a"]
+
+
+def test_dataset_with_own_peaks_is_drawn_on_them_unless_told(res, ncu_peaks):
+    _tree(res, "ncu/peaks_a.csv", "ncu/peaks_b.csv", "ncu/peaks_c.csv")
+    plan = Plan(_config(datasets={
+        "ncu-peaks_b": {"presets": ["h100-sxm"]},
+        "ncu-peaks_c": {"device": "a100-sxm"},
+    }), _hardware())
+    assert plan.dataset_presets("ncu-peaks_a") == ["ncu-peaks_a"]
+    assert plan.dataset_presets("ncu-peaks_b") == ["h100-sxm"]
+    assert plan.dataset_presets("ncu-peaks_c") == ["a100-sxm"]
+
+
+def test_device_not_among_the_datasets_presets_is_an_error(res):
+    _tree(res, "roofline/a.csv")
+    with pytest.raises(ValueError, match=re.escape(
+            "config: dataset 'roofline-a' was measured on 'mi300x', which is not among its "
+            "presets ['h100-sxm']")):
+        Plan(_config(datasets={"roofline-a": {"device": "mi300x", "presets": ["h100-sxm"]}}),
+             _hardware())
+
+
+def test_unknown_preset_is_an_error_naming_the_known_ones(res):
+    _tree(res, "roofline/a.csv")
+    with pytest.raises(ValueError, match=r"config: dataset 'roofline-a' names unknown preset\(s\) "
+                       r"\['nosuch'\]; known: \['a100-sxm', "):
+        Plan(_config(presets=["h100-sxm", "nosuch"]), _hardware())
+
+
+def test_config_entry_of_a_missing_dataset_is_no_error(res):
+    plan = Plan(_config(datasets={"roofline-gone": {"device": "nosuch"}}), _hardware())
+    assert plan.datasets == {}
+    assert plan.all_presets == []
+    assert plan.targets() == []
+
+
+# Comparisons -------------------------------------------------------------------------------
+
+
+def _comparing(res, **entry) -> Plan:
+    _tree(res, "roofline/a.csv", "roofline/b.csv", "roofline/c.csv")
+    return Plan(_config(presets=["h100-sxm", "mi300x"],
+                        datasets={"roofline-c": {"device": "a100-sxm"}},
+                        comparisons={"tune": {"baseline": "roofline-a", "new": "roofline-b"}
+                                     | entry}), _hardware())
+
+
+def test_comparison_is_drawn_on_the_shared_presets_or_its_own(res):
+    assert _comparing(res).comparison_presets("tune") == ["h100-sxm", "mi300x"]
+    assert _comparing(res, presets=["mi210"]).comparison_presets("tune") == ["mi210"]
+
+
+def test_comparison_of_an_unknown_dataset_is_an_error(res):
+    plan = _comparing(res, new="roofline-nosuch")
+    with pytest.raises(ValueError, match=re.escape(
+            "config: comparison 'tune': new 'roofline-nosuch' is not a dataset; known: "
+            "['roofline-a', 'roofline-b', 'roofline-c']")):
+        plan.targets()
+
+
+def test_comparison_without_a_preset_is_an_error(res):
+    plan = _comparing(res, new="roofline-c")
+    with pytest.raises(ValueError, match=re.escape(
+            "config: comparison 'tune': no preset to draw on (unknown: [], shared by both "
+            "datasets: [])")):
+        plan.comparison_presets("tune")
+    with pytest.raises(ValueError, match=re.escape("(unknown: ['nosuch'], shared by both")):
+        _comparing(res, presets=["nosuch"]).comparison_presets("tune")
+
+
+# Targets and inputs ------------------------------------------------------------------------
+
+
+def test_targets(res):
+    _tree(res, "roofline/a.csv", "roofline/b.csv")
+    plan = Plan(_config(datasets={"roofline-b": {"formats": ["png", "svg"]}},
+                        comparisons={"t": {"baseline": "roofline-a", "new": "roofline-b"}}),
+                _hardware())
+    assert plan.targets() == [
+        "results/tables/h100-sxm/roofline-a.csv",
+        "results/plots/h100-sxm/roofline-a.png",
+        "results/html/h100-sxm/roofline-a.html",
+        "results/tables/h100-sxm/roofline-b.csv",
+        "results/plots/h100-sxm/roofline-b.png",
+        "results/html/h100-sxm/roofline-b.html",
+        "results/plots/h100-sxm/roofline-b.svg",
+        "results/plots/h100-sxm/all.png",
+        "results/tables/h100-sxm/all.csv",
+        "results/html/h100-sxm/all.html",
+        "results/compare/h100-sxm/t.png",
+        "results/compare/h100-sxm/t.csv",
+        "results/compare/h100-sxm/t.html",
+        "results/summary.md",
+    ]
+    assert plan.aggregate_points("h100-sxm") == [
+        "results/points/roofline/a.parquet", "results/points/roofline/b.parquet"]
+    assert points_file("ncu", "x") == "results/points/ncu/x.parquet"
+
+
+def test_raw_input_follows_the_registry(res):
+    _tree(res, "benchmarks/m.csv", "specs/s2.yaml", "specs/s1.yaml", "unitrace/u/bytes.txt",
+          "unitrace/u/flops.txt", "ncu/f/p1.csv", "roofline/r.parquet")
+    plan = Plan(_config(), _hardware())
+    # Benchmarks read every spec and the family models; a spec reads only its own file.
+    assert plan.raw_input("benchmarks", "m") == {
+        "raw": "resources/benchmarks/m.csv", "families": "config/families.yaml",
+        "specs": ["resources/specs/s1.yaml", "resources/specs/s2.yaml"]}
+    assert plan.raw_input("specs", "s1") == {
+        "raw": "resources/specs/s1.yaml", "families": "config/families.yaml"}
+    assert plan.raw_input("unitrace", "u") == {
+        "raw": "resources/unitrace/u/bytes.txt", "companion0": "resources/unitrace/u/flops.txt"}
+    assert plan.raw_input("ncu", "f") == {
+        "raw": "resources/ncu/f", "raw_files": ["resources/ncu/f/p1.csv"]}
+    assert plan.raw_input("roofline", "r") == {"raw": "resources/roofline/r.parquet"}
+    # Asked for by hand, not on disk: the pattern's path (Snakemake says it is missing).
+    assert plan.raw_input("roofline", "nosuch") == {"raw": "resources/roofline/nosuch.csv"}
+
+
+def test_roofs_text(res):
+    _tree(res, "ert/node.json")
+    plan = Plan(_config(), _hardware())
+    assert plan.roofs_text("ert-node") == "peaks from resources/ert/node.json"
+    text = plan.roofs_text("h100-sxm")
+    assert re.fullmatch(r".+: \S+ [\d.]+ TFLOP/s, \S+ [\d.]+ GB/s, ridge point [\d.]+ "
+                        r"FLOP/byte \(source: .+\)", text), text
+
+
+# The one name pattern ----------------------------------------------------------------------
+
+
+def test_schemas_hold_the_one_name_pattern():
+    config = schema("config")
+    assert config["$defs"]["name"]["pattern"] == f"^{DATASET_NAME}$"
+    assert config["properties"]["datasets"]["propertyNames"]["pattern"] == (
+        f"^({'|'.join(KINDS)})-{DATASET_NAME}$")
+    assert schema("hardware")["properties"]["presets"]["propertyNames"] == {
+        "$ref": "config.schema.yaml#/$defs/name"}
+    # Written nowhere else: every other id check refers to $defs/name.
+    written = sum(p.read_text().count(DATASET_NAME) for p in DATA.glob("*.schema.yaml"))
+    assert written == 2
+
+
+@pytest.mark.parametrize("name, ok", [("h100-sxm", True), ("ert-a.b_c", True),
+                                      ("bad name", False), ("-x", False), ("", False)])
+def test_schemas_check_ids_with_the_name_pattern(name, ok):
+    assert (re.fullmatch(DATASET_NAME, name) is not None) is ok
+    assert (schema_error("config", {"presets": [name]}) is None) is ok
+    assert (schema_error("config", {"presets": ["h100-sxm"], "comparisons": {
+        name: {"baseline": "roofline-a", "new": "roofline-b"}}}) is None) is ok
+    preset = next(iter(safe_load(DEFAULT_HARDWARE.read_text())["presets"].values()))
+    assert (schema_error("hardware", {"presets": {name: preset}}) is None) is ok
+
+
+def test_common_smk_keeps_only_input_functions():
+    text = (REPO / "workflow" / "rules" / "common.smk").read_text()
+    assert len(text.splitlines()) < 150
+    assert DATASET_NAME not in text  # imported, not written again
