@@ -156,8 +156,8 @@ def _roof_note(preset: Preset, levels: list[str], precisions: list[str]) -> pl.E
 def _kernel_level(frame: pl.LazyFrame) -> pl.LazyFrame:
     """Binding level, kernel bound class, kernel headroom and time saved."""
     # Windows run over one integer kernel id (a 64-bit hash of the key): over() on the six
-    # string keys took ~40 s on 10⁶ rows (polars 2.1). Only min() windows and a gather:
-    # filter().first() per group, is_first_distinct + join and sorts were 2-5× slower.
+    # string keys was far slower. Only min() windows and a gather: filter().first() per
+    # group, is_first_distinct + join and sorts were slower too (bench/NOTES.md).
     frame = frame.with_row_index("_i").with_columns(_k=pl.struct(KERNEL_KEY).hash())
     frame = frame.with_columns(kernel_headroom=pl.col("headroom").min().over("_k"))
     # The binding row of a kernel: its first row (table order) with the least headroom.
@@ -182,7 +182,7 @@ def _kernel_level(frame: pl.LazyFrame) -> pl.LazyFrame:
 
 def _pair_speedup(frame: pl.LazyFrame) -> pl.LazyFrame:
     # Conditional firsts are columns made before the group_by: filter().first() inside
-    # agg is evaluated group by group (1.6 s on 10⁶ groups).
+    # agg is evaluated group by group, slow on many groups.
     measured = ~pl.col("theoretical")
     original, optimized = pl.col("series") == "Original", pl.col("series") == "Optimized"
     perf = pl.col("performance")

@@ -72,7 +72,7 @@ def _load_files(files: tuple[Path, ...], kind: str | None, log=None):
 def _import_in_background(module: str) -> None:
     """Start importing ``module`` in a thread, so it overlaps the input read.
 
-    polars parses without the GIL, so matplotlib's ~0.6 s import (rooflow.plotting) runs
+    polars parses without the GIL, so matplotlib's slow import (rooflow.plotting) runs
     beside a large CSV read instead of after it; a later ``import`` waits for it.
     """
     from importlib import import_module

@@ -35,7 +35,9 @@ class Kind:
         pattern: raw file under ``resources/``, with ``{name}`` for the dataset name.
         module: adapter module (in :mod:`rooflow.adapters`) whose ``load(path, settings)`` reads it.
         description: one line for the docs and ``--help``.
-        reads_specs: the adapter also reads the spec folder and the family models.
+        reads: further inputs the adapter reads, named as the workflow's config keys:
+            ``families`` (the family models), ``specs`` (every spec file of the spec
+            folder); the workflow lists them as inputs of the dataset's job.
         companions: further files of a folder dataset (patterns with ``{name}``) that
             the adapter reads beside ``pattern``; the workflow lists them as inputs.
         folder: the other form of a dataset, several files of one run in a folder, as
@@ -49,7 +51,7 @@ class Kind:
     pattern: str
     module: str
     description: str
-    reads_specs: bool = False
+    reads: tuple[str, ...] = ()
     companions: tuple[str, ...] = ()
     folder: str = ""
     alternate: str = ""
@@ -78,9 +80,9 @@ KINDS: dict[str, Kind] = {
              "point", alternate="roofline/{name}.parquet"),
         Kind("benchmarks", "benchmarks/{name}.csv", "benchmarks",
              "benchmark results CSV: baseline vs optimized times per kernel shape",
-             reads_specs=True),
+             reads=("families", "specs")),
         Kind("specs", "specs/{name}.yaml", "specs",
-             "kernel spec YAML: shapes and a FLOP formula per variant", reads_specs=True),
+             "kernel spec YAML: shapes and a FLOP formula per variant", reads=("families",)),
         Kind("ncu", "ncu/{name}.csv", "ncu",
              "Nsight Compute `ncu --csv` export (details or raw page), or a folder of "
              "several passes of one run", folder="ncu/{name}/*.csv"),

@@ -278,8 +278,9 @@ class Plan:
     def raw_input(self, kind: str, name: str) -> dict[str, str | list[str]]:
         """Named inputs of the ``points`` job of ``kind-name``, from its registry entry.
 
-        The raw file (or folder, and its files), its companions and, for a kind that
-        ``reads_specs``, the family models and every spec file. A NAME not found (a
+        The raw file (or folder, and its files), its companions and what its entry
+        ``reads`` (the family models; every spec file: a spec dataset reads its own file
+        only, so adding a spec reruns no other spec). A NAME not found (a
         target asked for by hand) gets its pattern's path: Snakemake reports it missing.
         """
         k = KINDS[kind]
@@ -287,11 +288,10 @@ class Plan:
         files = source_input("raw", self.sources[kind].get(name, default), k.folder)
         for i, companion in enumerate(k.companions):
             files[f"companion{i}"] = f"{self.root}/{companion}".format(name=name)
-        if k.reads_specs:
+        if "families" in k.reads:
             files["families"] = self.config["families"]
-            # A spec dataset reads its own file only: adding a spec reruns no other spec.
-            if kind != "specs":
-                files["specs"] = list(self.sources["specs"].values())
+        if "specs" in k.reads:
+            files["specs"] = list(self.sources["specs"].values())
         return files
 
     def preset_input(self, preset: str) -> dict[str, str | list[str]]:

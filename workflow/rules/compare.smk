@@ -17,7 +17,7 @@ rule compare:
             subcategory="comparisons",
             labels={"dataset": "{comparison}", "output": "table"},
         ),
-        # Not in the Snakemake report: the page inlines Bokeh's JS (~1.6 MB).
+        # Not in the Snakemake report: the page inlines Bokeh's JS, too big to repeat there.
         html="results/compare/{preset}/{comparison}.html",
     log:
         "logs/compare/{preset}/{comparison}.log",

@@ -2,7 +2,7 @@ rule html:
     """Interactive roofline page of one dataset on one preset (one offline HTML file)."""
     input:
         unpack(report_input),
-    # Not in the Snakemake report: each page inlines Bokeh's JS (~1.6 MB).
+    # Not in the Snakemake report: each page inlines Bokeh's JS, too big to repeat there.
     output:
         "results/html/{preset}/{kind}-{name}.html",
     log:

@@ -88,7 +88,7 @@ def benchmark_points(
         InputError: a missing column or bad value (pandera), no spec for the family,
             ``shape_key`` not a variant of it (or of two specs), a ``config`` key not
             a dim of the spec or repeated, a repeated row, or a model error
-            (:func:`rooflow.models.kernel_metrics`) — naming file, row, column, value.
+            (:func:`rooflow.models.families.kernel_metrics`) — naming file, row, column, value.
     """
     source = str(path)
     frame = _read_rows(path, source)

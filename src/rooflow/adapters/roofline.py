@@ -232,7 +232,7 @@ def _first_ragged(data: bytes) -> int | None:
     For a file with no quotes (polars pads short rows with nulls; a quoted field may hold
     a comma).
     """
-    import numpy as np  # here only: a `points` job of a clean file never needs it (0.08 s)
+    import numpy as np  # here only: a `points` job of a clean file never needs it
 
     buf = np.frombuffer(data, dtype=np.uint8)
     ends = np.flatnonzero(buf == ord("\n"))
@@ -251,7 +251,7 @@ def _read_parquet(path: str | Path) -> pl.DataFrame:
     try:
         frame = pl.read_parquet(path)
         # One chunk per column: every later step on columns chunked per row group (and
-        # derived ones in one chunk) would re-align them all (≈ 0.3 s each on 10⁷ rows).
+        # derived ones in one chunk) would re-align them all, step after step.
         # Column by column, so only one column is held twice.
         frame = pl.DataFrame([frame.drop_in_place(c).rechunk() for c in frame.columns])
     except FileNotFoundError:

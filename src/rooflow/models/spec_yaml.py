@@ -1,6 +1,6 @@
 """Kernel spec YAML (xe-forge format): input tensors, dims and FLOP formula per variant.
 
-A spec file looks like ``/work/shared/data/xe-forge/examples/vllm/1_BatchedMoE.yaml``::
+A spec file looks like ``resources/specs/1_BatchedMoE.yaml`` (Xe-Forge's ``examples/vllm/``)::
 
     family: BatchedMoE            # optional; else from the file name (see rooflow.models.families)
     inputs:                       # tensor -> shape (dim names or ints) and dtype

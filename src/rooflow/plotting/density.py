@@ -2,8 +2,8 @@
 
 Bins are uniform in log10(x) and log10(y) over the axis limits (so each cell is the
 same size on screen); counts come from ``np.bincount`` of computed cell indices
-(``np.histogram2d`` bisects the edges: 10× slower on 10⁶ points), every group in one
-pass over the rows, :data:`CHUNK` rows at a time so the temporaries stay a few tens of MB
+(``np.histogram2d`` bisects the edges, which is slower), every group in one
+pass over the rows, :data:`CHUNK` rows at a time so the temporaries stay small
 on 10⁷ points. Each group is drawn with ``pcolormesh`` (a single QuadMesh), empty cells
 transparent.
 """

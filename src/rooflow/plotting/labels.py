@@ -68,8 +68,8 @@ def _leader_lines(ax, x, y, places: list[tuple[float, float]]) -> None:
     """A faint line from each point to its number when the number sits rows above it.
 
     One NaN-separated Line2D in data coordinates: an offset in points is a fixed part of
-    the fixed-size axes, so the ends hold at any dpi (an arrow patch per number cost
-    ≈ 0.1 s).
+    the fixed-size axes, so the ends hold at any dpi (an arrow patch per number
+    was slow).
     """
     import numpy as np
 

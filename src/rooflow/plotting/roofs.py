@@ -77,8 +77,8 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 def decade_label(v: float, _pos: object = None) -> str:
     """A major log-axis tick as plain text: 0.001 … 1,000 as numbers, else 10ⁿ.
 
-    Plain text, not matplotlib's mathtext ``$10^{n}$``: its parser costs ~0.4 s on first
-    use, a quarter of a 10⁶-point plot, and readers of roofline plots read 0.1 or 1,000
+    Plain text, not matplotlib's mathtext ``$10^{n}$``: its parser is slow on first
+    use (a large share of a 10⁶-point plot), and readers of roofline plots read 0.1 or 1,000
     faster than 10⁻¹ or 10³.
     """
     exponent = round(math.log10(v)) if v > 0 else 0
@@ -92,7 +92,7 @@ def draw_minor_ticks(ax) -> None:
 
     Drawn as two lines of tick-shaped markers, in the style of matplotlib's minor ticks
     (rcParams ``xtick.minor.*``): as ``Tick`` objects (five artists each, two of them
-    Text) the 30 of a typical roofline cost ≈ 0.1 s of every plot. Call after the limits
+    Text) the 30 of a typical roofline slow down every plot. Call after the limits
     are set.
     """
     from matplotlib import rcParams

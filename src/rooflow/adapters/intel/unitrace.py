@@ -105,7 +105,7 @@ def unitrace_kernels(flops_report: str | Path, bytes_report: str | Path | None =
 
     Raises:
         InputError: a report unreadable or without a metrics section (see
-            :func:`.unitrace_report.read_launches`); a needed counter missing (all listed,
+            :func:`.report.read_launches`); a needed counter missing (all listed,
             with the unitrace group that collects them), in another unit, not a finite
             number ≥ 0; a kernel whose launch count differs between the runs.
     """

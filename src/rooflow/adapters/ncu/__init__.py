@@ -32,7 +32,7 @@ def ncu_kernels(
     per_launch: bool = False,
     tensor_flop_per_inst: Mapping[str, float] | None = None,
 ) -> pl.DataFrame:
-    """The kernels table of :func:`~.ncu_breakdown.ncu_breakdown` (:data:`KERNEL_COLUMNS`)."""
+    """The kernels table of :func:`~.breakdown.ncu_breakdown` (:data:`KERNEL_COLUMNS`)."""
     return ncu_breakdown(paths, per_launch=per_launch,
                          tensor_flop_per_inst=tensor_flop_per_inst).kernels
 
@@ -61,7 +61,7 @@ def ncu_points(
             ``rooflow.ncu`` logger, level WARNING).
 
     Raises:
-        InputError: as :func:`~.ncu_breakdown.ncu_breakdown`.
+        InputError: as :func:`~.breakdown.ncu_breakdown`.
     """
     result = ncu_breakdown(paths, per_launch=per_launch,
                            tensor_flop_per_inst=tensor_flop_per_inst)

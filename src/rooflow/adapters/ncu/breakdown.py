@@ -12,10 +12,10 @@ sections). Per export, each quantity uses the first way of measuring it (a
 * tensor operations per source type from the ``sm__ops_path_tensor_*`` counters, else
   ``sm__inst_executed_pipe_tensor.sum`` × FLOP per instruction, counted as fp16-tensor
   (the NERSC method's HMMA assumption). The factor is looked up as
-  ``tensor_flop_per_inst[CC]``, then :data:`~.ncu_metrics.KNOWN_TENSOR_FLOP_PER_INST`
+  ``tensor_flop_per_inst[CC]``, then :data:`~rooflow.formats.ncu.metrics.KNOWN_TENSOR_FLOP_PER_INST`
   (CC 7.0: 512), then ``tensor_flop_per_inst["default"]``; tensor instructions with no
   factor are an error naming the op-path counters to collect.
-* bytes per level: :data:`~.ncu_metrics.LEVELS`.
+* bytes per level: :data:`~rooflow.formats.ncu.metrics.LEVELS`.
 
 What the export lacks (a precision, the tensor counters, a level) is listed in
 :attr:`NcuBreakdown.missing`; kernels without FLOP keep their bytes (bandwidth-only).

@@ -52,7 +52,7 @@ def read_passes(files: Sequence[Path]) -> tuple[pl.DataFrame, list[str]]:
     Raises:
         InputError: as ``read_ncu``, for any file.
     """
-    # Imported here: it loads pandera (~0.7 s), which export_files' callers at the
+    # Imported here: it loads pandera (a slow import), which export_files' callers at the
     # workflow's start-up (preset discovery) do not need.
     from rooflow.formats.ncu.layout import read_ncu
 
