@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rooflow.kinds import KINDS
 from rooflow.defaults import DATA, DEFAULT_FAMILIES, DEFAULT_HARDWARE, schema
+from rooflow.kinds import KINDS
 from rooflow.roofs import MEASURED
 
 REPO = Path(__file__).resolve().parents[1]
@@ -106,8 +106,11 @@ _PATH = re.compile(r"(?<![\w/.])((?:src|workflow|config|docs|tests|bench|resourc
                    r"[\w/])")
 
 
-@pytest.mark.parametrize("doc", ["README.md", "config/README.md", "Makefile",
-                                 "environment.yml", "config/config.yaml"])
+DOCS = ["README.md", "CONTRIBUTING.md", "config/README.md", "bench/NOTES.md",
+        *sorted(str(p.relative_to(REPO)) for p in (REPO / "docs").glob("*.md"))]
+
+
+@pytest.mark.parametrize("doc", [*DOCS, "Makefile", "environment.yml", "config/config.yaml"])
 def test_paths_named_in_docs_exist(doc):
     text = (REPO / doc).read_text()
     missing = []
@@ -118,6 +121,27 @@ def test_paths_named_in_docs_exist(doc):
         if not (REPO / path).exists():
             missing.append(path)
     assert not missing, f"{doc} names missing paths: {missing}"
+
+
+def _anchors(text: str) -> set[str]:
+    """GitHub's anchors of a Markdown file's headings: lower case, punctuation dropped."""
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+            for h in re.findall(r"^#+ (.+)$", text, re.M)}
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_relative_links_in_docs_resolve(doc):
+    """Every relative link and image of the docs names an existing file (and heading)."""
+    path = REPO / doc
+    broken = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", path.read_text()):
+        if re.match(r"[a-z]+:", target):
+            continue
+        file, _, anchor = target.partition("#")
+        linked = (path.parent / file).resolve() if file else path
+        if not linked.exists() or (anchor and anchor not in _anchors(linked.read_text())):
+            broken.append(target)
+    assert not broken, f"{doc}: broken links {broken}"
 
 
 def test_no_module_is_far_over_400_lines():
