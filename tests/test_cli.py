@@ -115,3 +115,176 @@ def test_from_rocprof_example_workload(repo):
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("series,") and len(lines) == 1 + 11  # 3 kernels × levels
+
+
+# `rooflow convert` and the from-* aliases: one path (load_points), one column set.
+
+POINT_COLUMNS = ["series", "family", "label", "pair", "kernel", "level", "precision",
+                 "precision_mix", "flop", "bytes", "time_s", "arithmetic_intensity",
+                 "flop_per_s", "bytes_model", "source", "row", "device"]
+
+
+def test_convert_roofline_csv(repo, tmp_path):
+    out = tmp_path / "fa.csv"
+    proc = rooflow("convert", str(repo / "resources/roofline/flash_attention.csv"), "-o",
+                   str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert "read as roofline" in proc.stderr
+    t = pl.read_csv(out)
+    assert t.columns == POINT_COLUMNS
+    # 4 points given as AI and TFLOP/s: 35, 74, 18, 71 TFLOP/s (see test_plot_with_preset)
+    assert t["flop_per_s"].to_list() == pytest.approx([35e12, 74e12, 18e12, 71e12])
+    assert t["series"].to_list() == ["Original", "Optimized"] * 2
+
+
+def test_convert_ncu_passes_folder_list_and_from_ncu_agree(repo, tmp_path):
+    run = repo / "resources/ncu/a100_sgemm_saxpy"  # two passes of one run: flops, bytes
+    outs = {name: tmp_path / f"{name}.csv" for name in ("folder", "list", "kind", "alias")}
+    passes = [str(p) for p in sorted(run.glob("*.csv"))]
+    for args in (["convert", str(run), "-o", str(outs["folder"])],
+                 ["convert", *passes, "-o", str(outs["list"])],
+                 ["convert", "--kind", "ncu", *passes, "-o", str(outs["kind"])],
+                 ["from-ncu", *passes, "-o", str(outs["alias"])]):
+        proc = rooflow(*args)
+        assert proc.returncode == 0, proc.stderr
+    folder = pl.read_csv(outs["folder"])
+    assert folder.columns == POINT_COLUMNS
+    # one dataset: both kernels once per level (not a point per pass), FLOP and bytes merged
+    assert folder.height == 6 and set(folder["level"]) == {"DRAM", "L2", "L1"}
+    assert (folder.filter(pl.col("flop") > 0)["kernel"].unique().len()
+            == folder["kernel"].unique().len())
+    listed = pl.read_csv(outs["list"])
+    assert listed.drop("source").equals(folder.drop("source"))
+    assert outs["kind"].read_text() == outs["alias"].read_text() == outs["list"].read_text()
+
+
+def test_convert_kind_is_a_choice_of_the_registry(tmp_path):
+    from rooflow.kinds import KINDS
+
+    proc = rooflow("convert", "--kind", "nsight", "x.csv", cwd=tmp_path)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith("rooflow: error: Invalid value for '--kind': 'nsight'")
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert all(f"'{k}'" in proc.stderr for k in KINDS)
+    assert list(tmp_path.iterdir()) == []
+    help_text = rooflow("convert", "--help").stdout
+    assert "[" + "|".join(KINDS) + "]" in help_text.replace("\n", "").replace(" ", "")
+
+
+@pytest.mark.parametrize("args", [
+    ["convert", "FA", "NCU"],  # files of two kinds are not one input
+    ["convert", "missing.csv"],
+    ["convert", "--kind", "ncu", "FA"],
+    ["convert"],
+])
+def test_convert_user_errors_one_line_exit_1_no_output(repo, tmp_path, args):
+    paths = {"FA": repo / "resources/roofline/flash_attention.csv",
+             "NCU": repo / "resources/ncu/a100_dgemm_triad_hgemm.csv"}
+    args = [str(paths.get(a, a)) for a in args]
+    proc = rooflow(*args, "-o", "out.csv", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.startswith("rooflow: error:"), proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("alias", "kind", "inputs", "options"), [
+    ("from-benchmark", "benchmarks", ["resources/benchmarks/moe_attention.csv"], []),
+    ("from-spec", "specs", ["resources/specs/2_FusedMoE.yaml"], ["--variant-prefix", "bench-gpu-"]),
+    ("from-ncu", "ncu", ["resources/ncu/a100_dgemm_triad_hgemm.csv"], ["--per-launch"]),
+    ("from-rocprof", "rocprof", ["resources/rocprof/mi210_gemm_triad"], []),
+])
+def test_from_aliases_write_what_convert_writes(repo, tmp_path, alias, kind, inputs, options):
+    alias_out, convert_out = tmp_path / "alias.csv", tmp_path / "convert.csv"
+    proc = rooflow(alias, *inputs, "-o", str(alias_out), cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    proc = rooflow("convert", "--kind", kind, *inputs, "-o", str(convert_out), cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    assert pl.read_csv(alias_out).columns == POINT_COLUMNS
+    assert alias_out.read_text() == convert_out.read_text()
+    # the alias's own options still act (and keep the canonical columns)
+    if options:
+        proc = rooflow(alias, *inputs, *options, "-o", str(alias_out), cwd=repo)
+        assert proc.returncode == 0, proc.stderr
+        optioned = pl.read_csv(alias_out)
+        assert optioned.columns == POINT_COLUMNS
+        assert not optioned.equals(pl.read_csv(convert_out))
+
+
+@pytest.mark.shared
+def test_from_unitrace_pair_is_convert_of_the_two_reports(shared_data, tmp_path):
+    folder = shared_data / "intel" / "unitrace-pvc-gemm-fp16"
+    reports = [str(folder / "gemm_fp16_flops.1799853"), str(folder / "gemm_fp16_bytes.1799860")]
+    alias_out, convert_out = tmp_path / "alias.csv", tmp_path / "convert.csv"
+    assert rooflow("from-unitrace", *reports, "-o", str(alias_out)).returncode == 0
+    proc = rooflow("convert", *reports, "-o", str(convert_out))
+    assert proc.returncode == 0, proc.stderr
+    assert "read as unitrace" in proc.stderr
+    assert pl.read_csv(alias_out).columns == POINT_COLUMNS
+    assert alias_out.read_text() == convert_out.read_text()
+    assert pl.read_csv(alias_out).height == 4
+
+
+def test_load_points_takes_one_path_or_a_list(repo):
+    from rooflow.adapters import load_points
+
+    fa = repo / "resources/roofline/flash_attention.csv"
+    tuned = repo / "resources/roofline/flash_attention_tuned.csv"
+    one, both = load_points("roofline", fa), load_points("roofline", [fa, str(tuned)])
+    assert both.height == one.height + load_points("roofline", tuned).height
+    assert both["source"].cast(pl.String).unique(maintain_order=True).to_list() == [
+        str(fa), str(tuned)]
+    run = repo / "resources/ncu/a100_sgemm_saxpy"
+    passes = load_points("ncu", sorted(run.glob("*.csv")))
+    assert passes.drop("source").equals(load_points("ncu", run).drop("source"))
+    from rooflow.errors import InputError
+
+    with pytest.raises(InputError, match="no ncu input given"):
+        load_points("ncu", [])
+
+
+API_CHECK = """
+import sys
+import rooflow
+heavy = [m for m in ("polars", "matplotlib", "rooflow.adapters", "rooflow.plotting")
+         if m in sys.modules]
+assert not heavy, heavy
+from rooflow.adapters import load_points
+from rooflow.analysis import analyze
+from rooflow.roofs import load_preset
+assert "matplotlib" not in sys.modules
+assert (rooflow.load_points, rooflow.analyze, rooflow.load_preset) == (
+    load_points, analyze, load_preset)
+assert "matplotlib" not in sys.modules  # plotting only when plot_roofline is used
+from rooflow.plotting import plot_roofline
+assert rooflow.plot_roofline is plot_roofline
+assert set(rooflow.__all__) >= {"load_points", "analyze", "load_preset", "plot_roofline"}
+assert set(rooflow.__all__) <= set(dir(rooflow))
+try:
+    rooflow.no_such_name
+except AttributeError as err:
+    assert "no_such_name" in str(err)
+else:
+    raise AssertionError("no AttributeError")
+print("ok")
+"""
+
+
+def test_api_names_resolve_lazily():
+    python = str(Path(ROOFLOW).with_name("python"))
+    proc = subprocess.run([python, "-c", API_CHECK], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "ok"
+
+
+def test_readme_library_example_runs(repo, tmp_path):
+    """The README's "Library API" example, as written, on the shipped inputs."""
+    section = (repo / "README.md").read_text().split("### Library API", 1)[1]
+    code = section.split("```python", 1)[1].split("```", 1)[0]
+    (tmp_path / "resources").symlink_to(repo / "resources")
+    proc = subprocess.run([str(Path(ROOFLOW).with_name("python")), "-c", code],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "pct_of_roof" in proc.stdout
+    assert (tmp_path / "saxpy.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -13,6 +13,7 @@ import click
 
 from rooflow.defaults import DEFAULT_FAMILIES, DEFAULT_HARDWARE, config_defaults, plot_defaults
 from rooflow.errors import InputError
+from rooflow.kinds import KINDS
 
 _positive = click.FloatRange(min=0, min_open=True)
 _PLOT = plot_defaults()
@@ -41,17 +42,11 @@ def cli() -> None:
     """Roofline analysis of GPU kernel measurements."""
 
 
-def _kinds_help() -> str:
-    from rooflow.adapters import KINDS
-
-    return ", ".join(KINDS)
-
-
 files_argument = click.argument("files", nargs=-1, required=True,
                                 type=click.Path(path_type=Path))
 kind_option = click.option(
-    "--kind", default=None, help="Input kind, instead of detecting it from the content: "
-    "roofline, benchmarks, specs, ncu, rocprof, … (see README).")
+    "--kind", type=click.Choice(list(KINDS)), default=None,
+    help="Input kind, instead of detecting it from the content (see README).")
 
 
 def _load_files(files: tuple[Path, ...], kind: str | None, log=None):
@@ -69,16 +64,17 @@ def _load_files(files: tuple[Path, ...], kind: str | None, log=None):
     return pl.concat(frames, how="vertical")
 
 
-def _import_in_background(module: str) -> None:
-    """Start importing ``module`` in a thread, so it overlaps the input read.
+def _import_in_background(module: str, name: str) -> None:
+    """Start importing ``module``'s ``name`` in a thread, so it overlaps the input read.
 
     polars parses without the GIL, so matplotlib's slow import (rooflow.plotting) runs
-    beside a large CSV read instead of after it; a later ``import`` waits for it.
+    beside a large CSV read instead of after it; a later ``import`` waits for it. Getting
+    ``name`` also imports the module defining it where ``module`` re-exports on first use.
     """
     from importlib import import_module
     from threading import Thread
 
-    Thread(target=import_module, args=(module,), daemon=True).start()
+    Thread(target=lambda: getattr(import_module(module), name), daemon=True).start()
 
 
 def _image_format(output: Path) -> str:
@@ -140,7 +136,7 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
     output = output or Path(files[0].stem + ".png")
     fmt = _image_format(output)
     preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
-    _import_in_background("rooflow.plotting")
+    _import_in_background("rooflow.plotting", "plot_roofline")
     points = _load_files(files, kind, _warn)
     from rooflow.plotting import PlotOptions
 
@@ -244,6 +240,28 @@ def _write(frame, output: Path | None) -> None:
         click.echo(f"wrote {output} ({frame.height} rows)", err=True)
 
 
+def _input_kind(files, kind: str | None) -> str:
+    """``kind``, else the kind detected from each file's content (the files must agree)."""
+    if kind is not None:
+        return kind
+    from rooflow.kinds import detect_kind
+
+    found = {str(f): detect_kind(f) for f in files}
+    kind = found[str(files[0])]
+    other = next((f for f, k in found.items() if k != kind), None)
+    if other is not None:
+        raise InputError(str(files[0]), f"read as {kind} but {other} as {found[other]}: "
+                         "one input is of one kind; convert them one at a time, or force "
+                         "one with --kind", check="kind detection")
+    _warn(f"{', '.join(found)}: read as {kind}")
+    return kind
+
+
+def _one_input(files):
+    """``load_points``' paths: the path itself when there is one, else the list."""
+    return files[0] if len(files) == 1 else list(files)
+
+
 output_option = click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
     help="Output CSV (default: stdout).",
@@ -268,6 +286,24 @@ def _parse_family_map(items: tuple[str, ...]) -> dict[str, str]:
     return out
 
 
+@cli.command()
+@files_argument
+@kind_option
+@output_option
+def convert(files, kind, output) -> None:
+    """Any input rooflow reads → canonical points CSV (one row per kernel × memory level).
+
+    FILES are one input: a file or folder, or several files of one run (ncu passes,
+    merged per kernel and launch; unitrace FLOP report then bytes report). Files of the
+    other kinds are read one by one and their points written together. The kind is
+    detected from the content unless --kind is given; settings are the defaults (the
+    from-* commands take each kind's options).
+    """
+    from rooflow.adapters import load_points
+
+    _write(load_points(_input_kind(files, kind), _one_input(files)), output)
+
+
 @cli.command("from-benchmark")
 @click.argument("csv", type=click.Path(dir_okay=False, path_type=Path))
 @output_option
@@ -279,17 +315,13 @@ def _parse_family_map(items: tuple[str, ...]) -> dict[str, str]:
 @families_option
 @family_map_option
 def from_benchmark(csv, output, min_tflops, min_ai, specs_dir, families, family_map) -> None:
-    """Benchmark results CSV → roofline CSV (Original/Optimized pairs)."""
-    import polars as pl
-
+    """Benchmark results CSV → canonical points (`convert --kind benchmarks` + options)."""
     from rooflow.adapters import load_points
     from rooflow.settings import Settings
 
     settings = Settings(families=families, family_map=_parse_family_map(family_map),
                         specs_dir=specs_dir, min_tflops=min_tflops, min_ai=min_ai)
-    points = load_points("benchmarks", csv, settings)
-    _write(points.select("series", "family", "label", "pair", "arithmetic_intensity",
-                         tflops=pl.col("flop_per_s") / 1e12), output)
+    _write(load_points("benchmarks", csv, settings), output)
 
 
 @cli.command("from-spec")
@@ -300,15 +332,13 @@ def from_benchmark(csv, output, min_tflops, min_ai, specs_dir, families, family_
 @families_option
 @family_map_option
 def from_spec(yaml_file, output, variant_prefix, families, family_map) -> None:
-    """Kernel spec YAML → theoretical roofline points (flop, bytes, intensity)."""
+    """Kernel spec YAML → theoretical points (`convert --kind specs` + options)."""
     from rooflow.adapters import load_points
     from rooflow.settings import Settings
 
     settings = Settings(families=families, family_map=_parse_family_map(family_map),
                         variant_prefix=variant_prefix)
-    points = load_points("specs", yaml_file, settings)
-    _write(points.select("series", "family", "label", "arithmetic_intensity", "flop", "bytes",
-                         "bytes_model"), output)
+    _write(load_points("specs", yaml_file, settings), output)
 
 
 @cli.command("from-ncu")
@@ -323,18 +353,17 @@ def from_spec(yaml_file, output, variant_prefix, families, family_map) -> None:
 @click.option("--preset-out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the export's theoretical peaks as a hardware.yaml preset.")
 def from_ncu(exports, output, per_launch, tensor_flop_per_inst, preset_out) -> None:
-    """Nsight Compute CSV export(s) → canonical points (one row per kernel × memory level).
+    """Nsight Compute CSV export(s) → canonical points (`convert --kind ncu` + options).
 
     Several CSVs (or a folder of them) are passes of one run: metrics are merged per
     kernel and launch ID, the first file's value winning.
     """
-    from rooflow.adapters.ncu import ncu_points
-    from rooflow.points import check_points
+    from rooflow.adapters import load_points
+    from rooflow.settings import Settings
 
-    factor = {"default": tensor_flop_per_inst} if tensor_flop_per_inst else None
-    points = ncu_points(list(exports), per_launch=per_launch, tensor_flop_per_inst=factor,
-                        log=_warn)
-    points = check_points(points, str(exports[0]))
+    factor = {"default": tensor_flop_per_inst} if tensor_flop_per_inst else {}
+    points = load_points("ncu", _one_input(exports),
+                         Settings(per_launch=per_launch, tensor_flop_per_inst=factor))
     if preset_out is not None:
         import yaml
 
@@ -352,7 +381,7 @@ def from_ncu(exports, output, per_launch, tensor_flop_per_inst, preset_out) -> N
 @click.argument("path", type=click.Path(path_type=Path))
 @output_option
 def from_rocprof(path, output) -> None:
-    """AMD profiler export → canonical points (kernel × memory level).
+    """AMD profiler export → canonical points (`convert`, AMD kinds only).
 
     PATH: a rocprof-compute/Omniperf workload folder (pmc_perf.csv), a rocprofv3
     *_counter_collection.csv, or a folder of rocprof v1 CSVs (results.csv + counter runs).
@@ -369,17 +398,17 @@ def from_rocprof(path, output) -> None:
                 type=click.Path(dir_okay=False, path_type=Path))
 @output_option
 def from_unitrace(flops_report, bytes_report, output) -> None:
-    """Intel unitrace reports → canonical points (kernel × memory level).
+    """Intel unitrace reports → canonical points (`convert --kind unitrace`).
 
     FLOPS_REPORT: `unitrace --group VectorEngine138 -q` run; BYTES_REPORT: `unitrace
     --group ComputeBasic -q` run of the same program (omit it only when FLOPS_REPORT holds
     both counter sets).
     """
-    from rooflow.adapters.intel.unitrace import unitrace_points
-    from rooflow.points import check_points
+    from rooflow.adapters import load_points
 
-    points = unitrace_points(flops_report, bytes_report)
-    _write(check_points(points, str(bytes_report or flops_report)), output)
+    # A list: the reports themselves, whatever their names (one path is a dataset folder).
+    reports = [flops_report] + ([bytes_report] if bytes_report else [])
+    _write(load_points("unitrace", reports), output)
 
 
 def main(argv: list[str] | None = None) -> None:

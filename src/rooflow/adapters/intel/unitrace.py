@@ -42,6 +42,7 @@ counter sets (a custom metric group) may be given alone.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import polars as pl
@@ -169,15 +170,25 @@ def unitrace_points(flops_report: str | Path, bytes_report: str | Path | None = 
     )
 
 
-def load(path: str | Path, settings: Settings) -> pl.DataFrame:
-    """Registry entry: a dataset folder holding ``flops.txt`` and ``bytes.txt``.
+def load(path: str | Path | Sequence[str | Path], settings: Settings) -> pl.DataFrame:
+    """Registry entry: a dataset folder holding ``flops.txt`` and ``bytes.txt``, or the reports.
 
     ``path`` is the folder or a file in it. A folder with only ``bytes.txt`` is refused
     (see the module doc); with only ``flops.txt`` the report must hold the byte counters.
+    A list is the reports themselves, any names: ``[FLOPS, BYTES]``, or ``[FLOPS]`` when
+    it holds both counter sets (:func:`unitrace_points`).
 
     Raises:
-        InputError: a report is missing, or as :func:`unitrace_points`.
+        InputError: a report is missing, more than two reports, or as
+            :func:`unitrace_points`.
     """
+    if not isinstance(path, str | Path):
+        reports = list(path)
+        if not 1 <= len(reports) <= 2:
+            raise InputError(", ".join(map(str, reports)) or None, "unitrace reads a FLOP "
+                             "report and a bytes report of one program (two files)",
+                             check="reports")
+        return unitrace_points(*reports)
     folder = Path(path)
     folder = folder.parent if folder.is_file() else folder
     flops, bytes_ = folder / FLOPS_FILE, folder / BYTES_FILE
