@@ -52,14 +52,14 @@ def test_mi300x_vecopy_hbm_by_gfx942_formula(shared_data: Path) -> None:
     #   L2  = 64·(READ 65,536 + WRITE 131,072 + atomics 0)             = 12,582,912 byte
     #   time = 716479545415785 − 716479545398906                       = 16,879 ns
     #   int32 = 64·49,152 = 3,145,728 OP; int64 = 64·32,768 = 2,097,152 OP; no FLOP at all,
-    #   so the kernel is int32 with 5,242,880 OP (60 % / 40 %).
+    #   and address arithmetic never decides: no precision, a copy (60 % / 40 %).
     w = read_workload(shared_data / "omniperf/mi300x-kernel")
     assert (w.plan.arch, w.device) == ("gfx942", "MI300X_A1")
     k = dispatch(w, 1).row(0, named=True)
-    assert (k["bytes_hbm"], k["bytes_l2"]) == (16_792_704, 12_582_912)
+    assert (k["bytes_dram"], k["bytes_l2"]) == (16_792_704, 12_582_912)
     assert k["time_s"] == pytest.approx(16_879e-9)
     assert (k["precision"], k["flop"], k["precision_mix"]) == (
-        "", 0, "int32 60%, int64 40%")  # address math only: a copy
+        "", 0, "int32 60.0%, int64 40.0%")
 
 
 @pytest.mark.shared
@@ -71,7 +71,9 @@ def test_mi300a_fp64_kernel(shared_data: Path) -> None:
     #   int32 = 64·100,670,592 = 6,442,917,888 OP; int64 = 64·39,845,888 = 2,550,136,832 OP
     #   VALU integer work (address arithmetic) does not decide the precision of a kernel
     #   with FLOP: fp64, flop = 2,684,354,560 + 466,944 = 2,684,821,504 FLOP; shares of
-    #   all 11,677,876,224 operations: int32 55 %, fp64 23 %, int64 22 %, fp32 < 1 %.
+    #   all 11,677,876,224 operations, in tenths of a percent: int32 551.72, fp64 229.87,
+    #   int64 218.37, fp32 0.04; floors 551 + 229 + 218 + 0 = 998, the two tenths left go to
+    #   the largest remainders (fp64 .87, int32 .72): 55.2 %, 23.0 %, 21.8 %, < 0.1 %.
     #   HBM = 128·31,255,872 + 64·(31,714,488 − 31,255,872) + 32·(17,399,050 − 16,734,163)
     #       + 64·16,734,163 = 4,000,751,616 + 29,351,424 + 21,276,384 + 1,070,986,432
     #       = 5,122,365,856 byte
@@ -82,8 +84,8 @@ def test_mi300a_fp64_kernel(shared_data: Path) -> None:
     assert k["kernel"] == "__omp_offloading_32_6b6b__QQmain_l41.kd"
     assert (k["ops_fp64"], k["ops_fp32"]) == (2_684_354_560, 466_944)
     assert (k["precision"], k["flop"]) == ("fp64", 2_684_821_504)
-    assert k["precision_mix"] == "int32 55%, fp64 23%, int64 22%, fp32 <1%"
-    assert (k["bytes_hbm"], k["bytes_lds"]) == (5_122_365_856, 8_589_934_592)
+    assert k["precision_mix"] == "int32 55.2%, fp64 23.0%, int64 21.8%, fp32 <0.1%"
+    assert (k["bytes_dram"], k["bytes_lds"]) == (5_122_365_856, 8_589_934_592)
     assert k["time_s"] == pytest.approx(1_480_125e-9)
 
 
@@ -102,7 +104,7 @@ def test_mi325x_bf16_mfma_gemm(shared_data: Path) -> None:
     assert k["kernel"] == "micro_tk(micro_globals) [clone .kd]"
     assert (k["ops_bf16_tensor"], k["ops_fp32"]) == (137_438_953_472, 262_144)
     assert (k["precision"], k["flop"]) == ("bf16-tensor", 137_439_215_616)
-    assert k["bytes_hbm"] == 235_073_184 and k["time_s"] == pytest.approx(166_527e-9)
+    assert k["bytes_dram"] == 235_073_184 and k["time_s"] == pytest.approx(166_527e-9)
     points = w.points("rocprof")
     assert set(points["device"]) == {"MI325X"}
     # elementwise kernels with only integer VALU work are bandwidth-only rows ("")
@@ -118,7 +120,7 @@ def test_mi100_memory_rows_only(shared_data: Path, caplog) -> None:
     w = read_workload(shared_data / "omniperf/mi100-kernel")
     assert (w.plan.arch, w.device, w.plan.ops) == ("gfx908", "MI100", {})
     k = dispatch(w, 1).row(0, named=True)
-    assert (k["bytes_hbm"], k["flop"], k["precision"]) == (16_803_584, 0, "")
+    assert (k["bytes_dram"], k["flop"], k["precision"]) == (16_803_584, 0, "")
     assert k["time_s"] == pytest.approx(24_480e-9)
     with caplog.at_level(logging.WARNING):
         points = w.points("rocprof")
@@ -140,11 +142,11 @@ def test_mi250x_two_pass_laplacian(shared_data: Path, caplog) -> None:
     w = read_runs(folder)
     k = dispatch(w, 2).row(0, named=True)
     assert k["kernel"] == "laplacian_kernel"
-    assert (k["bytes_hbm"], k["bytes_l2"], k["bytes_l1"]) == (
+    assert (k["bytes_dram"], k["bytes_l2"], k["bytes_l1"]) == (
         3_095_035_392, 6_425_553_152, 17_012_620_800)
     assert k["time_s"] == pytest.approx(2_647_539e-9)
     kernels = w.kernels()
-    assert kernels.filter(pl.col("kernel") == "laplacian_kernel")["dispatches"].item() == 1001
+    assert kernels.filter(pl.col("kernel") == "laplacian_kernel")["launches"].item() == 1001
     # No FLOP counters: bandwidth-only rows, and the reason is logged.
     with caplog.at_level(logging.WARNING):
         points = load_points("rocprofv1", folder / "results.csv")
@@ -200,7 +202,7 @@ def test_rocprofv3_counters_and_agent(tmp_path: Path) -> None:
     w = read_collection(tmp_path)
     assert (w.plan.arch, w.device) == ("gfx942", "MI300X")
     k = w.kernels().row(0, named=True)
-    assert (k["flop"], k["precision"], k["bytes_hbm"]) == (1_280, "fp64", 768)
+    assert (k["flop"], k["precision"], k["bytes_dram"]) == (1_280, "fp64", 768)
     assert k["time_s"] == pytest.approx(1_000e-9)
     assert detect(tmp_path) == "rocprofv3"
 
@@ -208,8 +210,9 @@ def test_rocprofv3_counters_and_agent(tmp_path: Path) -> None:
 def test_integer_kernels_count_op(tmp_path: Path) -> None:
     # int8 MFMA GEMM with an fp32 epilogue: int8-tensor 512·1,000 = 512,000 OP beats
     # fp32 64·(MUL 100) = 6,400 FLOP, so precision int8-tensor and flop = 512,000 OP (the
-    # FLOP are not added); an address-only kernel (int32 64·10 = 640, int64 64·5 = 320 OP)
-    # is int32 with 960 OP.
+    # FLOP are not added), mix 512,000 / 518,400 = 98.77 % → 98.8 %, 1.23 % → 1.2 %; an
+    # address-only kernel (int32 64·10 = 640, int64 64·5 = 320 OP) has no precision (address
+    # arithmetic never decides), mix 66.67 % → 66.7 %, 33.33 % → 33.3 %.
     names = ["SQ_INSTS_VALU_MFMA_MOPS_I8", "SQ_INSTS_VALU_MUL_F32", "SQ_INSTS_VALU_ADD_F32",
              "SQ_INSTS_VALU_FMA_F32", "SQ_INSTS_VALU_TRANS_F32", "SQ_INSTS_VALU_INT32",
              "SQ_INSTS_VALU_INT64", "TCC_EA_RDREQ_sum", "TCC_EA_RDREQ_32B_sum",
@@ -221,9 +224,9 @@ def test_integer_kernels_count_op(tmp_path: Path) -> None:
     kernels = read_workload(tmp_path).kernels()
     igemm, index = kernels.iter_rows(named=True)
     assert (igemm["precision"], igemm["flop"]) == ("int8-tensor", 512_000)
-    assert igemm["precision_mix"] == "int8-tensor 99%, fp32 1%"
+    assert igemm["precision_mix"] == "int8-tensor 98.8%, fp32 1.2%"
     assert (index["precision"], index["flop"], index["precision_mix"]) == (
-        "", 0, "int32 67%, int64 33%")  # VALU integer only: bandwidth
+        "", 0, "int32 66.7%, int64 33.3%")  # VALU integer only: bandwidth
 
 
 def test_arch_and_duplicate_columns() -> None:

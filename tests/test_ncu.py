@@ -68,6 +68,7 @@ def test_nersc_gpp_known_values() -> None:
     #   fp64 FLOP = 2·734,774,600,586 + 371,957,323,851 + 122,305,685,313 = 1,963,812,210,336
     #   fp32 FLOP = 2·24,541,362,358                                       =    49,082,724,716
     #   FLOP      = 2,012,894,935,052 ≈ 2.013e12
+    #   mix: fp64 1,963,812,210,336 / 2,012,894,935,052 = 97.56 % → 97.6 %, fp32 2.44 % → 2.4 %
     #   time = sm__cycles_elapsed.avg / .per_second = 36,873,068,823 / 1,619,726,202.90 Hz
     #        = 22.765 s
     #   AI DRAM = 2,012,894,935,052 / 134,957,158,144 (dram__bytes)    = 14.915 FLOP/byte
@@ -80,10 +81,10 @@ def test_nersc_gpp_known_values() -> None:
     k = kernels.row(0, named=True)
     assert (k["kernel"], k["launches"], k["cc"], k["precision"]) == (
         "sigma_gpp_gpu_29", 1, "8.9", "fp64")
-    assert k["flop_fp64"] == 1_963_812_210_336
-    assert k["flop_fp32"] == 49_082_724_716
-    assert k["flop_fp16"] == k["flop_fp16-tensor"] == 0
-    assert k["precision_mix"] == "fp64 98%, fp32 2%"
+    assert k["ops_fp64"] == 1_963_812_210_336
+    assert k["ops_fp32"] == 49_082_724_716
+    assert k["ops_fp16"] == k["ops_fp16_tensor"] == 0
+    assert k["precision_mix"] == "fp64 97.6%, fp32 2.4%"
     assert k["flop"] == 2_012_894_935_052
     assert k["time_s"] == pytest.approx(22.765, abs=5e-4)
 
@@ -169,7 +170,7 @@ def test_example_resource() -> None:
     assert triad["bytes_dram"] == pytest.approx(3_230_612_736)
     # hgemm: op-path counter sm__ops_path_tensor_src_fp16_dst_fp32 = 137,438,953,472 FLOP
     # (used instead of 33,554,432 tensor inst × factor) + fp32 2·16,777,216 = 33,554,432.
-    assert hgemm["flop_fp16-tensor"] == 137_438_953_472 and hgemm["flop_fp32"] == 33_554_432
+    assert hgemm["ops_fp16_tensor"] == 137_438_953_472 and hgemm["ops_fp32"] == 33_554_432
     assert hgemm["precision"] == "fp16-tensor"
     assert ncu_kernels(EXAMPLE, tensor_flop_per_inst={"8.0": 1.0})["flop"].to_list() == (
         kernels["flop"].to_list())
@@ -198,11 +199,12 @@ def test_tensor_factor_is_looked_up_by_compute_capability(tmp_path: Path) -> Non
     with pytest.raises(InputError):
         ncu_kernels(path, tensor_flop_per_inst={"9.0": 1})
     assert ncu_kernels(path, tensor_flop_per_inst={"default": 4096})[
-        "flop_fp16-tensor"].item() == 4_096_000
+        "ops_fp16_tensor"].item() == 4_096_000
     k = ncu_kernels(path, tensor_flop_per_inst={"8.0": 2048, "default": 1}).row(0, named=True)
-    assert (k["flop_fp16-tensor"], k["flop"], k["precision"]) == (2_048_000, 2_048_028,
+    assert (k["ops_fp16_tensor"], k["flop"], k["precision"]) == (2_048_000, 2_048_028,
                                                                    "fp16-tensor")
-    assert k["precision_mix"] == ""  # fp64 28 / 2,048,028 = 0.001% < 0.5%: not shown
+    # fp64 28 / 2,048,028 = 0.0014%: under a tenth of a percent, named all the same.
+    assert k["precision_mix"] == "fp16-tensor 100.0%, fp64 <0.1%"
 
 
 def test_tensor_factor_known_for_volta(tmp_path: Path) -> None:
@@ -212,11 +214,11 @@ def test_tensor_factor_known_for_volta(tmp_path: Path) -> None:
     path = write_long(tmp_path, [("0", "mma", metrics(**{
         "sm__inst_executed_pipe_tensor.sum": ("inst", "1,000")}))], header=header)
     path.write_text(path.read_text().replace('"8.0"', '"7.0"'))
-    assert ncu_kernels(path)["flop_fp16-tensor"].item() == 512_000
+    assert ncu_kernels(path)["ops_fp16_tensor"].item() == 512_000
     assert ncu_kernels(path, tensor_flop_per_inst={"default": 1})[
-        "flop_fp16-tensor"].item() == 512_000
+        "ops_fp16_tensor"].item() == 512_000
     assert ncu_kernels(path, tensor_flop_per_inst={"7.0": 1024})[
-        "flop_fp16-tensor"].item() == 1_024_000
+        "ops_fp16_tensor"].item() == 1_024_000
 
 
 def test_2020_header_units_and_split_dram_bytes(tmp_path: Path) -> None:

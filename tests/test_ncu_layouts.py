@@ -64,7 +64,7 @@ def test_modern_details_v100_tensor_gemm() -> None:
     #   time = 224,198,002.15 cycle / 1,236,080,147.79 Hz = 0.181378 s
     #   AI DRAM = 17,180,288,614,400 / 25,174,959,968 = 682.44 FLOP/byte
     k = _launch(DATA / "modern-details-v100" / "output.csv", 10)
-    assert k["flop_fp16-tensor"] == 17_179_869_184_000 and k["flop_fp32"] == 419_430_400
+    assert k["ops_fp16_tensor"] == 17_179_869_184_000 and k["ops_fp32"] == 419_430_400
     assert k["flop"] == 17_180_288_614_400 and k["precision"] == "fp16-tensor"
     assert k["time_s"] == pytest.approx(0.181378, rel=1e-5)
     assert k["flop"] / k["bytes_dram"] == pytest.approx(682.44, rel=1e-5)
@@ -74,13 +74,14 @@ def test_modern_details_v100_tensor_gemm() -> None:
 def test_legacy_kerneltime_label_rows_and_short_rows() -> None:
     # No CC column, tensor instructions in other kernels: needs a "default" factor.
     # Launch 3: ffma 1,280 → fp32 2,560 FLOP; hadd 256 → fp16 256 FLOP; total 2,816;
-    #   mix fp32 2,560/2,816 = 91%, fp16 9%; time = 3,579.30 / 916,827,944.75 = 3.9040e-6 s;
+    #   mix fp32 2,560/2,816 = 90.91% → 90.9%, fp16 9.09% → 9.1%;
+    #   time = 3,579.30 / 916,827,944.75 = 3.9040e-6 s;
     #   dram 0 byte (no DRAM point), L2 146,976 byte → AI 2,816 / 146,976 = 0.019160.
     # "Block Size" / "Registers Per Thread" label rows are read and ignored.
     path = DATA / "legacy-kerneltime-a100" / "bert_flashattn_nsight.csv"
     k = _launch(path, 3, tensor_flop_per_inst={"default": 4096})
     assert (k["flop"], k["precision"], k["cc"]) == (2816, "fp32", "")
-    assert k["precision_mix"] == "fp32 91%, fp16 9%"
+    assert k["precision_mix"] == "fp32 90.9%, fp16 9.1%"
     assert k["time_s"] == pytest.approx(3579.30 / 916_827_944.75)
     assert k["bytes_dram"] == 0 and k["bytes_l2"] == 146_976
     points = ncu_points(path, per_launch=True, tensor_flop_per_inst={"default": 4096})

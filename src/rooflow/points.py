@@ -18,7 +18,9 @@ precision                    cat     dominant precision (by operation count), on
                                      :data:`PRECISIONS`; "" → not known (judged against
                                      the preset's default compute roof, and said so)
 precision_mix                cat     operation share per precision when a kernel has
-                                     several ("fp64 62%, fp32 38%"), else ""
+                                     several ("fp64 62.0%, fp32 38.0%", format of
+                                     :func:`rooflow.adapters.breakdown.precision_mix`),
+                                     else ""
 flop                         f64     operations (count) in the unit of ``precision``:
                                      FLOP, or integer OP for int* precisions (never
                                      mixed); 0 → bandwidth-only row (copies, memsets);

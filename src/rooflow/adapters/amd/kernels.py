@@ -5,13 +5,12 @@ dispatch with a kernel name, a duration in ns and the counters of a
 :class:`~rooflow.adapters.amd.counters.Plan`; this module checks the values, applies the
 plan's formulas, sums a kernel's dispatches and makes points.
 
-Per kernel (sums over its dispatches): the dominant precision is the one with the most
-operations (ties: :data:`rooflow.points.PRECISIONS` order), where VALU integer work
-(int32, int64: mostly index and address arithmetic, which rocprof-compute keeps out of
-its roofline too) counts only in kernels with no floating-point nor MFMA work; MFMA int8
-competes with the FLOP precisions. ``flop`` sums the operations of every precision in
-the dominant one's unit (FLOP, or integer OP: never mixed); ``precision_mix`` gives each
-precision's share of all operations, integer ones included. Time is Σ duration, so
+Per kernel (sums over its dispatches), the dominant precision, ``flop`` and
+``precision_mix`` follow :func:`rooflow.adapters.breakdown.summarize_precisions`, the rule
+of every profiler: VALU integer work (int32, int64: mostly index and address arithmetic,
+which rocprof-compute keeps out of its roofline too) never decides the precision, so a
+kernel with only that work is a bandwidth-only row; MFMA int8 competes with the FLOP
+precisions; the mix shows every share, integer ones included. Time is Σ duration, so
 FLOP/s = Σ FLOP / Σ time, as rocprof-compute's "Performance (GFLOPs)"
 (``SUM(flops) / SUM(End_Timestamp − Start_Timestamp)``, ``0400_roofline.yaml``).
 """
@@ -26,21 +25,12 @@ import pandera.polars as pa
 import polars as pl
 
 from rooflow.adapters.amd.counters import Plan
-from rooflow.adapters.breakdown import kernel_points
+from rooflow.adapters.breakdown import breakdown_table, bytes_column, kernel_points, ops_column
 from rooflow.errors import InputError
-from rooflow.points import PRECISIONS, op_unit
+from rooflow.levels import canonical_level
 from rooflow.validate import check, coerce_numeric
 
 log = logging.getLogger("rooflow.adapters")
-# VALU integer work, mostly index and address arithmetic: it decides the precision only of
-# kernels with no floating-point nor MFMA work.
-_ADDRESS_MATH = ("int32", "int64")
-LEVELS = ("HBM", "L2", "L1", "LDS")
-
-
-def ops_column(precision: str) -> str:
-    """Breakdown column of a precision's operations: ``fp64-tensor`` → ``ops_fp64_tensor``."""
-    return "ops_" + precision.replace("-", "_")
 
 
 @dataclass(frozen=True)
@@ -64,23 +54,21 @@ class Dispatches:
         """Per-kernel breakdown, kernels in order of first dispatch.
 
         Returns:
-            ``kernel``, ``dispatches``, ``row`` (first dispatch), ``ops_<precision>`` per
-            plan precision (operations), ``precision`` ("" when none), ``flop``
-            (operations in the dominant precision's unit), ``precision_mix``, ``time_s``
-            (s), ``bytes_<level>`` per plan level (byte), ``device``.
+            The per-kernel breakdown (:mod:`rooflow.adapters.breakdown`): ``launches``
+            counts dispatches, ``row`` is the first one's; ``ops_<precision>`` for the
+            plan's precisions (the others null); ``bytes_dram`` (HBM), ``bytes_l2``,
+            ``bytes_l1`` (vL1D), ``bytes_lds`` for the plan's levels (the others null).
 
         Raises:
             InputError: a dispatch whose bytes come out negative (inconsistent counters)
                 or a sum that is not finite.
         """
-        precisions = sorted(self.plan.ops, key=list(PRECISIONS).index)
-        ops = [ops_column(p) for p in precisions]
-        levels = {lv: f"bytes_{lv.lower()}" for lv in LEVELS if lv in self.plan.levels}
+        ops = {p: ops_column(p) for p in self.plan.ops}
+        levels = {lv: bytes_column(canonical_level(lv)) for lv in self.plan.levels}
         counters = list(self.frame.columns[3:])
         per = self.frame.select(
             "kernel", "row",
-            *[self.plan.ops[p].expr(counters).alias(c) for p, c in zip(precisions, ops,
-                                                                          strict=True)],
+            *[self.plan.ops[p].expr(counters).alias(c) for p, c in ops.items()],
             (pl.col("time_ns") * 1e-9).alias("time_s"),
             *[self.plan.levels[lv].expr(counters).alias(c) for lv, c in levels.items()],
         )
@@ -93,25 +81,17 @@ class Dispatches:
                     "the counters contradict each other", row=int(per["row"][i]),
                     check="bytes ≥ 0", value=per[column][i],
                 )
+        numbers = [*ops.values(), "time_s", *levels.values()]
         kernels = per.group_by("kernel", maintain_order=True).agg(
-            pl.len().cast(pl.Int64).alias("dispatches"), pl.col("row").first(),
-            *[pl.col(c).sum() for c in (*ops, "time_s", *levels.values())],
+            pl.len().cast(pl.Int64).alias("launches"), pl.col("row").first(),
+            *[pl.col(c).sum() for c in numbers],
         )
-        numbers = [*ops, "time_s", *levels.values()]
         bad = kernels.select(pl.any_horizontal(pl.col(numbers).is_finite().not_())).to_series()
         if bad.any():
             i = int(bad.arg_true()[0])
             raise InputError(str(self.source), "sums overflow (counter values too large)",
                              row=int(kernels["row"][i]), check="finite", value=kernels["kernel"][i])
-        shares = [_summary({p: kernels[c][i] for p, c in zip(precisions, ops, strict=True)})
-                  for i in range(kernels.height)]
-        return kernels.with_columns(
-            pl.Series("precision", [s[0] for s in shares], dtype=pl.String),
-            pl.Series("flop", [s[1] for s in shares], dtype=pl.Float64),
-            pl.Series("precision_mix", [s[2] for s in shares], dtype=pl.String),
-            pl.lit(self.device).alias("device"),
-        ).select("kernel", "dispatches", "row", *ops, "precision", "flop", "precision_mix",
-                 "time_s", *levels.values(), "device")
+        return breakdown_table(kernels.with_columns(pl.lit(self.device).alias("device")))
 
     def points(self, series: str) -> pl.DataFrame:
         """Canonical points: one per kernel × level with traffic (:mod:`rooflow.points`).
@@ -124,36 +104,10 @@ class Dispatches:
         """
         for note in self.plan.notes:
             log.warning("%s: %s", self.source, note)
-        kernels = self.kernels()
-        levels = {lv: f"bytes_{lv.lower()}" for lv in LEVELS if lv in self.plan.levels}
         return kernel_points(
-            kernels.with_columns(pl.col("kernel").alias("label"), pl.lit(0).alias("row")),
-            levels, series=series, source=self.source,
+            self.kernels().with_columns(pl.col("kernel").alias("label"), pl.lit(0).alias("row")),
+            series=series, source=self.source,
         )
-
-
-def _summary(ops: dict[str, float]) -> tuple[str, float, str]:
-    """(dominant precision, operations in its unit, mix) of one kernel's operations."""
-    total = sum(ops.values())
-    if total <= 0:
-        return "", 0.0, ""
-    # VALU integer work is mostly address arithmetic: it never makes a kernel a compute
-    # point (copies and integer reductions stay bandwidth-only rows, as rocprof-compute
-    # leaves integer ops out of its roofline); the mix still shows it.
-    work = {p: v for p, v in ops.items() if p not in _ADDRESS_MATH}
-    if sum(work.values()) <= 0:
-        best = ""
-    else:
-        best = max(work, key=lambda p: work[p])  # max keeps the first on ties
-    flop = sum(v for p, v in work.items() if op_unit(p) == op_unit(best)) if best else 0.0
-    used = sorted((p for p in ops if ops[p] > 0), key=lambda p: -ops[p])
-    if len(used) < 2:
-        return best, flop, ""
-    mix = ", ".join(
-        f"{p} {'<1' if ops[p] / total < 0.005 else format(100 * ops[p] / total, '.0f')}%"
-        for p in used
-    )
-    return best, flop, mix
 
 
 def checked_dispatches(

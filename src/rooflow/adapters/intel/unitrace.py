@@ -27,8 +27,9 @@ The reports are read by :mod:`.report`. Formulas follow the pti-gpu script
   the point's bytes and time then come from the same launches.
 
 Differences from the script, on purpose: a point's ``flop`` is the sum over the precisions
-of the dominant one's unit (the canonical rule, :mod:`rooflow.points`; the script plots
-only the largest precision), with ``precision_mix`` giving the shares; a kernel name whose
+of the dominant one's unit (the rule of every profiler,
+:func:`rooflow.adapters.breakdown.summarize_precisions`; the script plots only the largest
+precision), with ``precision_mix`` giving the shares; a kernel name whose
 launch count differs between the two runs is an error (the script keeps the names found
 in both runs and sums whatever launches each has, silently dropping the others), because
 FLOP of n launches over the time of m launches is no measurement. Kernels with no FLOP
@@ -47,10 +48,9 @@ from pathlib import Path
 
 import polars as pl
 
-from rooflow.adapters.breakdown import dominant, kernel_points
+from rooflow.adapters.breakdown import breakdown_table, bytes_column, kernel_points, ops_column
 from rooflow.adapters.intel.report import Launch, read_launches
 from rooflow.errors import InputError
-from rooflow.points import op_unit
 from rooflow.settings import Settings
 
 FLOPS_GROUP, BYTES_GROUP = "VectorEngine138", "ComputeBasic"
@@ -77,12 +77,8 @@ OPTIONAL_LEVELS = ("LDS",)
 TIME = "GpuTime"
 _UNITS = {TIME: "ns", **{c: "bytes" for cs in LEVELS.values() for c in cs},
           **{c: "events" for c, _ in FLOP_COUNTERS.values()}}
-_COLUMN = {p: "flop_" + p.replace("-", "_") for p in FLOP_COUNTERS}
-_BYTES = {level: f"bytes_{level.lower()}" for level in LEVELS}
-
-KERNEL_COLUMNS = ("kernel", "launches", "row", *_COLUMN.values(), "flop", "precision",
-                  "precision_mix", "time_s", *_BYTES.values())
-"""Columns of :func:`unitrace_kernels`, in order."""
+_COLUMN = {p: ops_column(p) for p in FLOP_COUNTERS}
+_BYTES = {level: bytes_column(level) for level in LEVELS}
 
 
 def unitrace_kernels(flops_report: str | Path, bytes_report: str | Path | None = None
@@ -95,14 +91,12 @@ def unitrace_kernels(flops_report: str | Path, bytes_report: str | Path | None =
             program; None when ``flops_report`` holds both counter sets.
 
     Returns:
-        :data:`KERNEL_COLUMNS`, one row per kernel name in order of first launch in the
-        bytes run: ``kernel``, ``launches``, ``row`` (line of its first bytes-run row),
-        ``flop_fp64`` … ``flop_int4_tensor`` (operations, FLOP or OP, per precision of
-        :data:`FLOP_COUNTERS`; null for an integer counter not collected), ``flop`` (sum
-        over the dominant precision's unit), ``precision`` (dominant, "" without
-        operations), ``precision_mix`` (shares when several precisions count, else ""),
-        ``time_s`` (s), ``bytes_dram``, ``bytes_l3``, ``bytes_lds`` (byte; null when the
-        run lacks the SLM counters).
+        The per-kernel breakdown (:mod:`rooflow.adapters.breakdown`), one row per kernel
+        name in order of first launch in the bytes run: ``row`` is the line of its first
+        bytes-run row, ``device`` "" (the report names none); ``ops_<precision>`` for the
+        precisions of :data:`FLOP_COUNTERS` (null for an integer counter not collected;
+        the others are always null); ``time_s`` from the bytes run; ``bytes_dram``,
+        ``bytes_l3``, ``bytes_lds`` (null when the run lacks the SLM counters).
 
     Raises:
         InputError: a report unreadable or without a metrics section (see
@@ -139,14 +133,7 @@ def unitrace_kernels(flops_report: str | Path, bytes_report: str | Path | None =
         pl.len().cast(pl.Int64).alias("launches"), pl.col("row").first(),
         pl.col("time_s").sum(), *[_sum(c) for c in _BYTES.values()],
     )
-    kernels = moved.join(ops, on="kernel", how="left", maintain_order="left")
-    columns = list(_COLUMN.values())
-    kernels = kernels.with_columns(dominant(columns, list(FLOP_COUNTERS)).alias("precision"))
-    return kernels.with_columns(
-        _same_unit_sum().alias("flop"),
-        pl.Series("precision_mix", [_mix(r) for r in kernels.select(*columns, "precision")
-                                    .iter_rows(named=True)], dtype=pl.String),
-    ).select(KERNEL_COLUMNS)
+    return breakdown_table(moved.join(ops, on="kernel", how="left", maintain_order="left"))
 
 
 def unitrace_points(flops_report: str | Path, bytes_report: str | Path | None = None
@@ -166,7 +153,7 @@ def unitrace_points(flops_report: str | Path, bytes_report: str | Path | None = 
     source = Path(bytes_report if bytes_report is not None else flops_report)
     return kernel_points(
         kernels.with_columns(pl.col("kernel").alias("label"), pl.lit(0).alias("row")),
-        _BYTES, series="unitrace", source=source,
+        series="unitrace", source=source,
     )
 
 
@@ -269,25 +256,3 @@ def _sum(column: str) -> pl.Expr:
     """Sum over launches; null when no launch has the counter (not collected ≠ 0)."""
     return (pl.when(pl.col(column).is_null().all()).then(None)
             .otherwise(pl.col(column).sum()).alias(column))
-
-
-def _same_unit_sum() -> pl.Expr:
-    """Operations summed over the precisions sharing the dominant one's unit."""
-    flop = [c for p, c in _COLUMN.items() if op_unit(p) == "FLOP"]
-    iop = [c for p, c in _COLUMN.items() if op_unit(p) == "OP"]
-    is_op = pl.col("precision").replace_strict(
-        {p: op_unit(p) == "OP" for p in FLOP_COUNTERS}, default=False, return_dtype=pl.Boolean)
-    return pl.when(is_op).then(pl.sum_horizontal(iop)).otherwise(pl.sum_horizontal(flop))
-
-
-def _mix(row: dict) -> str:
-    """"fp16-tensor 100%, fp32 0.0247%" over the dominant unit's precisions, if several."""
-    if not row["precision"]:
-        return ""
-    unit = op_unit(row["precision"])
-    shares = {p: row[c] or 0.0 for p, c in _COLUMN.items() if op_unit(p) == unit}
-    total = sum(shares.values())
-    used = sorted(((v, p) for p, v in shares.items() if v > 0), key=lambda t: -t[0])
-    if len(used) < 2:
-        return ""
-    return ", ".join(f"{p} {100 * v / total:.3g}%" for v, p in used)

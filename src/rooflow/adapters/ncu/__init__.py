@@ -79,7 +79,6 @@ def ncu_points(
             label.alias("label"),
             (pl.col("row") if per_launch else pl.lit(0, dtype=pl.Int64)).alias("row"),
         ),
-        {"DRAM": "bytes_dram", "L2": "bytes_l2", "L1": "bytes_l1"},
         series="ncu",
         source=source,
     )

@@ -15,7 +15,9 @@ sections). Per export, each quantity uses the first way of measuring it (a
   ``tensor_flop_per_inst[CC]``, then :data:`~rooflow.formats.ncu.metrics.KNOWN_TENSOR_FLOP_PER_INST`
   (CC 7.0: 512), then ``tensor_flop_per_inst["default"]``; tensor instructions with no
   factor are an error naming the op-path counters to collect.
-* bytes per level: :data:`~rooflow.formats.ncu.metrics.LEVELS`.
+* bytes per level: :data:`~rooflow.formats.ncu.metrics.LEVELS`;
+* dominant precision, ``flop`` and ``precision_mix``:
+  :func:`rooflow.adapters.breakdown.summarize_precisions`, as for every profiler.
 
 What the export lacks (a precision, the tensor counters, a level) is listed in
 :attr:`NcuBreakdown.missing`; kernels without FLOP keep their bytes (bandwidth-only).
@@ -29,6 +31,12 @@ from pathlib import Path
 
 import polars as pl
 
+from rooflow.adapters.breakdown import (
+    BREAKDOWN_COLUMNS,
+    breakdown_table,
+    bytes_column,
+    ops_column,
+)
 from rooflow.errors import InputError
 from rooflow.formats.ncu.metrics import (
     CLOCKS,
@@ -46,20 +54,9 @@ from rooflow.formats.ncu.metrics import (
 )
 from rooflow.formats.ncu.passes import export_files, read_passes
 from rooflow.formats.units import MISSING_VALUES
-from rooflow.points import PRECISIONS
 
-NCU_PRECISIONS = (
-    "fp64", "fp64-tensor", "fp32", "tf32", "fp16", "fp16-tensor", "bf16-tensor",
-    "fp8-tensor", "fp6-tensor", "fp4-tensor", "int8-tensor", "int4-tensor",
-)
-"""Precisions an ncu export can give, in breakdown order (ties go to the first)."""
-
-KERNEL_COLUMNS = (
-    "kernel", "launch_id", "launches", "row", "file", "cc", "device",
-    *(f"flop_{p}" for p in NCU_PRECISIONS), "flop", "precision", "precision_mix",
-    "time_s", "bytes_dram", "bytes_l2", "bytes_l1",
-)
-"""Columns of :attr:`NcuBreakdown.kernels`, in order."""
+KERNEL_COLUMNS = (*BREAKDOWN_COLUMNS, "launch_id", "file", "cc")
+"""Columns of :attr:`NcuBreakdown.kernels`, in order: the breakdown, then ncu's own."""
 
 _TENSOR_HINT = (
     "collect the tensor op-path counters (ncu --metrics regex:sm__ops_path_tensor_.*, "
@@ -74,11 +71,11 @@ class NcuBreakdown:
     """Result of :func:`ncu_breakdown`.
 
     Attributes:
-        kernels: :data:`KERNEL_COLUMNS`; ``flop_<precision>`` are operation counts (FLOP,
-            or OP for int*), ``flop`` their sum over the dominant precision's unit,
-            ``precision`` the dominant one ("" when none), ``precision_mix`` shares
-            ("fp64 62%, fp32 38%", "" when one), ``time_s`` second, ``bytes_*`` byte
-            (null for a level the export lacks).
+        kernels: :data:`KERNEL_COLUMNS`: the per-kernel breakdown
+            (:mod:`rooflow.adapters.breakdown`; ``ops_<precision>`` null for a precision
+            the export has no counters for, ``bytes_<level>`` null for a level it lacks:
+            DRAM, L2, L1 are measured), then ``launch_id`` (first launch's ID), ``file``
+            (the export its ``row`` is in) and ``cc`` (compute capability, "" unknown).
         missing: metric groups the export lacks (one line each), for the caller to log.
         notes: other remarks (passes disagreeing, unknown tensor source types).
     """
@@ -180,6 +177,9 @@ def ncu_breakdown(
     if not tensor and inst is None:
         missing.append(f"tensor operations (sm__ops_path_tensor_src_<type>[_dst_<type>].sum, "
                        f"or {TENSOR_INST})")
+    # Precisions without a counter in the export stay null in the breakdown, not 0.
+    counted = dict.fromkeys([*vector, *(p for _, p in tensor),
+                             *(["fp16-tensor"] if inst is not None else [])])
     levels = {lvl: s for lvl, srcs in LEVELS.items() if (s := _usable(present, srcs, per))}
     missing += [f"{lvl} bytes ({LEVELS[lvl][0].describe()})" for lvl in LEVELS
                 if lvl not in levels]
@@ -228,7 +228,7 @@ def ncu_breakdown(
                                  row=launch.first["row"], check="finite", value=total)
             return total
 
-        ops = dict.fromkeys(NCU_PRECISIONS, 0.0)
+        ops = dict.fromkeys(counted, 0.0)
         for prec, by_op in vector.items():
             weights = {"fma": 2.0, "mul": 1.0, "add": 1.0}
             ops[prec] = sum(weights[op] * measure(s) for op, s in by_op.items() if s)
@@ -248,50 +248,19 @@ def ncu_breakdown(
         records.append({
             "kernel": first["kernel"], "launch_id": first["launch"], "launches": 1,
             "row": first["row"], "file": first["file"], "cc": first["cc"],
-            "device": first["device"], **{f"flop_{p}": v for p, v in ops.items()},
-            "time_s": t,
-            **{f"bytes_{lvl.lower()}": measure(levels[lvl]) if lvl in levels else None
-               for lvl in LEVELS},
+            "device": first["device"], **{ops_column(p): v for p, v in ops.items()},
+            "time_s": t, **{bytes_column(lvl): measure(s) for lvl, s in levels.items()},
         })
-    kernels = pl.DataFrame(records, schema=_schema())
+    schema = {"kernel": pl.String(), "launch_id": pl.Int64(), "launches": pl.Int64(),
+              "row": pl.Int64(), "file": pl.String(), "cc": pl.String(),
+              "device": pl.String(), **{ops_column(p): pl.Float64() for p in counted},
+              "time_s": pl.Float64(), **{bytes_column(lvl): pl.Float64() for lvl in levels}}
+    kernels = pl.DataFrame(records, schema=schema)
     if not per_launch:
         kernels = kernels.group_by("kernel", maintain_order=True).agg(
             pl.col("launch_id", "row", "file", "cc", "device").first(),
             pl.all().exclude("kernel", "launch_id", "row", "file", "cc", "device").sum(),
-        ).with_columns(*(pl.lit(None, dtype=pl.Float64).alias(f"bytes_{lvl.lower()}")
-                         for lvl in LEVELS if lvl not in levels))
-    return NcuBreakdown(_with_precision(kernels).select(KERNEL_COLUMNS), tuple(missing),
+        )
+    return NcuBreakdown(breakdown_table(kernels).select(KERNEL_COLUMNS), tuple(missing),
                         tuple(notes))
 
-
-def _schema() -> dict[str, pl.DataType]:
-    schema: dict[str, pl.DataType] = {
-        "kernel": pl.String(), "launch_id": pl.Int64(), "launches": pl.Int64(),
-        "row": pl.Int64(), "file": pl.String(), "cc": pl.String(), "device": pl.String(),
-    }
-    schema |= {f"flop_{p}": pl.Float64() for p in NCU_PRECISIONS}
-    return schema | {c: pl.Float64() for c in ("time_s", "bytes_dram", "bytes_l2", "bytes_l1")}
-
-
-def _with_precision(kernels: pl.DataFrame) -> pl.DataFrame:
-    """Add ``precision`` (dominant by count), ``flop`` (its unit's sum), ``precision_mix``."""
-    precision, flop, mix = [], [], []
-    for row in kernels.select(f"flop_{p}" for p in NCU_PRECISIONS).iter_rows():
-        counts = dict(zip(NCU_PRECISIONS, row, strict=True))
-        best = max(NCU_PRECISIONS, key=lambda p: counts[p])  # first on ties
-        if counts[best] <= 0:
-            precision.append("")
-            flop.append(0.0)
-            mix.append("")
-            continue
-        same = {p: c for p, c in counts.items() if c > 0 and PRECISIONS[p] == PRECISIONS[best]}
-        total = sum(same.values())
-        precision.append(best)
-        flop.append(total)
-        shares = sorted(same.items(), key=lambda pc: -pc[1])
-        shown = [f"{p} {100 * c / total:.0f}%" for p, c in shares if c / total >= 0.005]
-        mix.append(", ".join(shown) if len(shown) > 1 else "")
-    return kernels.with_columns(
-        pl.Series("precision", precision, pl.String), pl.Series("flop", flop, pl.Float64),
-        pl.Series("precision_mix", mix, pl.String),
-    )
