@@ -7,7 +7,8 @@ CLI's ``--kind`` choices and the README's input table are derived from :data:`KI
 This module imports no adapter: detection uses :mod:`rooflow.formats.sniffing` only, so it
 stays cheap, and the layers below the adapters (models, roofs) may use the registry.
 
-Adding a kind: one adapter module with ``load(path, settings) -> points``, its content
+Adding a kind: one adapter module with ``load(path, settings) -> points`` (``path`` may be
+a list of files for a kind with ``folder`` or ``companions``), its content
 check in :mod:`rooflow.formats.sniffing` (named as the kind) and one :class:`Kind` entry
 below.
 """
