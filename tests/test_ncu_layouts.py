@@ -73,21 +73,21 @@ def test_modern_details_v100_tensor_gemm() -> None:
 @pytest.mark.shared
 def test_legacy_kerneltime_label_rows_and_short_rows() -> None:
     # No CC column, tensor instructions in other kernels: needs a "default" factor.
-    # Launch 3: ffma 1,280 → fp32 2,560 FLOP; hadd 256 → fp16 256 FLOP; total 2,816;
-    #   mix fp32 2,560/2,816 = 90.91% → 90.9%, fp16 9.09% → 9.1%;
+    # Launch 3: ffma 1,280 → fp32 2,560 FLOP; hadd 256 × 2 (half2) → fp16 512 FLOP;
+    #   total 3,072; mix fp32 2,560/3,072 = 83.33% → 83.3%, fp16 16.67% → 16.7%;
     #   time = 3,579.30 / 916,827,944.75 = 3.9040e-6 s;
-    #   dram 0 byte (no DRAM point), L2 146,976 byte → AI 2,816 / 146,976 = 0.019160.
+    #   dram 0 byte (no DRAM point), L2 146,976 byte → AI 3,072 / 146,976 = 0.020902.
     # "Block Size" / "Registers Per Thread" label rows are read and ignored.
     path = DATA / "legacy-kerneltime-a100" / "bert_flashattn_nsight.csv"
     k = _launch(path, 3, tensor_flop_per_inst={"default": 4096})
-    assert (k["flop"], k["precision"], k["cc"]) == (2816, "fp32", "")
-    assert k["precision_mix"] == "fp32 90.9%, fp16 9.1%"
+    assert (k["flop"], k["precision"], k["cc"]) == (3072, "fp32", "")
+    assert k["precision_mix"] == "fp32 83.3%, fp16 16.7%"
     assert k["time_s"] == pytest.approx(3579.30 / 916_827_944.75)
     assert k["bytes_dram"] == 0 and k["bytes_l2"] == 146_976
     points = ncu_points(path, per_launch=True, tensor_flop_per_inst={"default": 4096})
     mine = points.filter(pl.col("label").str.ends_with("[launch 3]"))
     assert mine["level"].to_list() == ["L2", "L1"]
-    assert mine["arithmetic_intensity"][0] == pytest.approx(0.019160, rel=1e-4)
+    assert mine["arithmetic_intensity"][0] == pytest.approx(0.020902, rel=1e-4)
 
 
 @pytest.mark.shared

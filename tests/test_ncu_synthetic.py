@@ -10,6 +10,7 @@ import pytest
 
 from rooflow.adapters import KINDS, detect_kind
 from rooflow.adapters.ncu import ncu_breakdown, ncu_points
+from rooflow.analysis import analyze
 from rooflow.errors import InputError
 from rooflow.points import check_points
 from rooflow.roofs import MEASURED, load_preset, measured_source
@@ -197,3 +198,59 @@ def test_theoretical_rows_split_over_passes_make_one_preset(tmp_path: Path) -> N
     assert (preset.name, preset.empirical) == ("gpu", False)  # no device name: the folder's
     assert load_preset("ncu-gpu", measured_file=sorted(files)).compute == preset.compute
 
+
+
+HFMA = "sm__sass_thread_inst_executed_op_{}_pred_on.sum"
+
+
+@pytest.mark.parametrize(("preset", "hfma"), [("a100-sxm", "19,500,000,000"),
+                                              ("h100-sxm", "33,450,000,000")])
+def test_hfma_at_the_presets_peak_rate_is_at_100_percent_of_roof(
+        tmp_path: Path, preset: str, hfma: str) -> None:
+    # fp16 counts as its roof is defined (Half roofline section: HFMA ×4, HADD ×2, HMUL ×2;
+    # datasheet FP16 non-Tensor = packed half2). Time 1 ms, 1 MB of DRAM (AI far right of
+    # the ridge, so the compute roof binds).
+    # a100-sxm fp16 78 TFLOP/s: 78e12 × 1e-3 s / 4 = 19.5e9 HFMA → 78e9 FLOP in 1 ms =
+    #   78 TFLOP/s = 100.0 % of roof, headroom 1 (NERSC's ×2 gave 39 TFLOP/s, 50 %).
+    # h100-sxm fp16 133.8 TFLOP/s: 133.8e12 × 1e-3 / 4 = 33.45e9 HFMA → 100.0 %.
+    values = {HFMA.format("hfma"): ("inst", hfma), HFMA.format("hadd"): ("inst", "0"),
+              HFMA.format("hmul"): ("inst", "0"), "dram__bytes.sum": ("byte", "1,000,000"),
+              "gpu__time_duration.sum": ("msecond", "1")}
+    path = export(tmp_path / "hfma.csv", [(0, "hfma2_loop", values)])
+    points = ncu_points(path, log=lambda _: None)
+    row = analyze(points, load_preset(preset)).row(0, named=True)
+    assert (row["precision"], row["bound"]) == ("fp16", "compute")
+    assert row["pct_of_roof"] == pytest.approx(100.0)
+    assert row["headroom"] == pytest.approx(1.0)
+
+
+def test_half_section_counts_packed_half2_and_its_preset_agrees(tmp_path: Path) -> None:
+    # An A100 Half roofline section export (display labels, rates per SM cycle):
+    # SM cycles = 1 ms × 1.41 GHz = 1,410,000. HFMA 13,824 inst/cycle (108 SMs × 128, the
+    # peak rate) → 19,491,840,000 inst × 4 = 77,967,360,000 FLOP; HADD, HMUL 0. In 1 ms:
+    # 77.967 TFLOP/s. Preset ncu-…: Theoretical HFMA 13,824 × 4 × 1.41 GHz = 77.967 TFLOP/s
+    # → 100 % of roof. A HADD and a HMUL per cycle would add 2 + 2 FLOP × 1,410,000.
+    values = {
+        "Duration": ("msecond", "1"), "SM Frequency": ("cycle/nsecond", "1.41"),
+        "DRAM Frequency": ("cycle/nsecond", "1.5"),
+        "Predicated-On HFMA Thread Instructions Executed Per Cycle": ("inst/cycle", "13,824"),
+        "Predicated-On HADD Thread Instructions Executed Per Cycle": ("inst/cycle", "0"),
+        "Predicated-On HMUL Thread Instructions Executed Per Cycle": ("inst/cycle", "0"),
+        "Theoretical Predicated-On HFMA Thread Instructions Executed": ("inst/cycle", "13,824"),
+        "Theoretical DRAM Bytes Accessible": ("Kbyte/cycle", "1"),
+        "DRAM Bandwidth": ("Gbyte/second", "1"),
+    }
+    path = export(tmp_path / "half.csv", [(0, "hfma2_loop", values)])
+    point = ncu_points(path, log=lambda _: None).row(0, named=True)
+    assert (point["precision"], point["flop"]) == ("fp16", pytest.approx(77_967_360_000))
+    preset = ncu_preset(path)
+    assert preset["compute"] == {"fp16": pytest.approx(77.96736)}
+    table = analyze(ncu_points(path, log=lambda _: None), load_preset("ncu-half",
+                                                                      measured_file=path))
+    assert table["pct_of_roof"].to_list() == [pytest.approx(100.0)]
+    adds = values | {
+        "Predicated-On HADD Thread Instructions Executed Per Cycle": ("inst/cycle", "1"),
+        "Predicated-On HMUL Thread Instructions Executed Per Cycle": ("inst/cycle", "1")}
+    path = export(tmp_path / "adds.csv", [(0, "hfma2_loop", adds)])
+    flop = ncu_points(path, log=lambda _: None)["flop"][0]
+    assert flop == pytest.approx(77_967_360_000 + 4 * 1_410_000)

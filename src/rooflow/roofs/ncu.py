@@ -8,7 +8,8 @@ GitHub xingxerx/Qallow ``sections/``) draw each roof as a per-cycle peak × a cl
   (labels "Theoretical Predicated-On DFMA/FFMA Operations" = the ``_x2`` definitions),
   ``…hfma….peak_sustained`` × 4 (Half chart, packed half2), tensor
   ``sm__ops_path_tensor_<type>.sum.peak_sustained`` (dense), each × SM frequency
-  ``sm__cycles_elapsed.avg.per_second``;
+  ``sm__cycles_elapsed.avg.per_second``; the FMA weights are
+  :data:`~rooflow.formats.ncu.metrics.FLOP_PER_INST`, which counts the points' FLOP too;
 * DRAM: ``dram__bytes.sum.peak_sustained`` × ``dram__cycles_elapsed.avg.per_second``;
 * L2: ``derived__lts__lts2xbar_bytes.sum.peak_sustained`` (=
   ``lts__lts2xbar_cycles_active.sum.peak_sustained`` × 32; older sections
@@ -32,15 +33,16 @@ from pathlib import Path
 import polars as pl
 
 from rooflow.errors import InputError
-from rooflow.formats.ncu.metrics import LABELS, SASS, TENSOR_PRECISION, canonical
+from rooflow.formats.ncu.metrics import FLOP_PER_INST, LABELS, SASS, TENSOR_PRECISION, canonical
 from rooflow.formats.ncu.passes import export_files, read_passes
 
 _SM_CLOCK = ("sm__cycles_elapsed.avg.per_second", "smsp__cycles_elapsed.avg.per_second",
              "gpc__cycles_elapsed.avg.per_second")
-_COMPUTE = {  # precision → ((peak metric, FLOP per counted unit), ...)
+_COMPUTE = {  # precision → ((peak metric, FLOP per counted unit), ...); the points' weights
     prec: ((SASS.format(op) + ".peak_sustained", k),
            (f"derived__sm__sass_thread_inst_executed_op_{op}_pred_on_x{k}", 1.0))
-    for prec, op, k in (("fp64", "dfma", 2), ("fp32", "ffma", 2), ("fp16", "hfma", 4))
+    for prec, op in (("fp64", "dfma"), ("fp32", "ffma"), ("fp16", "hfma"))
+    for k in (FLOP_PER_INST[op[0]]["fma"],)
 }
 _MEMORY = {  # level → (clock, ((peak metric, bytes per unit), ...))
     "DRAM": ("dram__cycles_elapsed.avg.per_second", (("dram__bytes.sum.peak_sustained", 1.0),)),

@@ -9,7 +9,11 @@ panel ``src/rocprof_compute_soc/analysis_configs/{gfx90a,gfx942,gfx950}/0400_roo
 (also in ROCm/rocm-systems ``projects/rocprofiler-compute``):
 
 * VALU FLOP, p ∈ {F16, F32, F64} → fp16, fp32, fp64: ``64·(ADD + MUL + TRANS + 2·FMA)``
-  of ``SQ_INSTS_VALU_{ADD,MUL,TRANS,FMA}_<p>`` (64 = wave size; an FMA is two FLOP).
+  of ``SQ_INSTS_VALU_{ADD,MUL,TRANS,FMA}_<p>`` (64 = wave size; an FMA is two FLOP). A
+  packed instruction (``v_pk_fma_f16``) counts as one ("FLOP counting conventions",
+  rocprof-compute docs, ``pipeline-metrics``), as in its VALU peak ``$max_sclk ·
+  $cu_per_gpu · 64 · 2``: a matching fp16 roof is that rate, not the datasheet "FP16
+  vector" (the packed rate, 2×), so no AMD preset has an ``fp16`` roof.
 * MFMA FLOP: ``512·SQ_INSTS_VALU_MFMA_MOPS_<p>``: F64 → fp64-tensor, F32 → fp32-matrix,
   F16 → fp16-tensor, BF16 → bf16-tensor, F8 → fp8-tensor (gfx942, gfx950), F6F4 →
   fp6-tensor (gfx950; the counter counts FP6 and FP4 MFMA together, which run at one rate).

@@ -14,7 +14,9 @@ The reports are read by :mod:`.report`. Formulas follow the pti-gpu script
 * FLOP by precision: ``32·XVE_INST_EXECUTED_FP64`` → fp64, ``32·XVE_INST_EXECUTED_FP32``
   → fp32, ``64·XVE_INST_EXECUTED_FP16`` → fp16 (vector), ``512·XVE_INST_EXECUTED_XMX_FP16``
   → fp16-tensor, ``512·XVE_INST_EXECUTED_XMX_BF16`` → bf16-tensor (the script's
-  multipliers, ``self.FP64 = fp64 * 32`` … ``self.BF16_XMX = bf16_xmx * 512``).
+  multipliers, ``self.FP64 = fp64 * 32`` … ``self.BF16_XMX = bf16_xmx * 512``). fp16
+  counts 32 lanes × FMA per event, the convention of the script's roof, the device
+  config's ``FP16_GFLOPS`` (:mod:`rooflow.roofs.intel_config`).
 * integer XMX work, in OP (the script ignores it): ``1024·XVE_INST_EXECUTED_XMX_INT8`` →
   int8-tensor, ``2048·XVE_INST_EXECUTED_XMX_INT4`` → int4-tensor, both optional. The
   factors are rooflow's: 512 (the FP16 factor) × the depth ratio of a DPAS instruction,

@@ -8,7 +8,9 @@ sections). Per export, each quantity uses the first way of measuring it (a
   (``sm__``, ``smsp__``, ``gpc__``);
 * SM cycles, for ``.per_cycle_elapsed`` rates: ``sm__cycles_elapsed.avg`` (or
   ``smsp__``), else time × SM frequency; ``.per_second`` rates are × time;
-* vector FLOP per precision: 2·FMA + MUL + ADD thread instructions;
+* vector FLOP per precision: :data:`~rooflow.formats.ncu.metrics.FLOP_PER_INST` × thread
+  instructions: fp64, fp32 2·FMA + MUL + ADD; fp16 4·HFMA + 2·HADD + 2·HMUL (packed half2,
+  as the Half roofline section and every fp16 roof);
 * tensor operations per source type from the ``sm__ops_path_tensor_*`` counters, else
   ``sm__inst_executed_pipe_tensor.sum`` × FLOP per instruction, counted as fp16-tensor
   (the NERSC method's HMMA assumption). The factor is looked up as
@@ -41,6 +43,7 @@ from rooflow.errors import InputError
 from rooflow.formats.ncu.metrics import (
     CLOCKS,
     DURATION,
+    FLOP_PER_INST,
     KNOWN_TENSOR_FLOP_PER_INST,
     LEVELS,
     SASS,
@@ -162,9 +165,9 @@ def ncu_breakdown(
     vector = {}
     for prec, letter in VECTOR.items():
         ops = {op: _usable(present, vector_sources(letter + op), per)
-               for op in ("fma", "mul", "add")}
+               for op in FLOP_PER_INST[letter]}
         if any(ops.values()):
-            vector[prec] = ops
+            vector[prec] = (letter, ops)
             missing += [f"{prec} {letter}{op} counts ({SASS.format(letter + op)})"
                         for op, s in ops.items() if s is None]
         else:
@@ -193,7 +196,7 @@ def ncu_breakdown(
                          "needs: " + "; ".join(missing), check="required metrics")
 
     chosen = [s for s in (inst, *levels.values(), *(s for s, _ in tensor),
-                          *(s for ops in vector.values() for s in ops.values())) if s]
+                          *(s for _, ops in vector.values() for s in ops.values())) if s]
     if not any(s.per == "cycle" for s in chosen):
         cycles = freq = None
     used = [(m, s.unit) for s in chosen for m in s.metrics]
@@ -229,8 +232,8 @@ def ncu_breakdown(
             return total
 
         ops = dict.fromkeys(counted, 0.0)
-        for prec, by_op in vector.items():
-            weights = {"fma": 2.0, "mul": 1.0, "add": 1.0}
+        for prec, (letter, by_op) in vector.items():
+            weights = FLOP_PER_INST[letter]
             ops[prec] = sum(weights[op] * measure(s) for op, s in by_op.items() if s)
         for s, prec in tensor:
             ops[prec] += measure(s)

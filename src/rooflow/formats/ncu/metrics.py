@@ -4,7 +4,7 @@ Sources:
 
 * NERSC hierarchical roofline method (C. Yang, T. Kurth, S. Williams, "Hierarchical
   Roofline Analysis for GPUs", CUG 2019; NERSC/roofline-on-nvidia-gpus,
-  ``custom-scripts/postprocess.py``): FLOP per precision p (d fp64, f fp32, h fp16) =
+  ``custom-scripts/postprocess.py``): FLOP per precision p (d fp64, f fp32) =
   ``2·…op_{p}fma_pred_on.sum + …op_{p}mul_pred_on.sum + …op_{p}add_pred_on.sum``;
   tensor FLOP = 512 × ``sm__inst_executed_pipe_tensor.sum`` (V100 HMMA, CC 7.0);
   bytes ``dram__bytes.sum``, ``lts__t_bytes.sum``, ``l1tex__t_bytes.sum``; time
@@ -14,7 +14,7 @@ Sources:
   ``SpeedOfLight_Hierarchical{Double,Single,Half,Tensor}RooflineChart.section`` (ncu
   ``sections/`` folder, 2025 copy in GitHub xingxerx/Qallow ``sections/``): the display
   labels in :data:`LABELS`, achieved work = Σ ``…pred_on.sum.per_cycle_elapsed`` × SM
-  frequency, the ``derived__…_x2`` (FMA ×2) and, in the Half chart, ``_x4`` (HFMA2 ×4)
+  frequency, the ``derived__…_x2`` (FMA ×2) and, in the Half chart, ``_x4`` (HFMA ×4)
   and ``hadd/hmul _x2`` definitions, L2 bytes = ``lts__lts2xbar_cycles_active`` × 32,
   L1 bytes = ``l1tex__lsu_writeback_active[_mem_lg|_mem_lgds]`` × 128, tensor work =
   ``sm__ops_path_tensor_<type>.sum`` (already operations, no ×2).
@@ -23,10 +23,11 @@ Sources:
 * A sector is 32 bytes (Nsight Compute Kernel Profiling Guide, memory tables):
   ``lts__t_bytes = lts__t_sectors × 32``.
 
-**fp16 counting.** Points follow the NERSC rule (HFMA ×2, HADD/HMUL ×1 per thread
-instruction). NVIDIA's Half roofline chart assumes packed half2 (HFMA ×4, HADD/HMUL ×2),
-so its achieved fp16 value is up to 2× ours for the same kernel; :mod:`rooflow.roofs.ncu`
-uses the chart's ×4 for the fp16 *peak*, which is the hardware's packed-half2 peak.
+**fp16 counting** (:data:`FLOP_PER_INST`) is the Half roofline chart's: HFMA ×4, HADD ×2,
+HMUL ×2 (packed half2), because every fp16 roof rooflow judges these points against is
+that chart's peak, ``hfma….peak_sustained`` × 4 (:mod:`rooflow.roofs.ncu`), and NVIDIA's
+datasheet "FP16 (non-Tensor)" figures are the same packed-half2 rate (A100 78 TFLOP/s =
+108 SMs × 128 HFMA/clk × 4 × 1.41 GHz). The NERSC scripts count HFMA ×2, half of this.
 """
 
 from __future__ import annotations
@@ -90,13 +91,27 @@ def _rates(metric: str, unit: str, scale: float = 1.0) -> tuple[Source, ...]:
     )
 
 
+FLOP_PER_INST: dict[str, dict[str, int]] = {
+    "d": {"fma": 2, "mul": 1, "add": 1},
+    "f": {"fma": 2, "mul": 1, "add": 1},
+    "h": {"fma": 4, "mul": 2, "add": 2},
+}
+"""SASS opcode letter → FLOP per predicated-on thread instruction of ``fma``/``mul``/``add``.
+
+The roofline sections' weights: the ``derived__…_x{n}`` definitions (FFMA, DFMA ×2; Half
+chart HFMA ×4, HADD ×2, HMUL ×2; an instruction without a definition counts ×1). The same
+table gives the ``ncu-NAME`` compute peaks (``fma`` × ``…fma….peak_sustained``), so points
+and roofs share one convention (module doc, "fp16 counting").
+"""
+
+
 def vector_sources(op: str) -> tuple[Source, ...]:
     """Ways to count thread instructions of SASS opcode ``op`` (``dfma``, ``hadd``, ...)."""
     sources = _rates(SASS.format(op), "count")
-    packed = {"hfma": 4, "hadd": 2, "hmul": 2}.get(op, 2 if op.endswith("fma") else 0)
-    if packed:
-        derived = f"derived__smsp__sass_thread_inst_executed_op_{op}_pred_on_x{packed}"
-        sources += (Source((derived,), "count/cycle", 1 / packed, "cycle"),)
+    weight = FLOP_PER_INST[op[0]][op[1:]]
+    if weight > 1:  # the sections define an ``_x{weight}`` rate only for these
+        derived = f"derived__smsp__sass_thread_inst_executed_op_{op}_pred_on_x{weight}"
+        sources += (Source((derived,), "count/cycle", 1 / weight, "cycle"),)
     return sources
 
 
