@@ -117,13 +117,13 @@ def main() -> None:
         "rooflow.pipeline + polars": "import rooflow.pipeline, polars",
         "+ snakemake.script": "import rooflow.pipeline, polars, snakemake.script",
         "+ matplotlib (report)": "import rooflow.pipeline, polars, snakemake.script, "
-                                 "rooflow.plotting",
+                                 "rooflow.plotting.roofline",
         "+ pandera.polars (points)": "import rooflow.pipeline, polars, snakemake.script, "
                                      "pandera.polars",
         "points rule (roofline adapter)": "import rooflow.adapters.roofline, "
                                           "rooflow.points, snakemake.script",
         "report rule (pipeline + plotting)": "import rooflow.pipeline, rooflow.analysis, "
-                                             "rooflow.plotting, snakemake.script",
+                                             "rooflow.plotting.roofline, snakemake.script",
     }
     for name, code in imports.items():
         bench(f"job start: {name}", [sys.executable, "-c", code], 5)

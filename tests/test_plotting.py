@@ -8,6 +8,7 @@ import pytest
 
 from rooflow.plotting import PlotOptions, axis_limits, figure, plot_roofline
 from rooflow.plotting.labels import short_names
+from rooflow.points import to_points
 from rooflow.roofs.preset import custom_preset
 
 # 100 TFLOP/s, 1000 GB/s → ridge point 1e14 / 1e12 = 100 FLOP/byte
@@ -94,7 +95,7 @@ def test_markers_below_threshold_density_above():
     assert "Original: 100 (density)\n1 … 100 per cell" in labels  # every point in one cell
     drawn = sum(len(a.get_xdata()) for a in dense.axes[0].lines
                 if a.get_marker() in ("o", "s") and not a.get_gid())
-    assert drawn == 5  # top 5 by headroom stay markers
+    assert drawn == 5  # the top 5 (by headroom here) stay markers
     forced = figure(table(4), PRESET, PlotOptions(annotate=False, density=True))
     assert "density:Original" in gids(forced)
 
@@ -174,12 +175,12 @@ def test_density_counts_match_numpy_histogram2d():
 
 
 def test_top_points_by_headroom_keep_file_order_on_ties():
-    from rooflow.plotting import _top
+    from rooflow.plotting.core import top_points
 
     table = pl.DataFrame({"headroom": [3.0, 5.0, None, 5.0, 5.0, 1.0], "i": range(6)})
-    top, left_out = _top(table, 2)
+    top, left_out = top_points(table, 2)
     assert top["i"].to_list() == [1, 3] and left_out == 4  # the first two 5× in file order
-    top, _ = _top(table, 5)
+    top, _ = top_points(table, 5)
     assert top["i"].to_list() == [0, 1, 3, 4, 5]  # a null headroom ranks last
 
 
@@ -228,3 +229,127 @@ def test_key_numbers_of_clustered_points_do_not_overlap():
     for i, (ax0, ay0) in enumerate(boxes):
         for bx0, by0 in boxes[i + 1:]:
             assert abs(ax0 - bx0) >= 2.2 * KEY_FONT or abs(ay0 - by0) >= 1.2 * KEY_FONT
+
+
+def timed_points(kernels: int, levels: tuple[str, ...] = ("DRAM",), seed: int = 0) -> pl.DataFrame:
+    """Canonical points of ``kernels`` fp32 kernels, each at every level of ``levels``
+    (bytes doubling level by level), with random intensities, efficiencies and times, so
+    that the most time to save is not the most headroom."""
+    rng = np.random.default_rng(seed)
+    flop = 10 ** rng.uniform(9, 12, kernels)
+    ai = 10 ** rng.uniform(-1, 3, kernels)
+    time = flop / (np.minimum(19.5e12, ai * 2.039e12) * 10 ** rng.uniform(-2, -0.1, kernels))
+    return to_points(pl.DataFrame({
+        "kernel": [f"k{i:03d}" for i in range(kernels) for _ in levels],
+        "level": list(levels) * kernels, "precision": "fp32",
+        "flop": np.repeat(flop, len(levels)),
+        "bytes": np.concatenate([f / a * 2.0 ** np.arange(len(levels))
+                                 for f, a in zip(flop, ai, strict=True)]),
+        "time_s": np.repeat(time, len(levels)), "row": np.repeat(np.arange(kernels), len(levels)),
+    }).with_columns(arithmetic_intensity=pl.col("flop") / pl.col("bytes"),
+                    flop_per_s=pl.col("flop") / pl.col("time_s")))
+
+
+def page_renderers(items) -> list:
+    """The point renderers of a page's figure (those whose data name kernels)."""
+    return [r for r in items[0].renderers if "kernel" in getattr(r.data_source, "data", {})]
+
+
+def test_png_and_page_draw_the_same_top_points():
+    from rooflow.analysis import analyze
+    from rooflow.html.page import page_items
+    from rooflow.plotting import drawn_columns
+    from rooflow.roofs import load_preset
+
+    a100 = load_preset("a100-sxm")
+    points = timed_points(300)
+    assert "potential_time_saved_s" in drawn_columns(points)  # timed: ranked by time saved
+    t = analyze(points, a100)
+    expected = t.sort("potential_time_saved_s", descending=True).head(15)
+    assert set(expected["kernel"]) != set(t.sort("headroom", descending=True).head(15)["kernel"])
+    fig = figure(t, a100, PlotOptions(annotate=False, density=True, top_n=15))
+    png = {(x, y) for a in fig.axes[0].lines if a.get_marker() == "o" and not a.get_gid()
+           for x, y in zip(a.get_xdata(), a.get_ydata(), strict=True)}
+    items = page_items(t, a100, title="t", color_by="family", max_points=15, top_n=15,
+                       series_order=())
+    page = {(x, y) for r in page_renderers(items)
+            for x, y in zip(r.data_source.data["x"], r.data_source.data["y"], strict=True)}
+    scale = 1e12  # both in TFLOP/s
+    assert len(png) == len(page) == 15
+    want = set(zip(expected["arithmetic_intensity"], expected["performance"] / scale,
+                   strict=True))
+    for drawn in (png, page):
+        np.testing.assert_allclose(sorted(drawn), sorted(want), rtol=1e-12)
+
+
+def test_png_and_page_give_a_kernel_the_same_colour():
+    from matplotlib.colors import to_hex
+
+    from rooflow.analysis import analyze
+    from rooflow.html.page import page_items
+    from rooflow.plotting.core import GREY
+    from rooflow.roofs import load_preset
+
+    a100 = load_preset("a100-sxm")
+    t = analyze(timed_points(12, ("DRAM", "L2")), a100)
+    saved = t.group_by("kernel").agg(pl.col("potential_time_saved_s").max())
+    top = saved.sort("potential_time_saved_s", descending=True)["kernel"].head(5).to_list()
+    fig = figure(t, a100, PlotOptions(annotate=False, top_n=5))
+    # The PNG's numbered kernel key: "1 k007 — compute-bound, …" in the kernel's colour.
+    key = {a.get_text().split()[1]: to_hex(a.get_color()) for a in fig.axes[0].texts
+           if a.get_text()[:1].isdigit() and " k0" in a.get_text()}
+    assert list(key) == top
+    items = page_items(t, a100, title="t", color_by="family", max_points=4000, top_n=5,
+                       series_order=())
+    page: dict[str, set] = {}
+    for r in page_renderers(items):
+        for kernel in r.data_source.data["kernel"]:
+            page.setdefault(kernel, set()).add(r.glyph.line_color)
+    assert {k: page[k] for k in top} == {k: {c} for k, c in key.items()}
+    assert len(set(key.values())) == 5
+    assert all(page[k] == {GREY} for k in page if k not in top)
+
+
+BACKEND_CHECK = """
+import sys
+import rooflow.html.compare, rooflow.html.page, rooflow.plotting
+assert "matplotlib" not in sys.modules, "the pages and the plotting core load no matplotlib"
+import matplotlib
+matplotlib.use("svg")
+import polars as pl
+from rooflow.analysis import analyze
+from rooflow.plotting import PlotOptions, figure
+from rooflow.points import to_points
+from rooflow.roofs.preset import custom_preset
+points = to_points(pl.DataFrame({"kernel": ["a", "b"], "arithmetic_intensity": [1.0, 10.0],
+                                 "flop_per_s": [1e12, 5e12]}))
+figure(analyze(points, custom_preset(100, 1000)), custom_preset(100, 1000),
+       PlotOptions(annotate=True))  # labels: adjustText imports pyplot
+print(matplotlib.get_backend())
+"""
+
+
+def test_the_library_leaves_the_matplotlib_backend_alone():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", BACKEND_CHECK], capture_output=True,
+                         text=True, check=True).stdout
+    assert out.strip() == "svg"
+
+
+@pytest.mark.parametrize("entry", [
+    "from rooflow.rulescript import run\nrun(lambda log: None, {log!r})",
+    "from rooflow.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass",
+])
+def test_rooflow_entry_points_draw_with_agg(entry, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    code = entry.format(log=str(tmp_path / "log")) + (
+        "\nimport matplotlib\nprint(matplotlib.get_backend())")
+    env = os.environ | {"MPLBACKEND": "svg"}  # the user's choice: not for rooflow's files
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=env).stdout
+    assert out.strip().splitlines()[-1] == "agg"

@@ -1,4 +1,4 @@
-"""The large-table paths give what the simple ones give: chunked density binning and top-N,
+"""The large-table paths give what the simple ones give: chunked density binning, top-N,
 Categorical codes, points files written before columns became Categorical, the
 above-roof warnings of a plot that computes only the drawn columns."""
 
@@ -12,8 +12,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from rooflow.plotting import _top
 from rooflow.plotting import density as dn
+from rooflow.plotting.core import top_points
 from rooflow.plotting.markers import codes
 from rooflow.points import POINT_SCHEMA, read_points, to_points
 
@@ -45,15 +45,12 @@ def test_log_counts_chunked_equals_one_pass(monkeypatch):
         assert np.array_equal(whole[g], alone)
 
 
-def test_top_n_across_chunks_keeps_file_order_on_ties(monkeypatch):
-    import rooflow.plotting as plotting
-
+def test_top_n_keeps_file_order_on_ties():
     headroom = [1.0, 9.0, 2.0, 9.0, None, 9.0, float("nan"), 9.0, 3.0, 9.0]
     table = pl.DataFrame({"headroom": headroom, "i": range(10)})
-    monkeypatch.setattr(plotting, "CHUNK", 3)
-    top, left_out = _top(table, 3)
+    top, left_out = top_points(table, 3)
     assert top["i"].to_list() == [1, 3, 5] and left_out == 7  # first three 9× in file order
-    top, _ = _top(table, 7)  # five 9×, then 3× and 2×; 1× and null/NaN left out
+    top, _ = top_points(table, 7)  # five 9×, then 3× and 2×; 1× and null/NaN left out
     assert top["i"].to_list() == [1, 2, 3, 5, 7, 8, 9]
 
 

@@ -6,6 +6,7 @@ traceback and leaves no output file.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -117,7 +118,8 @@ def preset_options(command):
 @click.option("--series-order", default="", help="Comma-separated series order: a,b.")
 @click.option("--dpi", type=click.IntRange(20, 1200), default=_PLOT["dpi"], show_default=True)
 @click.option("--top-n", type=click.IntRange(1), default=_PLOT["top_n"], show_default=True,
-              help="Labels/key entries shown (by headroom); the rest are counted.")
+              help="Labels/key entries shown and groups (kernels) coloured: those that matter "
+                   "most (potential time saved, then headroom); the rest are counted (grey).")
 @click.option("--density/--no-density", default=None,
               help=f"Draw points as a density image; default: above "
                    f"{_PLOT['density_threshold']:,} points.")
@@ -152,7 +154,8 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
         from rooflow.html.page import roofline_page
 
         roofline_page(analysed, preset, html_page, title=title or f"{preset.name}: "
-                      + ", ".join(f.name for f in files))
+                      + ", ".join(f.name for f in files), top_n=top_n,
+                      series_order=options.series_order)
         click.echo(f"wrote {html_page}", err=True)
 
 
@@ -175,8 +178,8 @@ def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware
     """Compare two runs of the same kernels: arrows baseline → new, speedups, geomean."""
     from rooflow.analysis import analyze
     from rooflow.compare import compare_tables
-    from rooflow.compare_plot import plot_comparison
     from rooflow.io import write_csv
+    from rooflow.plotting.compare import plot_comparison
 
     output = output or Path(f"{baseline.stem}-vs-{new.stem}.png")
     _image_format(output)
@@ -417,6 +420,9 @@ def main(argv: list[str] | None = None) -> None:
     An unexpected error's traceback goes to a log file named on the line, never to the
     terminal.
     """
+    # Files only: matplotlib's Agg, whatever the user's MPLBACKEND or matplotlibrc says
+    # (read when matplotlib is first imported, so commands that draw nothing skip it).
+    os.environ["MPLBACKEND"] = "agg"
     try:
         cli.main(args=argv, prog_name="rooflow", standalone_mode=False)
     except InputError as err:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 
@@ -14,7 +15,10 @@ def run(step: Callable[[Callable[[str], None]], None], log_path: str) -> None:
     An :class:`InputError` becomes one line, written to the log and to the
     terminal, and exit code 1 (Snakemake then removes the job's outputs); any other
     error one "internal error" line on the terminal, its traceback in the log, exit 2.
+    Plots are drawn with matplotlib's Agg (a job has no display).
     """
+    # Read when matplotlib is first imported: jobs that draw nothing never import it.
+    os.environ["MPLBACKEND"] = "agg"
     with open(log_path, "w") as log_file:
         sys.stderr = log_file
 

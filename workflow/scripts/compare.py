@@ -7,9 +7,9 @@ def step(log):
 
     from rooflow.analysis import analyze
     from rooflow.compare import compare_tables
-    from rooflow.compare_plot import plot_comparison
     from rooflow.html.compare import comparison_page
     from rooflow.io import write_csv
+    from rooflow.plotting.compare import plot_comparison
     from rooflow.points import read_points
     from rooflow.roofs import load_preset
 

@@ -7,6 +7,7 @@ def step(log):
     import polars as pl
 
     from rooflow.analysis import analyze
+    from rooflow.defaults import plot_defaults
     from rooflow.html.page import roofline_page
     from rooflow.points import read_points
     from rooflow.roofs import load_preset
@@ -20,11 +21,12 @@ def step(log):
         roofline_page(table, preset, sm.output[0], title=f"{preset.name}: all datasets",
                       color_by="dataset")
     else:
-        opts = sm.params.options
+        opts = plot_defaults() | sm.params.options  # top_n, series_order: as the PNG's
         preset = preset.with_override(opts.get("peak_tflops"), opts.get("peak_bandwidth"))
         table = analyze(read_points(sm.input.points), preset)
         roofline_page(table, preset, sm.output[0],
-                      title=opts.get("title") or f"{sm.params.dataset} on {preset.name}")
+                      title=opts.get("title") or f"{sm.params.dataset} on {preset.name}",
+                      top_n=opts["top_n"], series_order=opts["series_order"])
     log(f"{table.height} rows on {preset.key} → {sm.output[0]}")
 
 

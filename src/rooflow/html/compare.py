@@ -14,13 +14,13 @@ import polars as pl
 from rooflow.compare import MATCHED, ONLY_BASELINE, ONLY_NEW, Comparison
 from rooflow.html.figure import note, roofline_figure, write_page
 from rooflow.html.page import num_text, rate_text, time_text
+from rooflow.plotting.core import SPEEDUP_COLORS, side, speedup_group
 from rooflow.roofs.preset import Preset
 
 TOOLTIPS = [("kernel", "@name"), ("status", "@status"), ("level", "@level"),
             ("series", "@series"), ("speedup", "@speedup_txt"),
             ("intensity", "@ai_txt"), ("performance", "@perf_txt"),
             ("% of roof", "@pct_txt"), ("time", "@time_txt"), ("time saved", "@saved_txt")]
-GROUPS = {"faster or same": "#1a9850", "slower": "#d73027", "no speedup (theoretical)": "#737373"}
 
 
 def _columns(t: pl.DataFrame, scale: float) -> dict[str, list]:
@@ -50,17 +50,9 @@ def _columns(t: pl.DataFrame, scale: float) -> dict[str, list]:
     }
 
 
-def _group(speedup) -> str:
-    if speedup is None:
-        return "no speedup (theoretical)"
-    return "faster or same" if speedup >= 1 else "slower"
-
-
 def comparison_page(comp: Comparison, preset: Preset, out: str | Path, *, title: str) -> Path:
     """Write the interactive comparison page of ``comp`` on ``preset`` to ``out``."""
     from bokeh.models import ColumnDataSource, HoverTool, Legend, LegendItem
-
-    from rooflow.compare_plot import side
 
     t = comp.table
     fig, scale, _ = roofline_figure(
@@ -68,9 +60,9 @@ def comparison_page(comp: Comparison, preset: Preset, out: str | Path, *, title:
     matched = t.filter(pl.col("status") == MATCHED).drop_nulls(
         ["arithmetic_intensity_baseline", "performance_baseline", "arithmetic_intensity_new",
          "performance_new"]).with_columns(
-        _g=pl.col("speedup").map_elements(_group, return_dtype=pl.String, skip_nulls=False))
+        _g=pl.col("speedup").map_elements(speedup_group, return_dtype=pl.String, skip_nulls=False))
     items, hover = [], []
-    for group, color in GROUPS.items():
+    for group, color in SPEEDUP_COLORS.items():
         part = matched.filter(pl.col("_g") == group)
         if not part.height:
             continue

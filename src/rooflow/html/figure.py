@@ -1,11 +1,12 @@
 """The roofline figure of a page (Bokeh, log-log) and writing a page to one file.
 
-The roofs are those of the PNG (:mod:`rooflow.plotting`): per memory level present a
-memory roof ``AI × bandwidth``, per precision present a compute roof, each capped by the
-other (attainable = min(compute roof, AI × memory roof), Williams et al., CACM 2009); the
-default pair drawn solid, the others dashed; the ridge point of the default roofs
-(compute / memory, FLOP/byte) marked. Axis limits are :func:`rooflow.plotting.axis_limits`,
-so the page opens on the same window as the PNG.
+The roofs are those of the PNG, from :mod:`rooflow.plotting.core`: per memory level
+present a memory roof ``AI × bandwidth``, per precision present a compute roof, each
+capped by the other (attainable = min(compute roof, AI × memory roof), Williams et al.,
+CACM 2009); the default pair drawn solid, the others dashed; the ridge point of the
+default roofs (compute / memory, FLOP/byte) marked. Axis limits, units, titles, decade
+labels and roof labels are the PNG's too, so the page opens on the same window as the PNG
+and reads the same.
 """
 
 from __future__ import annotations
@@ -20,20 +21,11 @@ import numpy as np
 import polars as pl
 
 from rooflow.io import atomic_path
-from rooflow.plotting import axis_limits
-from rooflow.plotting.roofs import compute_label_groups, fmt, perf_unit
+from rooflow.levels import LEVELS
+from rooflow.plotting import core
 from rooflow.roofs.preset import Preset
 
 FRAME = (760, 480)  # plot frame in pixels (width, height): fixes the roof-label angles
-
-
-def roof_keys(preset: Preset, levels: Sequence[str], precisions: Sequence[str]):
-    """(compute keys, memory keys) drawn: the defaults first, then those the data use."""
-    compute = list(dict.fromkeys([preset.default_compute] + [
-        c[0] for p in precisions if (c := preset.compute_roof(p))]))
-    memory = list(dict.fromkeys([preset.default_memory] + [
-        m[0] for lv in levels if (m := preset.memory_roof(lv))]))
-    return compute, memory
 
 
 def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
@@ -56,45 +48,55 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
 
     drawn = [t.filter(pl.col("arithmetic_intensity").is_not_null()
                       & pl.col("performance").is_not_null()) for t in tables]
-    limits = axis_limits(preset, [t for t in drawn if t.height])
-    scale, unit = perf_unit(limits)
+    limits = core.axis_limits(preset, [t for t in drawn if t.height])
+    per = core.operation(drawn)
+    scale, unit = core.perf_unit(limits, per)
+    xlabel, ylabel = core.axis_titles(per, unit)
     fig = figure(
         title=title, x_axis_type="log", y_axis_type="log",
         x_range=(limits.xmin, limits.xmax), y_range=(limits.ymin / scale, limits.ymax / scale),
-        frame_width=FRAME[0], frame_height=FRAME[1],
-        x_axis_label="Arithmetic intensity (FLOP/byte)",
-        y_axis_label=f"Attainable performance ({unit})",
+        frame_width=FRAME[0], frame_height=FRAME[1], x_axis_label=xlabel, y_axis_label=ylabel,
         tools="pan,wheel_zoom,box_zoom,reset,save", active_scroll="wheel_zoom",
     )
-    levels = pl.concat([t["level"] for t in tables]).unique().to_list() if tables else []
-    precisions = pl.concat([t["precision"] for t in tables]).unique().to_list() if tables else []
-    compute_keys, memory_keys = roof_keys(preset, levels, precisions)
+    _decade_labels(fig, limits, scale)
+    levels = core.order(pl.concat([t["level"] for t in tables]), list(LEVELS)) if tables else []
+    precisions = (pl.concat([t["precision"] for t in tables]).unique(maintain_order=True)
+                  .to_list() if tables else [])
+    compute_keys, memory_keys = core.roof_keys(preset, levels, precisions)
     x = np.geomspace(limits.xmin, limits.xmax, 256)
+    for roof in core.roofs(preset, compute_keys, memory_keys):
+        fig.line(x, np.minimum(roof.peak, x * roof.bandwidth) / scale,
+                 line_color="black" if roof.main else "#737373",
+                 line_width=2 if roof.main else 1, line_dash="solid" if roof.main else "dashed")
     # Slope of a memory roof on screen: one decade of y per decade of x, in pixels.
     px_x = FRAME[0] / math.log10(limits.xmax / limits.xmin)
     px_y = FRAME[1] / math.log10(limits.ymax / limits.ymin)
     angle = math.degrees(math.atan2(px_y, px_x))
-    for i, mkey in enumerate(memory_keys):
-        bw = preset.memory[mkey]
-        for j, ckey in enumerate(compute_keys):
-            main = i == 0 and j == 0
-            fig.line(x, np.minimum(preset.compute[ckey], x * bw) / scale,
-                     line_color="black" if main else "#737373", line_width=2 if main else 1,
-                     line_dash="solid" if main else "dashed")
-        x0 = limits.xmin * 3
-        if x0 * bw < preset.peak_flop_per_s:
-            fig.add_layout(Label(x=x0, y=x0 * bw / scale * 1.25, text=f"{mkey}: "
-                                 f"{fmt(bw / 1e9)} GB/s", angle=angle, angle_units="deg",
+    for label in core.roof_labels(preset, compute_keys, memory_keys, limits, scale, unit):
+        if label.kind == "memory":
+            fig.add_layout(Label(x=label.x, y=label.y, text=label.text, angle=angle,
+                                 angle_units="deg", text_font_size="8pt"))
+        elif label.kind == "compute":
+            fig.add_layout(Label(x=label.x, y=label.y, text=label.text, text_align="right",
                                  text_font_size="8pt"))
-    for peak, keys in compute_label_groups(preset, compute_keys).items():
-        fig.add_layout(Label(x=limits.xmax / 1.2, y=peak / scale * 1.08, text_align="right",
-                             text=f"{', '.join(keys)}: {fmt(peak / scale)} {unit}",
-                             text_font_size="8pt"))
-    ridge, top = preset.ridge_point, preset.peak_flop_per_s / scale
-    fig.scatter([ridge], [top], size=9, fill_color="white", line_color="black")
-    fig.add_layout(Label(x=ridge, y=top, x_offset=6, y_offset=-26, text_font_size="8pt",
-                         text=f"ridge point\n{fmt(ridge)} FLOP/byte"))
+        else:
+            fig.scatter([label.x], [label.y], size=9, fill_color="white", line_color="black")
+            fig.add_layout(Label(x=label.x, y=label.y, x_offset=6, y_offset=-26,
+                                 text=label.text, text_font_size="8pt"))
     return fig, scale, unit
+
+
+def _decade_labels(fig, limits: core.Limits, scale: float) -> None:
+    """Decade ticks written as on the PNG (:func:`rooflow.plotting.core.decade_label`).
+
+    Bokeh's log ticks keep their places; a decade's text is overridden (zoomed in, the
+    ticks between decades keep Bokeh's own text). The decades of ten times the axis
+    range, so a zoom out finds its labels too.
+    """
+    for axis, lo, hi in ((fig.xaxis[0], limits.xmin, limits.xmax),
+                         (fig.yaxis[0], limits.ymin / scale, limits.ymax / scale)):
+        decades = range(round(math.log10(lo)) - 10, round(math.log10(hi)) + 11)
+        axis.major_label_overrides = {10.0**e: core.decade_label(10.0**e) for e in decades}
 
 
 def canvas_text(text: str) -> str:

@@ -1,12 +1,15 @@
 """One analysis table as an interactive roofline page.
 
 Points: marker by memory level (several levels) or by series, colour by ``color_by``
-(family; dataset on the overview), hollow = theoretical (drawn on the roof). Hover shows
-the kernel's numbers; clicking a legend entry hides/shows its points; wheel/box zoom, pan.
+(family; dataset on the overview) or, on several levels, by kernel; hollow = theoretical
+(drawn on the roof). Hover shows the kernel's numbers; clicking a legend entry hides/shows
+its points; wheel/box zoom, pan. Markers, colours (the first ``top_n`` groups or kernels
+that matter most, the rest grey) and the ranking are the PNG's
+(:mod:`rooflow.plotting.core`), so a kernel has one colour in both.
 
-Big tables stay small (< ~5 MB a page): the ``max_points`` points that matter most (most
-potential time saved, then most headroom) are drawn one by one; the rest are binned in a
-log-space grid drawn as grey cells whose hover gives the count.
+Big tables stay small (< ~5 MB a page): the ``max_points`` points that matter most
+(:data:`rooflow.plotting.core.RANK_COLUMNS`) are drawn one by one; the rest are binned in
+a log-space grid drawn as grey cells whose hover gives the count.
 
 Columns in: :data:`rooflow.analysis.TABLE_COLUMNS` (optional ones used when present) and,
 on overviews, ``dataset``.
@@ -15,19 +18,21 @@ on overviews, ``dataset``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
+from rooflow.defaults import plot_defaults
 from rooflow.html.figure import canvas_text, note, roofline_figure, write_page
+from rooflow.levels import LEVELS
 from rooflow.levels import marker as level_marker
+from rooflow.plotting import core
 from rooflow.roofs.preset import Preset
 
 MAX_POINTS = 4000
-MAX_GROUPS = 20  # colour groups; the rest share "other"
-MARKERS = ["circle", "square", "triangle", "diamond", "inverted_triangle", "hex", "star",
-           "plus", "circle_cross", "square_pin"]
+_D = plot_defaults()
 NAME_CHARS = 160  # longer kernel names are cut in tooltips (the table keeps them whole)
 
 TOOLTIPS = [("kernel", "@kernel"), ("label", "@label"), ("series", "@series"),
@@ -94,17 +99,6 @@ def hover_columns(table: pl.DataFrame) -> dict[str, list]:
     }
 
 
-def split_top(table: pl.DataFrame, n: int) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(drawn, binned): the ``n`` rows with most potential time saved, then headroom."""
-    if table.height <= n:
-        return table, table.clear()
-    keys = [c for c in ("potential_time_saved_s", "kernel_headroom", "headroom")
-            if c in table.columns]
-    ranked = table.with_row_index("_i").sort(keys + ["_i"], descending=[True] * len(keys)
-                                             + [False], nulls_last=True)
-    return ranked.head(n).sort("_i").drop("_i"), ranked.slice(n).drop("_i")
-
-
 def density(fig, rest: pl.DataFrame, scale: float, bins: int = 60):
     """The binned rows as grey log-space cells (alpha grows with the count); the renderer."""
     from bokeh.models import ColumnDataSource
@@ -123,22 +117,10 @@ def density(fig, rest: pl.DataFrame, scale: float, bins: int = 60):
                     fill_color="#808080", fill_alpha="alpha", line_alpha=0)
 
 
-def _palette(n: int) -> list[str]:
-    from bokeh.palettes import Category10_10, Category20_20
-
-    colors = Category10_10 if n <= 10 else Category20_20
-    return [colors[i % len(colors)] for i in range(n)]
-
-
-def _groups(values: pl.Series) -> pl.Series:
-    """Colour group per row: the MAX_GROUPS largest groups by rows, the rest "other"."""
-    values = values.fill_null("").replace("", "(none)")
-    top = values.value_counts(sort=True).head(MAX_GROUPS)[values.name].to_list()
-    return values.zip_with(values.is_in(top), pl.Series([("other")] * len(values)))
-
-
 def roofline_page(table: pl.DataFrame, preset: Preset, out: str | Path, *, title: str,
-                  color_by: str = "family", max_points: int = MAX_POINTS) -> Path:
+                  color_by: str = "family", max_points: int = MAX_POINTS,
+                  top_n: int = _D["top_n"],
+                  series_order: Sequence[str] = tuple(_D["series_order"])) -> Path:
     """Write the interactive page of one analysis table.
 
     Args:
@@ -149,28 +131,48 @@ def roofline_page(table: pl.DataFrame, preset: Preset, out: str | Path, *, title
         title: page and figure title (any text: escaped).
         color_by: column that picks colours (``family``, ``dataset``).
         max_points: points drawn one by one; the rest as density cells.
+        top_n: groups (kernels, on several levels) coloured; the rest grey. The PNG's
+            ``PlotOptions.top_n``, so both colour the same ones alike.
+        series_order: series whose markers come first, as the PNG's.
 
     Returns:
         ``out``.
     """
+    return write_page(page_items(table, preset, title=title, color_by=color_by,
+                                 max_points=max_points, top_n=top_n,
+                                 series_order=series_order), out, title)
+
+
+def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str,
+               max_points: int, top_n: int, series_order: Sequence[str]) -> list:
+    """The Bokeh models of :func:`roofline_page`, top to bottom: the figure, then notes."""
     from bokeh.models import ColumnDataSource, HoverTool, Legend, LegendItem
 
     drawable = table.filter(pl.col("arithmetic_intensity").is_not_null()
                             & pl.col("performance").is_not_null())
     fig, scale, unit = roofline_figure(preset, [table], title)
-    shown, rest = split_top(drawable, max_points)
-    levels = shown["level"].unique(maintain_order=True).to_list()
+    shown, rest = drawable, drawable.clear()
+    if drawable.height > max_points:
+        top = pl.repeat(False, drawable.height, eager=True).scatter(
+            core.top_rows(drawable, max_points), True)
+        shown, rest = drawable.filter(top), drawable.filter(~top)
     hierarchical = drawable["level"].n_unique() > 1
     shape_col = "level" if hierarchical else "series"
-    shapes = shown[shape_col].unique(maintain_order=True).to_list()
-    marker = {v: (level_marker(v, bokeh=True) if hierarchical
-                  else MARKERS[i % len(MARKERS)]) for i, v in enumerate(shapes)}
+    shapes = core.order(drawable[shape_col], list(LEVELS) if hierarchical else series_order)
+    marker = {v: level_marker(v, bokeh=True) if hierarchical else core.series_marker(i).bokeh
+              for i, v in enumerate(shapes)}
     # Several levels: one colour per kernel (as the PNG), so a kernel's levels read together.
-    color_col = "kernel" if hierarchical and color_by == "family" else color_by
-    color_col = color_col if color_col in shown.columns else "family"
-    shown = shown.with_columns(_group=_groups(shown[color_col]))
-    groups = shown["_group"].unique(maintain_order=True).to_list()
-    color = dict(zip(groups, _palette(len(groups)), strict=True))
+    by_kernel = hierarchical and color_by == "family"
+    color_col = "kernel" if by_kernel else color_by
+    color_col = color_col if color_col in drawable.columns else "family"
+    names = (core.top_kernels(drawable, top_n) if by_kernel
+             else core.groups(drawable[color_col]))
+    colored = names[:top_n]
+    total = drawable["kernel"].n_unique() if by_kernel else len(names)
+    other = f"+{total - len(colored)} more"
+    color = core.group_colors(colored, top_n) | {other: core.GREY}
+    shown = shown.with_columns(_group=pl.col(color_col).cast(pl.String).fill_null("")
+                               .replace_strict(colored, colored, default=other))
     data = shown.with_columns(_x=pl.col("arithmetic_intensity"),
                               _y=pl.col("performance") / scale)
     renderers: list[tuple[dict, object]] = []
@@ -184,28 +186,29 @@ def roofline_page(table: pl.DataFrame, preset: Preset, out: str | Path, *, title
         renderers.append(({shape_col: shape, "_group": group,
                            "series": part["series"][0]}, r))
     fig.add_tools(HoverTool(renderers=[r for _, r in renderers], tooltips=TOOLTIPS))
-    legends = [(shape_col, shapes), ("_group", groups)]
+    legends = [(shape_col, shapes), ("_group", [*colored, other])]
     if hierarchical and shown["series"].n_unique() > 1:
         legends.append(("series", shown["series"].unique(maintain_order=True).to_list()))
     for col, values in legends:
         name = {"_group": color_col}.get(col, col)
-        items = [LegendItem(label=canvas_text(_cut_legend(str(v))),
+        items = [LegendItem(label=canvas_text(_cut_legend(str(v) or "(none)")),
                             renderers=[r for k, r in renderers if k.get(col) == v])
                  for v in values]
         items = [i for i in items if i.renderers]
         if items:
             fig.add_layout(Legend(items=items, title=f"{name} (click to hide)",
                                   click_policy="hide", label_text_font_size="8pt"), "right")
+    levels = drawable["level"].n_unique()
     notes = [f"{preset.name} ({preset.key}): roofs from {preset.source}; ridge point "
              f"{preset.ridge_point:.4g} FLOP/byte ({preset.default_compute} / "
-             f"{preset.default_memory}). {table.height} rows, {len(levels)} level(s)."]
+             f"{preset.default_memory}). {table.height} rows, {levels} level(s)."]
     if rest.height:
         cells = density(fig, rest, scale)
         fig.add_tools(HoverTool(renderers=[cells], tooltips=[("more points here", "@count")]))
-        notes.append(f"{shown.height} points drawn (most potential time saved, then most "
-                     f"headroom); {rest.height} more as grey density cells (hover: count).")
+        notes.append(f"{shown.height} points drawn ({core.ranked_by(drawable)}); "
+                     f"{rest.height} more as grey density cells (hover: count).")
     skipped = table.height - drawable.height
     if skipped:
         notes.append(f"{skipped} rows not drawn: bandwidth-only (no operations, so no "
                      "intensity) or without a roof to place them on; see the table.")
-    return write_page([fig] + [note(n) for n in notes], out, title)
+    return [fig] + [note(n) for n in notes]

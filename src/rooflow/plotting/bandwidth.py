@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from rooflow.plotting.roofs import fmt
+from rooflow.plotting.core import fmt
 
 PANEL_RECT = (0.835, 0.08, 0.155, 0.22)
 

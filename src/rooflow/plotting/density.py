@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-from matplotlib.colors import LinearSegmentedColormap, LogNorm
+from matplotlib.colors import LinearSegmentedColormap, LogNorm, to_rgb
 
 BINS = (240, 160)  # x, y cells: about 4 px per cell on the default canvas
 CHUNK = 1 << 20  # rows binned at a time
@@ -74,7 +74,7 @@ def draw_density(ax, counts: np.ndarray, ex: np.ndarray, ey: np.ndarray, color, 
     """
     if not counts.any():
         return 0, 0
-    rgb = tuple(color[:3])
+    rgb = to_rgb(color)
     cmap = LinearSegmentedColormap.from_list(
         "density", [(*rgb, 0.25 * max_alpha), (*rgb, max_alpha)]).with_extremes(bad=(0, 0, 0, 0))
     masked = np.ma.masked_equal(counts.T, 0)

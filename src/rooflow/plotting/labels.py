@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from rooflow.plotting.core import ranked_by, top_points
+
 KEY_MAX = 18  # characters of a name in the numbered key
 AUTO_LABEL_MAX = 20  # annotate=None (auto): label a plot of at most this many points
 NAME_MAX = 40  # characters of a shortened kernel name
@@ -99,15 +101,13 @@ def label_points(ax, shown: pl.DataFrame, left_out: int, scale: float, *, annota
     """``annotate``: text beside points (de-overlapped); ``key``: numbered side key.
 
     ``shown`` holds at most ``top_n`` rows, so the one Text per label is bounded. The key
-    lists (and numbers on the plot) as many of them as fit on the canvas, most headroom
-    first; the rest are counted in its last line.
+    lists (and numbers on the plot) as many of them as fit on the canvas, those that
+    matter most (:func:`.core.top_points`); the rest are counted in its last line.
     """
     if key:
-        from rooflow.plotting import _top
-
         fits = key_capacity(ax)
         if shown.height + bool(left_out) > fits:
-            shown, cut = _top(shown, fits - 1)
+            shown, cut = top_points(shown, fits - 1)
             left_out += cut
     text = point_text(shown).to_list()
     x = shown["arithmetic_intensity"].to_numpy()
@@ -123,7 +123,7 @@ def label_points(ax, shown: pl.DataFrame, left_out: int, scale: float, *, annota
             pl.String).str.pad_start(3), short_names(pl.Series(text, dtype=pl.String), KEY_MAX),
             short_names(shown["series"], 10))).to_series().to_list()
         if left_out:
-            lines.append(f"… {left_out:,} more not listed")  # listed: most headroom
+            lines.append(f"… {left_out:,} more not listed")  # listed: those that matter most
         ax.text(1.02, KEY_TOP, "\n".join(lines), transform=ax.transAxes, fontsize=KEY_FONT,
                 va="top", family="monospace", gid="key")
     if annotate:
@@ -132,7 +132,7 @@ def label_points(ax, shown: pl.DataFrame, left_out: int, scale: float, *, annota
         labels = [ax.text(xi, yi, t, fontsize=7) for xi, yi, t in zip(x, y, text, strict=True)]
         adjust_text(labels, ax=ax, arrowprops={"arrowstyle": "-", "color": "0.5", "lw": 0.5})
         if left_out:
-            ax.text(0.01, 0.01, f"{left_out} labels left out (top {top_n} by headroom)",
+            ax.text(0.01, 0.01, f"{left_out} labels left out (top {top_n} {ranked_by(shown)})",
                     transform=ax.transAxes, fontsize=7, color="0.4")
 
 

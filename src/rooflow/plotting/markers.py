@@ -8,21 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import matplotlib
 import numpy as np
 import polars as pl
 
 from rooflow.levels import marker as level_marker
 
-MARKERS = ["o", "s", "^", "D", "v", "P", "*", "<", ">", "h", "p"]
 ABOVE_ROOF = {"marker": "X", "ms": 9, "mfc": "none", "mec": "red", "mew": 1.6}
-
-
-def order(values: pl.Series, preferred: Sequence[str] = ()) -> list[str]:
-    """Distinct values: those in ``preferred`` first (in its order), then first-seen order."""
-    first_seen = values.unique(maintain_order=True).to_list()
-    return [v for v in preferred if v in first_seen] + [v for v in first_seen
-                                                        if v not in preferred]
 
 
 def codes(values: pl.Series, names: Sequence[str]) -> np.ndarray:
@@ -43,12 +34,6 @@ def codes(values: pl.Series, names: Sequence[str]) -> np.ndarray:
         return lookup[values.to_physical().to_numpy()]
     return values.replace_strict(list(names), list(range(len(names))),
                                  return_dtype=pl.Int32).to_numpy()
-
-
-def colors(n: int) -> list:
-    """``n`` colours of tab10 (tab20 past ten), repeating past the map's size."""
-    cmap = matplotlib.colormaps["tab10" if n <= 10 else "tab20"]
-    return [cmap(i % cmap.N) for i in range(n)]
 
 
 def draw_markers(ax, x: np.ndarray, y: np.ndarray, marker: str, color, *, hollow: bool,
@@ -112,16 +97,12 @@ def draw_arrows(ax, table: pl.DataFrame, scale: float) -> None:
 
 
 def draw_kernels(ax, table: pl.DataFrame, levels: Sequence[str], top: Sequence[str],
-                 scale: float) -> list:
-    """Kernels × levels: one colour per top kernel (others grey), marker by level.
+                 palette: Sequence[str], grey: str, scale: float) -> None:
+    """Kernels × levels: kernel ``top[i]`` in ``palette[i]``, the others ``grey``.
 
-    A kernel's dots are joined by a faint line (one NaN-broken line per colour).
-
-    Returns:
-        The colours of ``top``, in order.
+    Marker by level; a kernel's dots are joined by a faint line (one NaN-broken line per
+    colour).
     """
-    palette = colors(len(top))
-    grey = (0.7, 0.7, 0.7, 1.0)
     table = table.with_columns(
         _c=pl.col("kernel").replace_strict(list(top), list(range(len(top))), default=-1,
                                            return_dtype=pl.Int64)
@@ -144,4 +125,3 @@ def draw_kernels(ax, table: pl.DataFrame, levels: Sequence[str], top: Sequence[s
         for li, lv in enumerate(levels):
             sel = run[level_code[run] == li]
             draw_markers(ax, x[sel], y[sel], level_marker(lv), color, hollow=False, size=6.3)
-    return palette

@@ -1,16 +1,16 @@
 """The comparison plot (PNG/SVG/PDF): an arrow per matched kernel from baseline to new.
 
-Axes are :func:`rooflow.plotting.axis_limits` of both runs, so both points sit on one
-frame fixed by the roofs (the same roofs as the roofline plots). Arrow colour: green
-faster (speedup ≥ 1), red slower, grey without a speedup (theoretical). Rows of one run
-only are grey (hollow: baseline only; filled: new only).
+Axes are :func:`.core.axis_limits` of both runs, so both points sit on one frame fixed
+by the roofs (the same roofs as the roofline plots and the comparison page). Arrow colour
+(:data:`.core.SPEEDUP_COLORS`, as on the page): green faster (speedup ≥ 1), red slower,
+grey without a speedup (theoretical). Rows of one run only are grey (hollow: baseline
+only; filled: new only).
 
 Columns in: a :class:`rooflow.compare.Comparison` table.
 """
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import polars as pl
@@ -18,61 +18,45 @@ from matplotlib.lines import Line2D
 
 from rooflow.compare import ONLY_BASELINE, ONLY_NEW, Comparison
 from rooflow.io import atomic_path
-from rooflow.plotting import axis_limits, new_figure
-from rooflow.plotting.roofs import draw_roofs, perf_unit
+from rooflow.plotting import core
+from rooflow.plotting.roofline import new_figure
+from rooflow.plotting.roofs import draw_roofs
 from rooflow.roofs.preset import Preset
 
 LABELS = 12  # matched kernels named on the plot: the largest |ln speedup|
-FASTER, SLOWER, NEUTRAL, GREY = "#1a9850", "#d73027", "0.45", "0.7"
-
-
-def side(table: pl.DataFrame, suffix: str) -> pl.DataFrame:
-    """One run's points of a comparison table, renamed to analysis-table columns."""
-    return table.select(level="level", precision=f"precision{suffix}",
-                        arithmetic_intensity=f"arithmetic_intensity{suffix}",
-                        performance=f"performance{suffix}").drop_nulls(
-        ["arithmetic_intensity", "performance"])
-
-
-def arrow_color(speedup: float | None) -> str:
-    """Green faster, red slower, grey without a speedup."""
-    if speedup is None or math.isnan(speedup):
-        return NEUTRAL
-    return FASTER if speedup >= 1 else SLOWER
+GREY = "0.7"  # rows of one run only
 
 
 def plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title: str,
                     dpi: int = 150) -> Path:
     """Write the comparison plot of ``comp`` on ``preset`` to ``out`` (format by suffix)."""
     t = comp.table
-    base, new = side(t, "_baseline"), side(t, "_new")
-    limits = axis_limits(preset, [base, new])
-    scale, unit = perf_unit(limits)
+    base, new = core.side(t, "_baseline"), core.side(t, "_new")
+    limits = core.axis_limits(preset, [base, new])
+    scale, unit = core.perf_unit(limits)
+    xlabel, ylabel = core.axis_titles("FLOP", unit)
     fig = new_figure()
     ax = fig.add_axes((0.09, 0.1, 0.6, 0.82))
     ax.set(xscale="log", yscale="log", xlim=(limits.xmin, limits.xmax),
-           ylim=(limits.ymin / scale, limits.ymax / scale),
-           xlabel="Arithmetic intensity (FLOP/byte)", ylabel=f"Performance ({unit})")
+           ylim=(limits.ymin / scale, limits.ymax / scale), xlabel=xlabel, ylabel=ylabel)
     ax.grid(True, which="major", ls=":", lw=0.6, color="0.8")
-    levels = pl.concat([base["level"], new["level"]]).unique().to_list()
-    precisions = pl.concat([base["precision"], new["precision"]]).unique().to_list()
-    compute = [c[0] for p in precisions if (c := preset.compute_roof(p))]
-    memory = [m[0] for lv in levels if (m := preset.memory_roof(lv))]
-    draw_roofs(ax, preset, list(dict.fromkeys(compute)),
-               list(dict.fromkeys(memory)) if len(levels) > 1 else [], limits, scale, unit)
+    levels = pl.concat([base["level"], new["level"]]).unique(maintain_order=True).to_list()
+    precisions = pl.concat([base["precision"], new["precision"]]).unique(
+        maintain_order=True).to_list()
+    draw_roofs(ax, preset, *core.roof_keys(preset, levels, precisions), limits, scale, unit)
     drawn = t.drop_nulls(["arithmetic_intensity_baseline", "performance_baseline",
                           "arithmetic_intensity_new", "performance_new"])
     for r in drawn.iter_rows(named=True):
         xy0 = (r["arithmetic_intensity_baseline"], r["performance_baseline"] / scale)
         xy1 = (r["arithmetic_intensity_new"], r["performance_new"] / scale)
-        color = arrow_color(r["speedup"])
+        color = core.SPEEDUP_COLORS[core.speedup_group(r["speedup"])]
         ax.plot(*xy0, ls="", marker="o", ms=6, mfc="none", mec=color, zorder=4)
         ax.plot(*xy1, ls="", marker="o", ms=6, color=color, mec="black", mew=0.4, zorder=4)
         ax.annotate("", xy1, xy0, arrowprops={"arrowstyle": "-|>", "color": color, "lw": 1.0,
                                               "shrinkA": 3, "shrinkB": 3}, zorder=3)
     for status, hollow in ((ONLY_BASELINE, True), (ONLY_NEW, False)):
         s = "_baseline" if hollow else "_new"
-        rows = side(t.filter(pl.col("status") == status), s)
+        rows = core.side(t.filter(pl.col("status") == status), s)
         ax.plot(rows["arithmetic_intensity"].to_numpy(), rows["performance"].to_numpy() / scale,
                 ls="", marker="s", ms=6, mfc="none" if hollow else GREY, mec=GREY, zorder=4)
     ranked = drawn.filter(pl.col("speedup") > 0).with_columns(
@@ -85,8 +69,8 @@ def plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title:
     handles = [
         Line2D([], [], ls="", marker="o", mfc="none", mec="0.3", label="baseline"),
         Line2D([], [], ls="", marker="o", color="0.3", label="new"),
-        Line2D([], [], color=FASTER, label="faster (speedup ≥ 1)"),
-        Line2D([], [], color=SLOWER, label="slower"),
+        Line2D([], [], color=core.SPEEDUP_COLORS["faster or same"], label="faster (speedup ≥ 1)"),
+        Line2D([], [], color=core.SPEEDUP_COLORS["slower"], label="slower"),
         Line2D([], [], ls="", marker="s", mfc="none", mec=GREY,
                    label=f"only in baseline ({comp.only_baseline})"),
         Line2D([], [], ls="", marker="s", color=GREY, label=f"only in new ({comp.only_new})"),

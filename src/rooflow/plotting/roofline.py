@@ -1,0 +1,343 @@
+"""The roofline plot (matplotlib, log-log) of an analysis table: PNG, SVG or PDF.
+
+Single-level data: series → marker shape, family (or another column) → colour; filled
+markers are measured points, hollow ones theoretical (drawn on the roof). Hierarchical
+data (several memory levels): one memory roof per level, one compute roof per
+precision; each kernel one colour, marker by level, its dots joined by a faint line.
+Limits, units, roofs and labels, the ranking of the points that matter, colours and
+markers are :mod:`.core`'s, shared with the pages (:mod:`rooflow.html`).
+
+More points than ``PlotOptions.density_threshold`` (or ``density=True``): each series
+(level) becomes a 2-D histogram image (:mod:`.density`) with its exact count in the
+legend; the top-N points that matter and every above-roof point stay markers.
+
+Points above the roof are drawn as red-edged X (and counted on the plot), never
+clipped. Bandwidth-only rows (no operations) go to a side panel (:mod:`.bandwidth`).
+Integer-OP rows (``unit`` "OP") sharing a plot with FLOP rows are drawn as a separate
+diamond group and said so in a note; a plot of OP rows only is labelled OP/s.
+
+Figures are made outside pyplot, on an Agg canvas: the matplotlib backend is left as it
+is (rooflow's commands choose Agg themselves).
+
+Table columns read: :func:`drawn_columns` (and ``color_by``); the optional ones are used
+when present.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import polars as pl
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.ticker import FuncFormatter
+
+from rooflow.defaults import plot_defaults
+from rooflow.io import atomic_path
+from rooflow.levels import LEVELS
+from rooflow.levels import marker as level_marker
+from rooflow.plotting import core
+from rooflow.plotting import markers as mk
+from rooflow.plotting.bandwidth import bandwidth_only_rows, draw_bandwidth_panel
+from rooflow.plotting.density import draw_density, log_counts, use_density
+from rooflow.plotting.labels import AUTO_LABEL_MAX, label_points, notes
+from rooflow.plotting.roofs import draw_minor_ticks, draw_roofs
+from rooflow.roofs.preset import Preset
+
+AXES_RECT = (0.07, 0.09, 0.745, 0.84)  # fixed, so roof-label angles are exact
+LEGEND_X = 1.01  # legends and key start just right of the axes
+_D = plot_defaults()
+
+
+@dataclass(frozen=True)
+class PlotOptions:
+    """Per-dataset plot options; defaults are the config schema's ``plot_defaults``.
+
+    ``annotate`` None: label the points when there are at most 20 and no ``key``. ``density`` None:
+    density rendering above ``density_threshold`` points; True/False force it.
+    ``color_by`` is the column that picks colours (``family``; ``dataset`` on overviews).
+    """
+
+    connect: bool = _D["connect"]
+    annotate: bool | None = _D["annotate"]
+    key: bool = _D["key"]
+    series_order: Sequence[str] = tuple(_D["series_order"])
+    dpi: int = _D["dpi"]
+    title: str | None = _D["title"]
+    formats: Sequence[str] = tuple(_D["formats"])
+    top_n: int = _D["top_n"]
+    density: bool | None = _D["density"]
+    density_threshold: int = _D["density_threshold"]
+    color_by: str = "family"
+
+
+DRAWN_COLUMNS = [
+    "series", "family", "label", "pair", "kernel", "level", "precision", "unit",
+    "arithmetic_intensity", "performance", "theoretical", "bandwidth_only",
+    "compute_roof_name", "memory_roof_name", "headroom", "above_roof", "roof_note",
+]  # fmt: skip
+BANDWIDTH_COLUMNS = ["bytes", "time_s", "memory_roof", "achieved_bandwidth"]
+"""Read by the bandwidth-only panel alone."""
+
+
+def drawn_columns(points: pl.DataFrame) -> list[str]:
+    """The analysis columns :func:`figure` reads for ``points`` (canonical points).
+
+    Per-kernel columns (``rooflow.analysis.KERNEL_COLUMNS``) for hierarchical data, where
+    they colour and list the kernels, and for timed data, where potential time saved ranks
+    the points that matter (:data:`.core.RANK_COLUMNS`, as on the pages); otherwise they
+    would cost windows over every point and change nothing drawn. The bandwidth panel's
+    columns only when there are bandwidth-only rows (``flop`` = 0): each is a full-length
+    column.
+    """
+    from rooflow.analysis import KERNEL_COLUMNS
+
+    per_kernel = points["level"].n_unique() > 1 or bool(points["time_s"].is_not_null().any())
+    bandwidth = bool((points["flop"] == 0).any())
+    return (DRAWN_COLUMNS + (BANDWIDTH_COLUMNS if bandwidth else [])
+            + (KERNEL_COLUMNS if per_kernel else []))
+
+
+def plot_roofline(table: pl.DataFrame, preset: Preset, out: str | Path, *,
+                  options: PlotOptions = PlotOptions()) -> list[Path]:
+    """Draw one roofline plot of an analysis table; write it in every requested format.
+
+    Args:
+        table: :func:`rooflow.analysis.analyze` output (optionally with a ``dataset``
+            column, used when ``options.color_by == "dataset"``).
+        preset: the roofs to draw.
+        out: output path; its suffix is replaced per format.
+        options: plot options.
+
+    Returns:
+        The files written (atomically: a temporary name renamed into place).
+    """
+    fig = figure(table, preset, options)
+    written = []
+    for fmt in options.formats:
+        path = Path(out).with_suffix(f".{fmt}")
+        # Chunked paths: Agg refuses one path over its cell limit (10⁵+ arrow shafts).
+        with atomic_path(path) as tmp, matplotlib.rc_context({"agg.path.chunksize": 20_000}):
+            fig.savefig(tmp, dpi=options.dpi, format=fmt, **_save_options(fmt))
+        written.append(path)
+    return written
+
+
+def new_figure() -> Figure:
+    """An 11 × 6.5 in figure on an Agg canvas, outside pyplot.
+
+    No pyplot: no global figure manager, so a figure needs no closing (chosen for that,
+    not for speed: an A/B showed no difference; bench/NOTES.md).
+    """
+    fig = Figure(figsize=(11, 6.5))
+    FigureCanvasAgg(fig)  # a renderer for text extents (adjustText) before saving
+    return fig
+
+
+def _save_options(fmt: str) -> dict:
+    """PNG at zlib level 1: quicker to encode than the default, files somewhat larger."""
+    return {"pil_kwargs": {"compress_level": 1}} if fmt == "png" else {}
+
+
+def figure(table: pl.DataFrame, preset: Preset, options: PlotOptions = PlotOptions()):
+    """The roofline figure of :func:`plot_roofline`, not saved (tests inspect its artists)."""
+    bw_mask = bandwidth_only_rows(table)
+    bw_rows = table.filter(bw_mask)
+    if bw_rows.height:  # a filter copies every column: only when there is something to drop
+        table = table.filter(~bw_mask)
+    op = core.op_rows(table)
+    per = core.operation([table])
+    only_op = per == "OP"
+    limits = core.axis_limits(preset, [table])
+    scale, unit = core.perf_unit(limits, per)
+    fig = new_figure()
+    ax = fig.add_axes(AXES_RECT)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(limits.xmin, limits.xmax)
+    ax.set_ylim(limits.ymin / scale, limits.ymax / scale)
+    xlabel, ylabel = core.axis_titles(per, unit)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, which="major", ls=":", lw=0.6, color="0.8")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(FuncFormatter(core.decade_label))
+    draw_minor_ticks(ax)
+    levels = core.order(table["level"], list(LEVELS)) if table.height else []
+    draw_roofs(ax, preset, *core.roof_keys(preset, levels, table["precision"].unique(
+        maintain_order=True).to_list()), limits, scale, unit)
+    dense = use_density(table.height, options.density, options.density_threshold)
+    mixed_op = op.any() and not only_op
+    handles: list = []
+    if table.height and len(levels) > 1:
+        handles = _draw_hierarchical(ax, table, levels, scale, options, dense, limits)
+    elif table.height:
+        handles = _draw_points(ax, table.filter(~op) if mixed_op else table, scale, options,
+                               dense, limits)
+    if mixed_op:
+        ops = table.filter(op)
+        mk.draw_markers(ax, ops["arithmetic_intensity"].to_numpy(),
+                        ops["performance"].to_numpy() / scale, "d", "tab:olive", hollow=False,
+                        gid="integer-op")
+        handles.append(Line2D([], [], ls="", marker="d", color="tab:olive",
+                              label=f"integer OP ({ops.height:,}), OP/s"))
+    n_above = _draw_above_roof(ax, table, scale)
+    if n_above:
+        handles.append(Line2D([], [], ls="", **mk.ABOVE_ROOF, label="above the roof"))
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(LEGEND_X, 1.0), fontsize=7.5,
+              frameon=False, borderaxespad=0, handletextpad=0.4)
+    lines = notes(table, n_above, int(op.sum()) if mixed_op else 0)
+    if lines:
+        ax.text(0.01, 0.99, "\n".join(lines), transform=ax.transAxes, fontsize=8, va="top",
+                color="firebrick", gid="notes",
+                bbox={"boxstyle": "round", "fc": "white", "ec": "0.8", "alpha": 0.9})
+    if bw_rows.height:
+        draw_bandwidth_panel(fig, bw_rows, core.order(bw_rows["level"], list(LEVELS)))
+    title = options.title or f"{preset.name}"
+    if preset.overridden:
+        title += f" (overridden: {', '.join(preset.overridden)})"
+    # A fixed y: automatic title placement measures every tick label first.
+    ax.set_title(title, fontsize=11, y=1.0)
+    return fig
+
+
+def _draw_above_roof(ax, table: pl.DataFrame, scale: float) -> int:
+    if "above_roof" not in table.columns:
+        return 0
+    above = table.filter(pl.col("above_roof").fill_null(False))
+    if above.height:
+        ax.plot(above["arithmetic_intensity"].to_numpy(),
+                above["performance"].to_numpy() / scale, ls="", zorder=6, gid="above-roof",
+                **mk.ABOVE_ROOF)
+    return above.height
+
+
+def _style_handles(table: pl.DataFrame) -> list:
+    """Legend entries explaining filled (measured) vs hollow (theoretical) markers."""
+    theoretical = table["theoretical"]
+    out = []
+    if not theoretical.all():
+        out.append(Line2D([], [], ls="", marker="o", mfc="0.4", mec="black", mew=0.4,
+                          label="filled: measured"))
+    if theoretical.any():
+        out.append(Line2D([], [], ls="", marker="o", mfc="none", mec="0.4",
+                          label="hollow: theoretical (on the roof)"))
+    return out
+
+
+def _density_groups(ax, table: pl.DataFrame, column: str, groups: list[str], scale: float,
+                    limits: core.Limits, colors: dict[str, str]) -> list:
+    """One density image per value of ``column`` (series or level); its legend patches."""
+    counts, ex, ey = log_counts(table["arithmetic_intensity"], table["performance"],
+                                (limits.xmin, limits.xmax), (limits.ymin, limits.ymax),
+                                mk.codes(table[column], groups), len(groups))
+    ey = ey - np.log10(scale)  # cell edges in the axis unit
+    handles = []
+    for i, group in enumerate(groups):
+        n, peak = draw_density(ax, counts[i], ex, ey, colors[group], gid=f"density:{group}",
+                         max_alpha=1.0 if len(groups) == 1 else 0.6)
+        # The shade scale: palest = 1 point per cell, darkest = `peak` (log).
+        handles.append(Patch(color=colors[group], alpha=0.7,
+                             label=f"{group}: {n:,} (density)\n1 … {peak:,} per cell"))
+    return handles
+
+
+def _draw_points(ax, table: pl.DataFrame, scale: float, options: PlotOptions, dense: bool,
+                 limits: core.Limits) -> list:
+    """Single-level points; returns the legend handles."""
+    series = core.order(table["series"], options.series_order)
+    color_col = options.color_by if options.color_by in table.columns else "family"
+    if dense:  # the markers left take their series' density colour
+        color_col = "series"
+    groups = series if dense else core.groups(table[color_col])
+    colors = core.group_colors(groups, options.top_n)
+    # Points are grouped by distinct colour: every group past the coloured ones is grey.
+    palette = list(dict.fromkeys(colors.values()))
+    color_index = np.array([palette.index(colors[g]) for g in groups])
+    markers = [core.series_marker(i).mpl for i in range(len(series))]
+    handles = []
+    shown, left_out = core.top_points(table, options.top_n)
+    drawn = table
+    if dense:
+        handles += _density_groups(ax, table, "series", series, scale, limits, colors)
+        drawn = shown
+    else:
+        handles += [Line2D([], [], ls="", marker=m, color="0.3", label=s)
+                    for s, m in zip(series, markers, strict=True)]
+    mk.draw_groups(ax, drawn["arithmetic_intensity"].to_numpy(),
+                   drawn["performance"].to_numpy() / scale, mk.codes(drawn["series"], series),
+                   drawn["theoretical"].to_numpy(),
+                   color_index[mk.codes(drawn[color_col].cast(pl.String).fill_null(""), groups)],
+                   markers, palette)
+    if dense:
+        handles.append(Line2D([], [], ls="", marker="o", color="0.3",
+                              label=f"markers: top {shown.height:,} {core.ranked_by(table)}"))
+    if options.connect:
+        mk.draw_arrows(ax, drawn, scale)
+    handles += _style_handles(table)
+    if not dense and (len(groups) > 1 or groups[0] != ""):  # dense: the images name them
+        handles.append(Line2D([], [], ls="", label=f"— {color_col} —"))
+        handles += [Line2D([], [], ls="", marker="o", color=colors[g], label=g or "(none)")
+                    for g in groups[: options.top_n]]
+        if len(groups) > options.top_n:
+            handles.append(Line2D([], [], ls="", marker="o", color=core.GREY,
+                                  label=f"+{len(groups) - options.top_n} more"))
+    annotate = options.annotate
+    if annotate is None:  # auto: a small plot gets labels, unless it has a numbered key
+        annotate = table.height <= AUTO_LABEL_MAX and not options.key
+    if annotate or options.key:
+        label_points(ax, shown, left_out, scale, annotate=annotate, key=options.key,
+                     top_n=options.top_n)
+    return handles
+
+
+def _draw_hierarchical(ax, table: pl.DataFrame, levels: list[str], scale: float,
+                       options: PlotOptions, dense: bool, limits: core.Limits) -> list:
+    """One colour per kernel that matters most (:func:`.core.top_kernels`), marker by level.
+
+    The rest are grey; with density rendering they become one image per level instead.
+    """
+    top = core.top_kernels(table, options.top_n)
+    colors = core.group_colors(top, options.top_n)
+    palette = [colors[k] for k in top]
+    handles = [Line2D([], [], ls="", marker=level_marker(lv), color="0.3", label=lv)
+               for lv in levels]
+    drawn = table
+    if dense:
+        handles += _density_groups(ax, table, "level", levels, scale, limits,
+                                   core.group_colors(levels, len(levels)))
+        drawn = table.filter(pl.col("kernel").is_in(top))
+    mk.draw_kernels(ax, drawn, levels, top, palette, core.GREY, scale)
+    _kernel_key(ax, table, table["kernel"].n_unique(), top, palette)
+    return handles
+
+
+def _kernel_key(ax, table: pl.DataFrame, n_kernels: int, top: list[str], palette: list) -> None:
+    """Numbered list of the coloured kernels with their bound and headroom (one join)."""
+    from rooflow.plotting.labels import short_names
+
+    info = pl.DataFrame({"kernel": top}, schema={"kernel": pl.String})
+    if {"binding", "kernel_bound", "kernel_headroom"} <= set(table.columns):
+        binding = table.filter(pl.col("binding")).unique("kernel", keep="first").select(
+            "kernel", "kernel_bound", "kernel_headroom")
+        info = info.join(binding, on="kernel", how="left", maintain_order="left")
+        detail = pl.format(" — {}-bound, {}× headroom", pl.col("kernel_bound"),
+                           pl.col("kernel_headroom").round_sig_figs(2)).fill_null("")
+    else:
+        detail = pl.lit("")
+    texts = info.select(pl.format("{} {}{}", pl.int_range(1, pl.len() + 1), pl.lit(
+        short_names(info["kernel"], 30)), detail)).to_series().to_list()
+    y = 0.55
+    for text, color in zip(texts, palette, strict=True):
+        ax.text(LEGEND_X + 0.01, y, text, transform=ax.transAxes, fontsize=6.5, color=color,
+                va="top")
+        y -= 0.032
+    if n_kernels > len(top):
+        ax.text(LEGEND_X + 0.01, y, f"+{n_kernels - len(top)} more kernels (grey)",
+                transform=ax.transAxes, fontsize=6.5, color="0.4", va="top")
