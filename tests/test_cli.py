@@ -211,6 +211,47 @@ def test_from_aliases_write_what_convert_writes(repo, tmp_path, alias, kind, inp
         assert not optioned.equals(pl.read_csv(convert_out))
 
 
+def test_from_benchmark_writes_precision_and_level(repo, tmp_path):
+    # moe_attention.csv row 4 is 1_BatchedMoE bench-gpu-2, QUANT 1 = fp8 w8a8: the family
+    # model's fp8-tensor (families.yaml), bytes at DRAM (compulsory-traffic model).
+    out = tmp_path / "moe.csv"
+    proc = rooflow("from-benchmark", "resources/benchmarks/moe_attention.csv", "-o", str(out),
+                   cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    fp8 = pl.read_csv(out).filter(pl.col("row") == 4)
+    assert fp8["series"].to_list() == ["Original", "Optimized"]
+    assert fp8["kernel"].to_list() == ["bench-gpu-2"] * 2
+    assert fp8["precision"].to_list() == ["fp8-tensor"] * 2
+    assert fp8["level"].to_list() == ["DRAM"] * 2 and fp8["bytes_model"][0] == "family"
+
+
+def test_convert_then_table_is_the_table_of_every_shipped_example(repo, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from rooflow.cli import cli
+    from rooflow.kinds import KINDS
+    from rooflow.planning import sources
+
+    # Every dataset the example run builds (resources/), on two presets (a100-sxm has no
+    # fp8 roof, mi300x one; different memory levels). In-process: these ~45 commands as
+    # subprocesses would take a minute.
+    monkeypatch.chdir(repo)
+    runner = CliRunner()
+    datasets = [(kind, name, path) for kind, k in KINDS.items()
+                for name, path in sources(kind, k.pattern, k.folder, k.alternate).items()]
+    assert {kind for kind, _, _ in datasets} >= {"roofline", "benchmarks", "specs", "ncu",
+                                                   "rocprof"}
+    for kind, name, path in datasets:
+        points = tmp_path / f"{kind}-{name}.csv"
+        done = runner.invoke(cli, ["convert", path, "-o", str(points)])
+        assert done.exit_code == 0, done.output
+        for preset in ("a100-sxm", "mi300x"):
+            converted = runner.invoke(cli, ["table", str(points), "--hardware", preset])
+            direct = runner.invoke(cli, ["table", path, "--hardware", preset])
+            assert converted.exit_code == direct.exit_code == 0, (path, direct.output)
+            assert converted.stdout == direct.stdout, (path, preset)
+
+
 @pytest.mark.shared
 def test_from_unitrace_pair_is_convert_of_the_two_reports(shared_data, tmp_path):
     folder = shared_data / "intel" / "unitrace-pvc-gemm-fp16"

@@ -63,6 +63,44 @@ def test_level_column(tmp_path):
     assert read_roofline_csv(path)["level"].to_list() == ["CARM", "DRAM"]
 
 
+def test_precision_device_and_level_columns_are_read(tmp_path):
+    # Aliases and any case: compute_precision FP32 → fp32, gpu → device, memory_level.
+    path = write(tmp_path, "name,ai,tflops,Compute_Precision,GPU,memory_level\n"
+                 "sgemm,1000,9.75,FP32,A100, l2\nhgemm,1000,9.75,,A100,hbm\n")
+    pts = read_roofline_csv(path)
+    assert pts["precision"].to_list() == ["fp32", ""]
+    assert pts["device"].to_list() == ["A100", "A100"]
+    assert pts["level"].to_list() == ["L2", "DRAM"]
+
+
+def test_a_row_is_judged_against_the_roof_of_its_precision(tmp_path):
+    from rooflow.analysis import analyze
+    from rooflow.roofs import load_preset
+
+    # a100-sxm: fp32 19.5 TFLOP/s; default_compute fp16-tensor 312; HBM 2,039 GB/s.
+    # AI 1,000 → memory roof 2,039 TFLOP/s, so compute binds: fp32 9.75 / 19.5 = 50 % of
+    # roof; the row without precision meets the default 312: 9.75 / 312 = 3.125 %.
+    path = write(tmp_path, "name,ai,tflops,precision\nsgemm,1000,9.75,fp32\nk,1000,9.75,\n")
+    table = analyze(read_roofline_csv(path), load_preset("a100-sxm"))
+    assert table["compute_roof"].to_list() == [19.5e12, 312e12]
+    assert table["pct_of_roof"].to_list() == pytest.approx([50.0, 3.125])
+    assert table["roof_note"][0] == "" and "precision not given" in table["roof_note"][1]
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_unknown_precision_is_one_line_naming_the_vocabulary(tmp_path, exact):
+    from rooflow.points import PRECISIONS
+
+    # exact: a quoted field and an empty last cell send the file to the row-exact reader.
+    label = '"a, b"' if exact else "a"
+    path = write(tmp_path, f"label,ai,precision,tflops\n{label},10,fp32,\nb,10,float16,1\n")
+    with pytest.raises(InputError) as err:
+        read_roofline_csv(path)
+    assert (err.value.row, err.value.column, err.value.value) == (2, "precision", "float16")
+    message = str(err.value)
+    assert "\n" not in message and all(p in message for p in PRECISIONS)
+
+
 def test_points_csv_round_trip(tmp_path, repo):
     from rooflow.io import write_csv
 
@@ -71,6 +109,31 @@ def test_points_csv_round_trip(tmp_path, repo):
     write_csv(pts, out)
     again = read_roofline_csv(out)
     assert again.drop("source").equals(pts.drop("source"))
+
+
+def test_points_csv_keeps_every_column_and_reads_bandwidth_only_rows(tmp_path):
+    import polars as pl
+
+    from rooflow.io import write_csv
+    from rooflow.points import to_points
+
+    # A measured fp8 point (flop_per_s 26,113,192,000,000: not round-tripped through
+    # TFLOP/s), a bandwidth-only copy (flop 0, no intensity) and a theoretical point.
+    pts = to_points(pl.DataFrame({
+        "series": ["Optimized", "copy", "spec"], "kernel": ["w8a8", "memcpy", "v"],
+        "level": ["DRAM", "L2", "DRAM"], "precision": ["fp8-tensor", "", "bf16-tensor"],
+        "precision_mix": ["", "", ""], "flop": [5e10, 0.0, 1e9], "bytes": [8e8, 1e6, 1e7],
+        "time_s": [1.9737e-3, 1e-6, None], "arithmetic_intensity": [62.5, None, 100.0],
+        "flop_per_s": [26_113_192_000_000.0, 0.0, None],
+        "bytes_model": ["family", "measured", "inputs-only"], "source": ["bench.csv"] * 3,
+        "row": [3, 7, 2], "device": ["NVIDIA H100", "NVIDIA H100", ""]}))
+    out = tmp_path / "points.csv"
+    write_csv(pts, out)
+    assert read_roofline_csv(out).equals(pts)
+    text = out.read_text().replace("fp8-tensor", "fp9")
+    with pytest.raises(InputError) as err:  # the file's row, not the source's row 3
+        read_roofline_csv(write(tmp_path, text, name="bad.csv"))
+    assert (err.value.row, err.value.column, err.value.value) == (1, "precision", "fp9")
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,10 @@ A row without performance is a theoretical point (``flop_per_s`` null): it sits 
 the roof. Advisor-style hierarchical rows: a ``level`` column names the memory level
 of each row (CARM, L3, SLM, GTI, DRAM, ...), or ``bytes_<level>`` columns
 (``bytes_l3``, ``bytes_slm``, ...) give one point per level from the row's ``flop``.
-A file written by ``rooflow from-ncu``/``from-rocprof`` (the canonical points
-columns) is read as it is.
+A ``precision`` column names the roof each row is judged against (a name of
+:data:`rooflow.points.PRECISIONS`, any case; empty: not given), a ``device`` column the
+GPU it was measured on. A file written by ``rooflow convert`` or a ``from-*`` command
+(the canonical points columns) is read as it is, every column kept.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import polars as pl
 
 from rooflow.errors import InputError
 from rooflow.formats.roofline import CANONICAL, LEVEL_BYTES_PREFIX
-from rooflow.points import POINT_SCHEMA, to_points
+from rooflow.points import POINT_SCHEMA, PRECISIONS, check_points, to_points
 from rooflow.settings import Settings
 from rooflow.validate import check, coerce_numeric, read_csv_text
 
@@ -305,12 +307,8 @@ def _from_frame(raw: pl.DataFrame, path: str | Path, *, exact: bool) -> pl.DataF
     return _to_canonical(frame, path)
 
 
-def _validate(frame: pl.DataFrame, path: str | Path, *, exact: bool,
-              by_row: bool = True) -> None:
-    """The :func:`_schema` checks: pandera (``exact``) or one vectorized pass.
-
-    ``by_row``: the ``row`` column is the data row of each row (else: its position).
-    """
+def _validate(frame: pl.DataFrame, path: str | Path, *, exact: bool) -> None:
+    """The :func:`_schema` checks: pandera (``exact``) or one vectorized pass."""
     if exact:
         _require_intensity(frame, path)
         check(frame, _schema(), path)
@@ -321,7 +319,7 @@ def _validate(frame: pl.DataFrame, path: str | Path, *, exact: bool,
                            pl.col("series").str.len_chars() > 0)
     if not frame.select(ok.all()).item():
         bad = ~ok.fill_null(False)
-        raise _Recheck(frame.filter(bad)["row"].min() if by_row else _first_row(frame, bad))
+        raise _Recheck(frame.filter(bad)["row"].min())
 
 
 def _derive(frame: pl.DataFrame) -> pl.DataFrame:
@@ -384,7 +382,25 @@ def _to_canonical(frame: pl.DataFrame, path: str | Path) -> pl.DataFrame:
         source=pl.lit(str(path)),
         bytes_model=pl.lit("given"),
     )
-    return to_points(frame)
+    return to_points(_checked_precision(frame, path, frame["row"]))
+
+
+def _checked_precision(frame: pl.DataFrame, path: str | Path, rows: pl.Series) -> pl.DataFrame:
+    """``precision`` lower-cased and checked against :data:`PRECISIONS` ("" = not given).
+
+    ``rows``: the file's data row of each frame row, for the error.
+    """
+    if "precision" not in frame.columns:
+        return frame
+    precision = pl.col("precision").cast(pl.String).str.strip_chars().str.to_lowercase()
+    frame = frame.with_columns(precision=precision.fill_null(""))
+    bad = frame.select((~pl.col("precision").is_in(["", *PRECISIONS])).arg_true()).to_series()
+    if bad.len():
+        i = int(bad[0])
+        raise InputError(str(path), f"unknown precision; one of: {', '.join(PRECISIONS)}",
+                         row=int(rows[i]), column="precision", check="vocabulary",
+                         value=frame["precision"][i])
+    return frame
 
 
 def _read_points_csv(raw: pl.DataFrame, path: str | Path, *, exact: bool) -> pl.DataFrame:
@@ -396,11 +412,15 @@ def _read_points_csv(raw: pl.DataFrame, path: str | Path, *, exact: bool) -> pl.
             frame = raw.with_columns(pl.col(numeric).cast(pl.Float64))
         except pl.exceptions.PolarsError:
             raise _Recheck from None
-    frame = frame.rename({"flop_per_s": "tflops"}).with_columns(pl.col("tflops") / 1e12)
-    # `row` here is the canonical points' own (a row of their source), not this file's.
-    _validate(frame.with_columns(series=pl.col("series").fill_null("kernel")), path,
-              exact=exact, by_row=False)
-    return to_points(frame.with_columns(flop_per_s=pl.col("tflops") * 1e12))
+    # `row` here is the canonical points' own (a row of their source), not this file's:
+    # errors name the file's rows. The contract is the points' (check_points): a
+    # bandwidth-only row (flop 0, no intensity) and a theoretical one (no flop_per_s) read
+    # back as written, and flop_per_s is kept as written (no TFLOP/s round trip).
+    position = pl.int_range(1, frame.height + 1, dtype=pl.Int64, eager=True)
+    frame = _checked_precision(frame, path, position)
+    points = to_points(frame)
+    check_points(points.with_columns(row=position), str(path))
+    return points
 
 
 def load(path: str | Path, settings: Settings) -> pl.DataFrame:

@@ -24,6 +24,8 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "time_us": ("time_us", "us", "time", "latency_us"),
     "bytes": ("bytes", "bytes_moved", "mem_bytes", "memory_bytes"),
     "level": ("level", "memory_level"),
+    "precision": ("precision", "compute_precision"),
+    "device": ("device", "gpu"),
 }
 """Canonical column → the header names (lower case) that mean it."""
 CANONICAL = {alias: name for name, aliases in ALIASES.items() for alias in aliases}
