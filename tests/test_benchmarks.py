@@ -176,6 +176,22 @@ def test_real_specs_dir(tmp_path: Path, families) -> None:
     assert points["label"][0] == "qwen3-30b-A3B: swiglu output -> final output"
 
 
+def test_causal_prefill_performance_is_in_the_models_count(tmp_path: Path, families) -> None:
+    # 3_UnifiedAttention bench-gpu-1 (prefill, CAUSAL 1) as in moe_attention.csv: the
+    # harness's 132.127431 TFLOP/s count the spec's 4·TQ·QH·D·MKV = 68 719 476 736 FLOP
+    # (/ 520.1 µs = 132.127 TFLOP/s); the model counts 34 376 515 584 (test_models), a
+    # factor of 2049/4096. Optimized: 132.127431e12 · 2049/4096 = 66.0960e12 FLOP/s
+    # (= 34 376 515 584 / 520.1 µs); Original: · 520.1 / 576.8 = 59.5987e12.
+    points = _points(tmp_path, families, "3_UnifiedAttention,bench-gpu-1,,576.8,520.1,"
+                     "132.127431\n")
+    assert points["flop"].to_list() == [34_376_515_584] * 2
+    assert points["flop_per_s"].to_list() == pytest.approx([59.5987e12, 66.0960e12],
+                                                           rel=1e-5)
+    decode = _points(tmp_path, families, "3_UnifiedAttention,bench-gpu-2,,762.6,613.8,"
+                     "1.749335\n")  # not causal: the CSV's TFLOP/s as given
+    assert decode["flop_per_s"][1] == 1.749335e12
+
+
 def test_points_carry_the_family_models_compute_precision(tmp_path: Path, families) -> None:
     # BatchedMoE codes (families.yaml): 0 bf16 → bf16-tensor, 1 fp8 w8a8 → fp8-tensor; an
     # fp8 kernel must be judged against the fp8 roof, not the preset's default.

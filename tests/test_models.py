@@ -98,6 +98,40 @@ def test_unified_attention(families, kqm: int, expected: int, series: str) -> No
     assert (out["flop"], out["bytes"], out["series"]) == (536_870_912, expected, series)
 
 
+def test_causal_prefill_of_the_shipped_spec(families) -> None:
+    # resources/specs/3_UnifiedAttention.yaml bench-gpu-1, llama3.1-8B prefill 2k, CAUSAL 1:
+    # QH 32, D 128, NS 1, TQ = MKV = S = 2048. Query–key pairs S(S+1)/2 = 2048·2049/2 =
+    # 2 098 176; FLOP = 4·QH·D·pairs = 16 384 · 2 098 176 = 34 376 515 584 (full attention
+    # 4·2048·32·128·2048 = 68 719 476 736: (S+1)/2S = 50.02 %).
+    # bytes (KQM 0): Q 2048·32·128·2 = 16 777 216 + K, V 2·1·2048·8·128·2 = 8 388 608
+    #   + O 16 777 216 = 41 943 040 → AI = 819.6 FLOP/byte (full: 1 638.4).
+    points = spec_points(REPO / "resources/specs/3_UnifiedAttention.yaml", families)
+    row = points.filter(pl.col("kernel") == "bench-gpu-1").row(0, named=True)
+    assert (row["flop"], row["bytes"]) == (34_376_515_584, 41_943_040)
+    assert row["arithmetic_intensity"] == pytest.approx(819.6)
+    decode = points.filter(pl.col("kernel") == "bench-gpu").row(0, named=True)
+    assert decode["flop"] == 4 * 32 * 128 * 8192  # not causal: the seed's formula
+
+
+@pytest.mark.parametrize(("dims", "flop"), [
+    # Chunked prefill: a 512-token chunk appended to a sequence of MKV = 4096 tokens (its
+    # own included). Query i (0-based) sees 4096 − 512 + 1 + i = 3585 + i keys:
+    # pairs = 512·3585 + 512·511/2 = 1 835 520 + 130 816 = 1 966 336;
+    # FLOP = 4·32·128 · 1 966 336 = 16 384 · 1 966 336 = 32 216 449 024.
+    ({"NS": 1, "TQ": 512, "MKV": 4096}, 32_216_449_024),
+    # Two such sequences (TQ = 1024 tokens, QS = 512 each): twice the pairs.
+    ({"NS": 2, "TQ": 1024, "MKV": 4096}, 64_432_898_048),
+    # Decode (one new token per sequence, QS = 1): MKV pairs, as full attention:
+    # 4·32·128·8·4096 = 536 870 912.
+    ({"NS": 8, "TQ": 8, "MKV": 4096}, 536_870_912),
+])
+def test_causal_attention_counts_the_pairs_the_mask_keeps(families, dims, flop) -> None:
+    out = _apply(families, "UnifiedAttention", QH=32, KH=8, D=128, KQM=0, CAUSAL=1, **dims)
+    assert out["flop"] == flop
+    full = _apply(families, "UnifiedAttention", QH=32, KH=8, D=128, KQM=0, CAUSAL=0, **dims)
+    assert full["flop"] == 4 * dims["TQ"] * 32 * 128 * dims["MKV"]
+
+
 def test_missing_code_dim_means_code_zero(families) -> None:
     out = _apply(families, "BatchedMoE", E=128, M=64, K=768, N=2048)
     assert (out["bytes"], out["series"]) == (448_791_040, "bf16")

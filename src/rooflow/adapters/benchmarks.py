@@ -20,9 +20,15 @@ Each row gives two points sharing ``pair`` = ``"{family}:{shape_key}"`` (plus
 `` ({config})`` when that id repeats in the file), both at the arithmetic intensity
 of the family model (:mod:`rooflow.models.families`):
 
-* ``Optimized``: flop_per_s = tflops·1e12, time_s = triton_us·1e-6;
-* ``Original``: flop_per_s = tflops·1e12·triton_us/baseline_us (same FLOP in the
+* ``Optimized``: flop_per_s = tflops·1e12·s, time_s = triton_us·1e-6;
+* ``Original``: flop_per_s = tflops·1e12·s·triton_us/baseline_us (same FLOP in the
   baseline time), time_s = baseline_us·1e-6.
+
+``tflops`` counts the spec variant's own ``flop`` formula (the benchmark harness computes
+it so); s = model FLOP / that count puts performance in the count of the intensity. s is
+1 where the model's FLOP formula is the variant's, as in every shipped family but causal
+attention (UnifiedAttention ``CAUSAL: 1``, about half the pairs), and where the variant
+has no ``flop``.
 """
 
 from __future__ import annotations
@@ -34,7 +40,13 @@ import pandera.polars as pa
 import polars as pl
 
 from rooflow.errors import InputError
-from rooflow.models.families import FamilyModel, kernel_metrics, load_families, resolve_family
+from rooflow.models.families import (
+    FamilyModel,
+    kernel_metrics,
+    load_families,
+    resolve_family,
+    variant_formula,
+)
 from rooflow.models.spec_yaml import MAX_DIM, Spec, read_spec
 from rooflow.points import empty_points, to_points
 from rooflow.settings import Settings
@@ -148,34 +160,38 @@ def _metrics(
     families: Mapping[str, FamilyModel],
     source: str,
 ) -> pl.DataFrame:
-    """FLOP, bytes, intensity and compute precision per row, from each spec's family model."""
+    """FLOP, bytes, intensity, compute precision and the variant's own FLOP per row."""
     metrics = []
     for spec_path, rows in groups.items():
         spec = next(s for s, _ in specs if s.path == spec_path)
         dims = pl.DataFrame(rows, infer_schema_length=None)
         model = families.get(rows[0]["resolved"])
         metrics.append(kernel_metrics(spec, dims, model, source=source, where="at", row="row")
+                       .with_columns(variant_flop=variant_formula(spec, dims, "flop", source,
+                                                                  where="at", row="row"))
                        .select("row", "resolved", "label", "precision", "flop", "bytes",
-                               "arithmetic_intensity", "bytes_model"))
+                               "arithmetic_intensity", "bytes_model", "variant_flop"))
     return pl.concat(metrics)
 
 
 def _pairs(rows: pl.DataFrame, source: str) -> pl.DataFrame:
     """Each row → an Original and an Optimized point (canonical points), in row order."""
-    common = [pl.col("resolved").alias("family"), "label", "pair", "precision",
-              pl.col("shape_key").alias("kernel"), "flop", "bytes", "arithmetic_intensity",
-              "bytes_model", pl.lit(source).alias("source"), "row"]
+    common: list[pl.Expr | str] = [
+        pl.col("resolved").alias("family"), "label", "pair", "precision",
+        pl.col("shape_key").alias("kernel"), "flop", "bytes", "arithmetic_intensity",
+        "bytes_model", pl.lit(source).alias("source"), "row"]
+    # In the model's count (module doc); flop / variant_flop is exactly 1.0 where equal.
+    measured = pl.col("tflops") * 1e12 * (pl.col("flop") / pl.col("variant_flop")).fill_null(1.0)
     optimized = rows.select(
         pl.lit("Optimized").alias("series"), *common,
         (pl.col("triton_us") * 1e-6).alias("time_s"),
-        (pl.col("tflops") * 1e12).alias("flop_per_s"),
+        measured.alias("flop_per_s"),
     )
-    # Same FLOP in the baseline time: tflops · triton_us / baseline_us.
+    # Same FLOP in the baseline time: · triton_us / baseline_us.
     original = rows.select(
         pl.lit("Original").alias("series"), *common,
         (pl.col("baseline_us") * 1e-6).alias("time_s"),
-        (pl.col("tflops") * 1e12 * pl.col("triton_us") / pl.col("baseline_us"))
-        .alias("flop_per_s"),
+        (measured * pl.col("triton_us") / pl.col("baseline_us")).alias("flop_per_s"),
     )
     return to_points(pl.concat([original, optimized]).sort("row", maintain_order=True))
 

@@ -63,7 +63,8 @@ class FamilyModel:
         """Add ``flop``, ``bytes`` (byte), ``series`` (width label), ``precision`` to ``dims``.
 
         ``dims`` has one Int64 column per dim; a missing or null code dim means
-        code 0. ``source``/``where``/``row`` locate rows in errors (see
+        code 0, a missing or null dim of ``dim_defaults`` its default.
+        ``source``/``where``/``row`` locate rows in errors (see
         :func:`rooflow.models.formula.evaluate`).
 
         Raises:
@@ -91,9 +92,10 @@ class FamilyModel:
                 column=self.code, check="known code", value=int(codes[i]),
             )
         known = list(self.widths)
-        missing = {k: v for k, v in self.dim_defaults.items() if k not in dims.columns}
+        # A default dim may be absent from every variant (no column) or from some (null).
         frame = dims.with_columns(
-            *(pl.lit(v, dtype=pl.Float64).alias(k) for k, v in missing.items()),
+            *(pl.col(k).fill_null(v) if k in dims.columns else pl.lit(v, dtype=pl.Float64)
+              .alias(k) for k, v in self.dim_defaults.items()),
             code.replace_strict(known, [self.labels[c] for c in known],
                                 return_dtype=pl.String).alias("series"),
             *(code.replace_strict(known, [self.widths[c][n] for c in known],
@@ -213,14 +215,16 @@ def kernel_metrics(
     Int64 column per dim, possibly overlaid). Columns added: ``flop`` (FLOP),
     ``bytes`` (byte), ``arithmetic_intensity`` (FLOP/byte), ``series`` (quant label
     or dtype name) and ``bytes_model`` ("family", "given" or "inputs-only").
-    A variant's own ``bytes`` formula takes precedence over the family model.
+    A model's ``flop`` takes precedence over the variant's (causal attention counts fewer
+    pairs than a spec's full-attention formula), a variant's own ``bytes`` formula over
+    the model's.
 
     Raises:
         InputError: as :meth:`FamilyModel.apply` and :func:`rooflow.models.formula.evaluate`,
             naming ``source`` (the file the dims came from; default ``spec.path``).
     """
     source = source or str(spec.path)
-    given = _variant_formula(spec, dims, "bytes", source, where, row)
+    given = variant_formula(spec, dims, "bytes", source, where, row)
     if model is not None:
         frame = model.apply(dims, source=source, where=where, row=row)
         frame = frame.with_columns(bytes_model=pl.lit("family"))
@@ -232,7 +236,7 @@ def kernel_metrics(
             counted = counted.scatter(need.arg_true(),
                                       _inputs_bytes(spec, dims.filter(need), source, where, row))
         frame = dims.with_columns(
-            flop=_variant_formula(spec, dims, "flop", source, where, row),
+            flop=variant_formula(spec, dims, "flop", source, where, row),
             bytes=counted,
             series=pl.Series(_dtype_labels(spec, dims), dtype=pl.String),
             bytes_model=pl.lit("inputs-only"),
@@ -245,11 +249,15 @@ def kernel_metrics(
     return frame.with_columns(arithmetic_intensity=pl.col("flop") / pl.col("bytes"))
 
 
-def _variant_formula(
-    spec: Spec, dims: pl.DataFrame, attr: str, source: str, where: str | None,
-    row: str | None,
+def variant_formula(
+    spec: Spec, dims: pl.DataFrame, attr: str, source: str, where: str | None = None,
+    row: str | None = None,
 ) -> pl.Series:
-    """Evaluate each row's own variant formula ``attr`` (flop/bytes); null where unset."""
+    """Each row's own variant formula ``attr`` (``flop``/``bytes``) of ``spec``; null where unset.
+
+    ``dims`` as for :func:`kernel_metrics`; ``source``/``where``/``row`` locate rows in
+    errors (:func:`rooflow.models.formula.evaluate`).
+    """
     texts = [getattr(spec.variants[k], attr) for k in dims["variant"]]
     values: list[float | None] = [None] * dims.height
     for text in dict.fromkeys(t for t in texts if t is not None):
