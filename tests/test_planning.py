@@ -7,10 +7,13 @@ relative) and checks discovery, conflicts, presets, comparisons and targets.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 
 import pytest
+import yaml
 
 from rooflow.defaults import (
     DATA,
@@ -21,9 +24,12 @@ from rooflow.defaults import (
     schema,
     schema_error,
 )
+from rooflow.errors import InputError
+from rooflow.formats.devices import device_names
 from rooflow.kinds import DATASET_NAME, KINDS
 from rooflow.planning import Plan, discover, points_file, source_input, sources
 from rooflow.roofs.datasheet import load_hardware
+from rooflow.roofs.preset import device_preset
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -216,6 +222,157 @@ def test_config_entry_of_a_missing_dataset_is_no_error(res):
     assert plan.datasets == {}
     assert plan.all_presets == []
     assert plan.targets() == []
+
+
+# The GPU a dataset ran on ------------------------------------------------------------------
+
+
+def _workload(res: Path, name: str, **sysinfo: str) -> None:
+    """A rocprof-compute workload folder: a pmc_perf.csv header and a one-row sysinfo.csv."""
+    _tree(res, f"rocprof/{name}/pmc_perf.csv")
+    (res / f"rocprof/{name}/pmc_perf.csv").write_text("Dispatch_ID,Kernel_Name\n0,k\n")
+    (res / f"rocprof/{name}/sysinfo.csv").write_text(
+        ",".join(sysinfo) + "\n" + ",".join(sysinfo.values()) + "\n")
+
+
+def test_gfx950_workload_is_drawn_on_the_preset_its_sysinfo_names(res):
+    # Issue 18's done-when: no `device:` entry, gfx950 both; rocprof-compute 3.x writes the
+    # series as gpu_model, so the PCI chip id decides: 30115 is MI355X, 30112 MI350X.
+    _workload(res, "w355", gpu_model="MI350", gpu_arch="gfx950", chip_id="30115")
+    _workload(res, "w350", gpu_model="MI350", gpu_arch="gfx950", chip_id="30112")
+    _tree(res, "roofline/theory.csv")
+    plan = Plan(_config(presets=["h100-sxm", "mi300x"]), _hardware())
+    assert plan.gpus["rocprof-w355"] == ("MI355X", "MI350", "gfx950")
+    assert plan.dataset_presets("rocprof-w355") == ["mi355x"]
+    assert plan.dataset_presets("rocprof-w350") == ["mi350x"]
+    assert plan.dataset_presets("roofline-theory") == ["h100-sxm", "mi300x"]  # names no GPU
+    assert plan.preset_datasets("mi355x") == ["rocprof-w355"]
+    assert plan.preset_datasets("mi350x") == ["rocprof-w350"]
+    assert plan.preset_datasets("mi300x") == plan.preset_datasets("h100-sxm") == [
+        "roofline-theory"]
+    assert plan.all_presets == ["h100-sxm", "mi300x", "mi350x", "mi355x"]
+    assert plan.warnings == []
+
+
+def test_older_sysinfo_names_the_gpu_by_model(res):
+    _workload(res, "a", gpu_model="MI300X_A1", gpu_arch="gfx942")  # no chip_id column
+    _workload(res, "b", gpu_model="MI200", gpu_arch="gfx90a")  # MI210 or MI250X: no preset
+    plan = Plan(_config(), _hardware())
+    assert plan.dataset_presets("rocprof-a") == ["mi300x"]
+    assert plan.dataset_presets("rocprof-b") == ["h100-sxm"]
+    assert plan.warnings == [
+        "dataset 'rocprof-b' ran on 'MI200' (gfx90a), which no preset lists under `devices`; "
+        "drawn on the configured presets ['h100-sxm'] (give it a `device:` entry)"]
+
+
+def test_config_device_wins_and_another_gpus_preset_warns_once(res):
+    _workload(res, "w", gpu_model="MI350", gpu_arch="gfx950", chip_id="30115")
+    _workload(res, "v", gpu_model="MI350", gpu_arch="gfx950", chip_id="30115")
+    _workload(res, "u", gpu_model="MI350", gpu_arch="gfx950", chip_id="30115")
+    _tree(res, "ert/node.json")
+    plan = Plan(_config(datasets={
+        "rocprof-w": {"device": "mi300x"},
+        "rocprof-v": {"presets": ["mi355x", "ert-node"]},  # its own GPU and a measured preset
+        "rocprof-u": {"presets": ["mi355x", "h100-sxm", "mi300x"]},
+    }), _hardware())
+    assert plan.dataset_presets("rocprof-w") == ["mi300x"]
+    assert plan.dataset_presets("rocprof-v") == ["mi355x", "ert-node"]
+    assert plan.targets()  # every input function asked: still one warning per dataset
+    assert plan.warnings == [  # in discovery order
+        "dataset 'rocprof-u' ran on 'MI355X' (MI350, gfx950) (preset mi355x) but config draws "
+        "it on h100-sxm, mi300x, whose `devices` do not name it: another GPU's roofs",
+        "dataset 'rocprof-w' ran on 'MI355X' (MI350, gfx950) (preset mi355x) but config draws "
+        "it on mi300x, whose `devices` do not name it: another GPU's roofs",
+    ]
+
+
+def test_ncu_exports_name_their_gpu_in_either_page(res, ncu_peaks):
+    raw = ('"ID","Kernel Name","device__attribute_display_name","gpu__time_duration.sum"\n'
+           '"","","","nsecond"\n"0","k","NVIDIA B200","1000"\n')
+    details = ('==PROF== Connected\n"ID","Kernel Name","Section Name","Metric Name",'
+               '"Metric Unit","Metric Value"\n'
+               '"0","k","Command line profiler metrics","gpu__time_duration.sum","ns","1"\n'
+               '"0","k","Command line profiler metrics","device__attribute_display_name","",'
+               '"nvidia h100 80gb hbm3"\n')
+    unknown = raw.replace("NVIDIA B200", "NVIDIA GeForce RTX 3060 Laptop GPU")
+    for name, text in [("raw.csv", raw), ("details.csv", details), ("laptop.csv", unknown),
+                       ("peaks_b.csv", raw), ("run/p1.csv", "x\n"), ("run/p2.csv", raw)]:
+        _tree(res, f"ncu/{name}")
+        (res / "ncu" / name).write_text(text)
+    plan = Plan(_config(), _hardware())
+    assert plan.dataset_presets("ncu-raw") == ["b200"]
+    assert plan.dataset_presets("ncu-details") == ["h100-sxm"]  # matched case-insensitively
+    assert plan.dataset_presets("ncu-run") == ["b200"]  # any pass of a folder may name it
+    assert plan.dataset_presets("ncu-peaks_b") == ["ncu-peaks_b"]  # its own peaks come first
+    assert plan.dataset_presets("ncu-laptop") == ["h100-sxm"]
+    assert plan.warnings == [
+        "dataset 'ncu-laptop' ran on 'NVIDIA GeForce RTX 3060 Laptop GPU', which no preset "
+        "lists under `devices`; drawn on the configured presets ['h100-sxm'] (give it a "
+        "`device:` entry)"]
+
+
+def test_rocprofv3_agent_info_and_roofline_device_column(res):
+    _tree(res, "rocprofv3/q_counter_collection.csv", "rocprofv3/q_agent_info.csv",
+          "roofline/one.csv", "roofline/two.csv")
+    (res / "rocprofv3/q_counter_collection.csv").write_text(
+        '"Dispatch_Id","Agent_Id","Kernel_Name","Counter_Name","Counter_Value"\n'
+        '1,"Agent 2","k","SQ_WAVES",1\n')
+    (res / "rocprofv3/q_agent_info.csv").write_text(
+        '"Logical_Node_Id","Agent_Type","Device_Id","Name","Product_Name"\n'
+        '0,"CPU",0,"AMD EPYC","AMD EPYC"\n2,"GPU",30112,"gfx950","AMD Radeon Graphics"\n')
+    (res / "roofline/one.csv").write_text("ai,tflops,gpu\n10,1,NVIDIA L40S\n20,2,NVIDIA L40S\n")
+    (res / "roofline/two.csv").write_text("ai,tflops,device\n10,1,h100-sxm\n20,2,l40s\n")
+    plan = Plan(_config(), _hardware())
+    assert plan.gpus["rocprofv3-q"] == ("MI350X", "AMD Radeon Graphics", "gfx950")
+    assert plan.dataset_presets("rocprofv3-q") == ["mi350x"]
+    assert plan.dataset_presets("roofline-one") == ["l40s"]  # the `gpu` alias of `device`
+    assert plan.dataset_presets("roofline-two") == ["h100-sxm"]  # two GPUs: none guessed
+    assert "roofline-two" not in plan.gpus
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("kind, sample, preset", [
+    ("ncu", "ncu/raw-wide-b200", "b200"),  # "NVIDIA B200" in the raw page's column
+    ("ncu", "ncu/raw-wide-rtx3060/vector_add.csv", None),  # a laptop GPU: no preset
+    ("rocprofv3", "rocprofv3/mi355x-hipkittens-lds/lds_conflict_counter_collection.csv",
+     "mi355x"),  # Agent 2: Device_Id 30115, Product_Name "AMD Radeon Graphics"
+    ("rocprof", "omniperf/mi325x-hipkittens-gemm", "mi325x"),  # chip_id 29861, model MI300
+    ("rocprof", "omniperf/mi300x-kernel", "mi300x"),  # gpu_model MI300X_A1
+    ("rocprof", "omniperf/mi300a-fortran-collapse", "mi300a"),  # gpu_model MI300A_A1
+    ("rocprof", "omniperf/mi200-dispatch_0_1", None),  # MI200: MI210 or MI250X
+])
+def test_real_exports_find_their_preset(shared_data, kind, sample, preset):
+    assert device_preset(_hardware(), device_names(kind, shared_data / sample)) == preset
+
+
+def test_device_preset_first_name_decides_case_insensitively():
+    hw = _hardware()
+    assert device_preset(hw, ("MI358X", "mi355x", "gfx950")) == "mi355x"  # a preset id too
+    assert device_preset(hw, ("nvidia geforce rtx 4090",)) == "rtx4090"
+    assert device_preset(hw, ("gfx950",)) is None  # an architecture names no one GPU
+    assert device_preset(hw, ()) is None
+
+
+def test_a_device_name_of_two_presets_is_an_error(tmp_path):
+    data = safe_load(DEFAULT_HARDWARE.read_text())
+    data["presets"]["mi350x"]["devices"].append("mi355x")
+    path = tmp_path / "hardware.yaml"
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(InputError, match=re.escape(
+            "column 'presets.mi350x.devices': device name also identifies preset 'mi355x' "
+            "[check: one preset per device] (value: 'mi355x')")):
+        load_hardware(path)
+
+
+def test_reading_the_gpu_imports_nothing_heavy(res):
+    code = ("import sys; from pathlib import Path; from rooflow.formats.devices import "
+            "device_names; print(device_names('rocprof', Path('resources/rocprof/w'))); "
+            "print(sorted(m for m in sys.modules if m.startswith(('polars', 'pandera', "
+            "'numpy', 'yaml', 'rooflow.adapters'))))")
+    _workload(res, "w", gpu_model="MI300X_A1", gpu_arch="gfx942")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=res.parent).stdout.splitlines()
+    assert out == ["('MI300X_A1', 'gfx942')", "[]"]
 
 
 # Comparisons -------------------------------------------------------------------------------

@@ -20,9 +20,10 @@ from glob import glob
 from typing import TypeVar
 
 from rooflow.errors import InputError
+from rooflow.formats.devices import device_names
 from rooflow.kinds import DATASET_NAME, KINDS
 from rooflow.roofs import MEASURED
-from rooflow.roofs.preset import Preset
+from rooflow.roofs.preset import Preset, device_preset
 
 RESOURCES = "resources"
 """The raw-input folder the workflow reads (relative to its working folder)."""
@@ -141,9 +142,17 @@ class Plan:
         measured: measured preset id (``ert-NAME``...) → its named inputs.
         own_preset: dataset id → the preset of its own export's peaks (ncu "Theoretical"
             rows): the GPU it was measured on.
+        gpus: dataset id → the names its raw input gives its GPU, most specific first
+            (:func:`rooflow.formats.devices.device_names`, a header read); datasets whose
+            input names none are left out.
+        gpu_preset: dataset id → the datasheet preset whose ``devices`` name its GPU
+            (:func:`rooflow.roofs.preset.device_preset`), where one does.
         known_presets: every preset a dataset or comparison may name.
         comparisons: config ``comparisons``: name → ``{baseline, new, presets?, ...}``.
         all_presets: sorted, every preset some dataset is drawn on.
+        warnings: one line per dataset drawn on presets that are not its GPU's (config
+            ``device``/``presets`` naming another GPU's preset, or no preset for its GPU),
+            for the workflow to print once.
     """
 
     def __init__(
@@ -173,9 +182,22 @@ class Plan:
         self.own_preset = {
             f"{source.kind}-{name}": key for key, source, name, _ in measured if source.kind
         }
+        self.gpus = {
+            dataset: names
+            for dataset, (kind, name) in self.datasets.items()
+            if (names := device_names(kind, self.sources[kind][name]))
+        }
+        self.gpu_preset = {
+            dataset: preset
+            for dataset, names in self.gpus.items()
+            if (preset := device_preset(hardware, names))
+        }
         self.known_presets = set(hardware) | set(self.measured)
         self.comparisons: Mapping[str, Mapping] = config.get("comparisons", {})
-        self.all_presets = sorted({p for d in self.datasets for p in self.dataset_presets(d)})
+        self.warnings: list[str] = []
+        # Decided once per dataset: the input functions ask for them per job.
+        self._presets = {d: self._decide_presets(d) for d in self.datasets}
+        self.all_presets = sorted({p for presets in self._presets.values() for p in presets})
 
     def dataset_options(self, dataset: str) -> dict:
         """Plot defaults overlaid by the dataset's own entry in config ``datasets``."""
@@ -184,16 +206,26 @@ class Plan:
     def dataset_presets(self, dataset: str) -> list[str]:
         """The presets ``dataset`` is drawn on.
 
-        Its ``presets`` if given; else its ``device`` (unsaid: the preset of its own
-        export's peaks, if any) alone; else config ``presets``. Measured data belongs on
-        the GPU it was measured on; a table of theoretical points fits any.
+        Its ``presets`` if given; else its ``device`` alone, which, unsaid, is the preset
+        of its own export's peaks, else the datasheet preset whose ``devices`` name the GPU
+        its input names; else config ``presets``. Measured data belongs on the GPU it was
+        measured on; a table of theoretical points fits any.
 
         Raises:
-            ValueError: its device is not among its presets, or a preset is unknown.
+            ValueError: its device is not among its presets, or a preset is unknown
+                (raised when the plan is made).
         """
+        if dataset in self._presets:
+            return list(self._presets[dataset])
+        return self._decide_presets(dataset)
+
+    def _decide_presets(self, dataset: str) -> list[str]:
+        """:meth:`dataset_presets`, computed; adds the dataset's warning, if any."""
         opts = self.dataset_options(dataset)
+        gpu = self.gpu_preset.get(dataset)
+        told = opts.get("device") or opts.get("presets")
         device = opts.get("device") or (
-            None if opts.get("presets") else self.own_preset.get(dataset)
+            None if opts.get("presets") else self.own_preset.get(dataset, gpu)
         )
         presets = opts.get("presets") or ([device] if device else self.config["presets"])
         if device and device not in presets:
@@ -207,7 +239,31 @@ class Plan:
                 f"config: dataset {dataset!r} names unknown preset(s) {unknown}; "
                 f"known: {sorted(self.known_presets)}"
             )
+        if dataset not in self.gpus:
+            return presets
+        if not (told or gpu or dataset in self.own_preset):
+            self.warnings.append(
+                f"dataset {dataset!r} ran on {self._gpu_text(dataset)}, which no preset "
+                f"lists under `devices`; drawn on the configured presets {presets} (give "
+                "it a `device:` entry)"
+            )
+        elif told:
+            # Datasheet presets that name other GPUs: roofs the data was not measured on.
+            others = [p for p in presets
+                      if p != gpu and p in self.hardware and self.hardware[p].devices]
+            if others:
+                self.warnings.append(
+                    f"dataset {dataset!r} ran on {self._gpu_text(dataset)}"
+                    + (f" (preset {gpu})" if gpu else "")
+                    + f" but config draws it on {', '.join(others)}, whose `devices` do "
+                    "not name it: another GPU's roofs"
+                )
         return presets
+
+    def _gpu_text(self, dataset: str) -> str:
+        """The GPU names of ``dataset`` in words: ``'MI355X' (gfx950)``."""
+        first, *rest = self.gpus[dataset]
+        return repr(first) + (f" ({', '.join(rest)})" if rest else "")
 
     def preset_datasets(self, preset: str) -> list[str]:
         """The datasets drawn on ``preset``, in discovery order."""

@@ -25,6 +25,9 @@ HARDWARE = load_checked(load_hardware, config["hardware"])
 load_checked(load_families, config["families"])
 # Datasets in resources/, their presets, comparisons, targets: rooflow.planning (tested there).
 PLAN = Plan(config, HARDWARE)
+if workflow.is_main_process:  # jobs parse this file again: say each warning once
+    for line in PLAN.warnings:
+        print(f"rooflow: warning: {line}", file=sys.stderr)
 ALL_PRESETS = PLAN.all_presets
 COMPARISONS = PLAN.comparisons
 # Only the keys adapters read, so editing plot options does not rerun ingest.

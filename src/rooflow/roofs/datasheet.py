@@ -19,7 +19,8 @@ def load_hardware(path: str | Path = DEFAULT_HARDWARE) -> dict[str, Preset]:
     """Read and validate ``hardware.yaml``; return presets by key, in file order.
 
     Raises:
-        InputError: unreadable YAML or a schema violation (names the key path).
+        InputError: unreadable YAML, a schema violation (names the key path), or a
+            ``devices`` name that two presets list.
     """
     path = Path(path)
     try:
@@ -38,7 +39,18 @@ def load_hardware(path: str | Path = DEFAULT_HARDWARE) -> dict[str, Preset]:
         raise InputError(
             str(path), err.message, column=where or None, check="hardware schema"
         )
-    return {
+    presets = {
         key: preset_from_mapping(key, entry, source=str(path))
         for key, entry in data["presets"].items()
     }
+    # A device name picks the preset measured data is drawn on: it may name one GPU only.
+    owner: dict[str, str] = {key.casefold(): key for key in presets}
+    for key, preset in presets.items():
+        for name in preset.devices:
+            other = owner.setdefault(name.casefold(), key)
+            if other != key:
+                raise InputError(
+                    str(path), f"device name also identifies preset '{other}'",
+                    column=f"presets.{key}.devices", check="one preset per device", value=name,
+                )
+    return presets

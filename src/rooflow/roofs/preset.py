@@ -13,7 +13,7 @@ memory roof (FLOP/byte).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from rooflow.defaults import schema_error
@@ -34,6 +34,7 @@ class Preset:
         compute: precision → peak FLOP/s.
         memory: memory level → peak byte/s.
         default_compute / default_memory: the keys of the default roofs.
+        devices: the names and ids of this GPU in profiler exports (:func:`device_preset`).
     """
 
     key: str
@@ -47,6 +48,7 @@ class Preset:
     overridden: tuple[str, ...] = field(default=())
     sources: dict[str, str] = field(default_factory=dict)
     no_cache_roofs: str = ""
+    devices: tuple[str, ...] = field(default=())
 
     @property
     def peak_flop_per_s(self) -> float:
@@ -178,7 +180,20 @@ def preset_from_mapping(key: str, data: Mapping, *, source: str) -> Preset:
         empirical=bool(data.get("empirical", False)),
         sources=dict(data.get("sources", {})),
         no_cache_roofs=data.get("no_cache_roofs", ""),
+        devices=tuple(data.get("devices", ())),
     )
+
+
+def device_preset(presets: Mapping[str, Preset], names: Sequence[str]) -> str | None:
+    """The preset of the GPU that ``names`` identify, or None.
+
+    ``names`` are what an export calls its GPU, most specific first
+    (:func:`rooflow.formats.devices.device_names`); the first that a preset's id or one of
+    its :attr:`Preset.devices` equals (case-insensitively) decides. A name is listed by
+    one preset at most (:func:`rooflow.roofs.datasheet.load_hardware` checks it).
+    """
+    known = {n.casefold(): key for key, p in presets.items() for n in (key, *p.devices)}
+    return next((known[n.casefold()] for n in names if n.casefold() in known), None)
 
 
 def select_preset(

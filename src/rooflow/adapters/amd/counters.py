@@ -57,6 +57,7 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from rooflow.errors import InputError
+from rooflow.formats.devices import CHIP_IDS, gfx_target  # noqa: F401 (re-exported)
 
 LANES = 64.0  # work-items per wavefront instruction (CDNA: wave64)
 MOPS = 512.0  # operations per MFMA MOPS count
@@ -151,20 +152,6 @@ COUNTERS = frozenset(
     for c in f.weights
 )
 """Every counter a formula reads."""
-
-CHIP_IDS = {  # PCI device id → (name, gfx target); RC src/utils/mi_gpu_spec.yaml @10c3c1ec
-    29580: ("MI100", "gfx908"), 29711: ("MI210", "gfx90a"), 29708: ("MI250", "gfx90a"),
-    29704: ("MI250X", "gfx90a"), 29856: ("MI300A", "gfx942"), 29857: ("MI300X", "gfx942"),
-    29858: ("MI308X", "gfx942"), 29861: ("MI325X", "gfx942"), 30112: ("MI350X", "gfx950"),
-    30114: ("MI358X", "gfx950"), 30115: ("MI355X", "gfx950"),
-}
-
-
-def gfx_target(text: str) -> str | None:
-    """The ``gfxNNN`` in ``text`` (``gfx90a:sramecc+:xnack-`` → ``gfx90a``), or None."""
-    match = re.search(r"gfx[0-9a-f]+", str(text).lower())
-    return match.group(0) if match else None
-
 
 def arch_from_counters(counters: Iterable[str]) -> str | None:
     """The architecture the counter names imply, or None when they do not tell."""

@@ -1,0 +1,187 @@
+"""Which GPU a raw export names, read from its first bytes: one function per input kind.
+
+The workflow's planner (:mod:`rooflow.planning`) knows only file paths before any job runs;
+to draw a dataset on the preset of the GPU it ran on (:attr:`rooflow.roofs.preset.Preset.devices`)
+it reads the names here, on every Snakemake invocation. So each reader opens at most a few
+files, reads a bounded head of each (:data:`HEAD_LIMIT`), never raises and imports only the
+standard library. A function is named as the kind (as :mod:`rooflow.formats.sniffing`);
+a kind without one (specs, benchmarks: theoretical; rocprofv1: ``gpu-id`` is an agent
+index; unitrace: its ``Device`` column is an index too) names no GPU.
+
+Each returns the names that identify the GPU, most specific first (a PCI chip id decoded
+by :data:`CHIP_IDS` before a marketing or model name, the gfx target last), or ``()``:
+
+======== ================================================================================
+kind     names
+======== ================================================================================
+ncu      ``device__attribute_display_name`` ("NVIDIA H100 80GB HBM3"): a raw-page column,
+         or a details-page metric row of the first launch
+rocprof  ``sysinfo.csv``: ``chip_id`` (decoded), ``gpu_model``, ``gpu_arch``
+rocprofv3 ``NAME_agent_info.csv``, the agent of the first dispatch: ``Device_Id``
+         (decoded), ``Product_Name``, ``Name`` (gfx target)
+roofline a ``device`` column (or alias) holding one value in the file's head
+======== ================================================================================
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from rooflow.formats.roofline import CANONICAL
+from rooflow.formats.sniffing import HEAD_BYTES, NCU_KEY, ROCPROFV3_SUFFIX
+
+HEAD_LIMIT = 1 << 20
+"""Bytes read at most from one file: an ncu raw page's header line alone can be ~100 KiB."""
+
+NCU_DEVICE_METRIC = "device__attribute_display_name"
+"""The ncu metric (raw-page column) holding the GPU's name."""
+
+CHIP_IDS = {  # PCI device id → (name, gfx target); RC src/utils/mi_gpu_spec.yaml @10c3c1ec
+    29580: ("MI100", "gfx908"), 29711: ("MI210", "gfx90a"), 29708: ("MI250", "gfx90a"),
+    29704: ("MI250X", "gfx90a"), 29856: ("MI300A", "gfx942"), 29857: ("MI300X", "gfx942"),
+    29858: ("MI308X", "gfx942"), 29861: ("MI325X", "gfx942"), 30112: ("MI350X", "gfx950"),
+    30114: ("MI358X", "gfx950"), 30115: ("MI355X", "gfx950"),
+}
+"""AMD Instinct PCI device id (decimal, as sysinfo ``chip_id`` and agent_info ``Device_Id``
+write it) → (name, gfx target)."""
+
+
+def gfx_target(text: str) -> str | None:
+    """The ``gfxNNN`` in ``text`` (``gfx90a:sramecc+:xnack-`` → ``gfx90a``), or None."""
+    match = re.search(r"gfx[0-9a-f]+", str(text).lower())
+    return match.group(0) if match else None
+
+
+def _names(*candidates: str | None) -> tuple[str, ...]:
+    """Non-empty candidates, stripped, first occurrence kept (case-insensitively)."""
+    seen: dict[str, str] = {}
+    for name in candidates:
+        name = (name or "").strip()
+        if name and name.casefold() not in seen:
+            seen[name.casefold()] = name
+    return tuple(seen.values())
+
+
+def _chip_name(chip: str) -> str | None:
+    chip = chip.strip()
+    return CHIP_IDS[int(chip)][0] if chip.isdigit() and int(chip) in CHIP_IDS else None
+
+
+def _rows(path: Path, limit: int = HEAD_LIMIT) -> Iterator[list[str]]:
+    """CSV rows of the first ``limit`` bytes of ``path`` (none if unreadable).
+
+    The last line read may be cut; a reader stops at the first row that answers it.
+    """
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(limit).decode("utf-8-sig", errors="replace")
+    except OSError:
+        return iter(())
+    return csv.reader(head.splitlines())
+
+
+def _first_row(path: Path) -> dict[str, str]:
+    """The first data row of a small CSV (header → value), {} if there is none."""
+    rows = _rows(path)
+    header = next(rows, [])
+    row = next(rows, [])
+    return {k.strip(): v for k, v in zip(header, row, strict=False)} if row else {}
+
+
+def ncu(path: Path) -> tuple[str, ...]:
+    """The GPU of an ``ncu --csv`` export, or of the first pass of a folder that names one."""
+    files = sorted(path.glob("*.csv")) if path.is_dir() else [path]
+    for file in files:
+        if name := _ncu_file(file):
+            return (name,)
+    return ()
+
+
+def _ncu_file(path: Path) -> str:
+    rows = _rows(path)
+    header: list[str] = []
+    for cells in rows:  # program output and ==PROF== lines may come first
+        if cells and cells[0].strip().lstrip("\ufeff") == NCU_KEY[0] and NCU_KEY[1] in cells:
+            header = [c.strip() for c in cells]
+            break
+    if NCU_DEVICE_METRIC in header:  # raw page: a column; the units row has an empty ID
+        column = header.index(NCU_DEVICE_METRIC)
+        for cells in rows:
+            if len(cells) > column and cells[0].strip() and cells[column].strip():
+                return cells[column].strip()
+        return ""
+    if not {"ID", "Metric Name", "Metric Value"} <= set(header):
+        return ""
+    launch, name, value = (header.index(c) for c in ("ID", "Metric Name", "Metric Value"))
+    first = None
+    for cells in rows:  # details page: the attribute rows of the first launch, if collected
+        if len(cells) <= max(launch, name, value) or cells[0].startswith("=="):
+            continue
+        first = first or cells[launch]
+        if cells[launch] != first:
+            break
+        if cells[name].strip() == NCU_DEVICE_METRIC:
+            return cells[value].strip()
+    return ""
+
+
+def rocprof(path: Path) -> tuple[str, ...]:
+    """The GPU of a rocprof-compute workload folder (or its ``pmc_perf.csv``): ``sysinfo.csv``."""
+    folder = path if path.is_dir() else path.parent
+    info = _first_row(folder / "sysinfo.csv")
+    return _names(_chip_name(info.get("chip_id", "")), info.get("gpu_model"),
+                  gfx_target(info.get("gpu_arch", "")))
+
+
+def rocprofv3(path: Path) -> tuple[str, ...]:
+    """The GPU of a rocprofv3 counter collection: the first dispatch's agent in agent_info."""
+    if path.is_dir():
+        found = sorted(path.glob(f"*{ROCPROFV3_SUFFIX}"))
+        if len(found) != 1:
+            return ()
+        path = found[0]
+    if not path.name.endswith(ROCPROFV3_SUFFIX):
+        return ()
+    agent = re.fullmatch(r"(?:Agent\s*)?(\d+)", _first_row(path).get("Agent_Id", "").strip())
+    info = path.with_name(path.name[: -len(ROCPROFV3_SUFFIX)] + "_agent_info.csv")
+    rows = _rows(info)
+    header = [c.strip() for c in next(rows, [])]
+    for cells in rows:
+        row = dict(zip(header, cells, strict=False))
+        if agent and row.get("Logical_Node_Id", "").strip() == agent.group(1):
+            return _names(_chip_name(row.get("Device_Id", "")), row.get("Product_Name"),
+                          gfx_target(row.get("Name", "")))
+    return ()
+
+
+def roofline(path: Path) -> tuple[str, ...]:
+    """The one value of a roofline CSV's ``device`` column in the file's head, if one."""
+    if path.suffix.lower() != ".csv":  # Parquet: no cheap read without polars
+        return ()
+    rows = _rows(path, HEAD_BYTES)
+    header = [CANONICAL.get(c.strip().lower(), c.strip().lower()) for c in next(rows, [])]
+    if "device" not in header:
+        return ()
+    column = header.index("device")
+    values = {cells[column].strip() for cells in rows if len(cells) > column} - {""}
+    return (values.pop(),) if len(values) == 1 else ()
+
+
+READERS = {"ncu": ncu, "rocprof": rocprof, "rocprofv3": rocprofv3, "roofline": roofline}
+"""Kind → its reader; the other kinds of :data:`rooflow.kinds.KINDS` name no GPU."""
+
+
+def device_names(kind: str, path: str | Path) -> tuple[str, ...]:
+    """The names of the GPU the raw input ``path`` of ``kind`` ran on, most specific first.
+
+    ``()`` when the kind or the file does not say; never raises (a bad file fails in its
+    own job, with its own message).
+    """
+    read = READERS.get(kind)
+    try:
+        return read(Path(path)) if read else ()
+    except (OSError, ValueError, csv.Error):
+        return ()
