@@ -96,6 +96,10 @@ KINDS: dict[str, Kind] = {
         Kind("unitrace", "unitrace/{name}/bytes.txt", "intel.unitrace",
              "Intel unitrace folder: bytes.txt (ComputeBasic run) + flops.txt "
              "(VectorEngine138 run)", companions=("unitrace/{name}/flops.txt",)),
+        Kind("pytorch", "pytorch/{name}.json", "pytorch",
+             "PyTorch profiler trace (Kineto JSON, or .json.gz) recorded with "
+             "record_shapes=True: one point per operator shape",
+             alternate="pytorch/{name}.json.gz"),
     )
 }
 

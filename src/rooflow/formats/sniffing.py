@@ -9,6 +9,7 @@ identifying marks used by both a check and its reader live here.
 from __future__ import annotations
 
 import csv
+import zlib
 from pathlib import Path
 
 HEAD_BYTES = 65_536
@@ -19,6 +20,8 @@ ROCPROF_V1_KEY = ("Index", "KernelName")
 """Columns that identify a rocprof v1 per-dispatch CSV and one dispatch in it."""
 ROCPROFV3_SUFFIX = "_counter_collection.csv"
 UNITRACE_MARKER = "== Kernel Metrics =="
+PYTORCH_KEYS = ('"traceEvents"', '"schemaVersion"')
+"""Top-level keys of a Chrome-trace JSON; Kineto writes ``schemaVersion`` first."""
 
 
 def head_text(path: Path, limit: int = HEAD_BYTES) -> str:
@@ -116,3 +119,27 @@ def unitrace(path: Path) -> bool:
     """A unitrace metrics report: its kernel-metrics marker and table header."""
     head = head_text(path, 4 << 20)
     return UNITRACE_MARKER in head and "Kernel,Device," in head
+
+
+def json_head(path: Path, limit: int = HEAD_BYTES) -> str:
+    """The first ``limit`` bytes of ``path`` as text, gunzipped when it is gzip'd."""
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(limit)
+    except OSError:
+        return ""
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(raw, limit)
+        except zlib.error:
+            return ""
+    return raw.decode("utf-8", errors="replace")
+
+
+def pytorch(path: Path) -> bool:
+    """A PyTorch profiler trace (plain or gzip'd JSON).
+
+    A JSON object whose first 64 KiB name ``traceEvents`` or ``schemaVersion``.
+    """
+    head = json_head(path).lstrip("\ufeff \t\r\n")
+    return head.startswith("{") and any(key in head for key in PYTORCH_KEYS)

@@ -1,0 +1,520 @@
+"""PyTorch profiler traces (kind ``pytorch``): detection, linking, operator models, points.
+
+FLOP and bytes below are worked out by hand from the recorded dims (the comments show the
+arithmetic); GPU times are summed here from the raw JSON, independently of the adapter.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from rooflow.adapters import detect_kind, load_points
+from rooflow.adapters.pytorch import pytorch_points, pytorch_table
+from rooflow.adapters.pytorch.operators import evaluate, load_operators
+from rooflow.adapters.pytorch.trace import link, read_trace
+from rooflow.analysis import analyze
+from rooflow.errors import InputError
+from rooflow.roofs.datasheet import load_hardware
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLE = REPO / "resources" / "pytorch" / "h100_llama_layer.json"
+ROOFLOW = str(Path(sys.executable).with_name("rooflow"))
+BF, FP32, FP16 = "c10::BFloat16", "float", "c10::Half"
+
+# folder under ../shared/data/pytorch → (device of the points, or the error's words)
+TRACES = {
+    "hta-a100-alexnet-noshapes": ("error", "record_shapes=True"),
+    "tracelens-mi210-gpu-only": ("error", "no CPU operators"),
+    "hta-a100-ddp-109k": ("points", "NVIDIA A100-SXM4-80GB"),
+    "hta-a100-triton": ("points", "NVIDIA A100-PG509-200"),
+    "hta-mi250-minitoy": ("points", "AMD Radeon Graphics (compute 9.0, 104 CUs, 64 GiB)"),
+    "hta-sampled-nodevice-noflows": ("points", ""),
+    "tracelens-b200-vllm-eager": ("points", "NVIDIA B200"),
+    "tracelens-mi300x-compile-triton": ("points", "AMD Instinct MI300X"),
+    "tracelens-mi300x-resnet-train": ("points", "AMD Instinct MI300X"),
+    "tracelens-mi300x-sglang-qwen3-8b": ("points", "AMD Instinct MI300X"),
+    "tracelens-mi300x-vllm-graph-replay": ("points",
+                                           "unnamed GPU (compute 9.4, 304 CUs, 192 GiB)"),
+    "tracelens-mi300x-xdit-sd3.5-239k": ("points", "AMD Instinct MI300X"),
+}
+
+
+def _trace(shared_data: Path, folder: str) -> Path:
+    (path,) = (shared_data / "pytorch" / folder).glob("*.json.gz")
+    return path
+
+
+@cache
+def _table(path: Path):
+    return pytorch_table(path)
+
+
+def _row(path: Path, label: str) -> dict:
+    rows = _table(path).operators.filter(pl.col("label") == label)
+    assert rows.height == 1, label
+    return rows.row(0, named=True)
+
+
+def _kernel_time(path: Path, name: str, dims: list) -> tuple[float, int]:
+    """GPU seconds of the work launched inside ``name`` calls with ``dims``, and the calls.
+
+    Plain JSON and a linear search: a launch (runtime event, by correlation) on the
+    call's thread inside its [ts, ts + dur]; host↔device memcpy left out.
+    """
+    events = json.load(gzip.open(path))["traceEvents"]
+    calls = [e for e in events if e.get("cat") == "cpu_op" and e["name"] == name
+             and e["args"].get("Input Dims", [])[:len(dims)] == dims]
+    launches = {e["args"]["correlation"]: e for e in events
+                if e.get("cat") in ("cuda_runtime", "cuda_driver")
+                and "correlation" in e.get("args", {})}
+    total = 0.0
+    for k in events:
+        if k.get("cat") not in ("kernel", "gpu_memset", "gpu_memcpy") or (
+                k["cat"] == "gpu_memcpy" and "DtoD" not in k["name"]):
+            continue
+        r = launches.get(k["args"].get("correlation"))
+        if r and any(c["tid"] == r["tid"] and c["ts"] <= r["ts"] <= c["ts"] + c["dur"]
+                     for c in calls):
+            total += k["dur"]
+    return total * 1e-6, len(calls)
+
+
+# ---------------------------------------------------------------- every shared trace
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("folder", sorted(TRACES))
+def test_every_shared_trace_gives_points_or_one_clear_error(shared_data, folder):
+    path = _trace(shared_data, folder)
+    assert detect_kind(path) == "pytorch"
+    outcome, expected = TRACES[folder]
+    if outcome == "error":
+        with pytest.raises(InputError) as err:
+            load_points("pytorch", path)
+        line = str(err.value)
+        assert expected in line and "\n" not in line and str(path) in line
+        return
+    points = load_points("pytorch", path)  # through the registry: check_points passes
+    assert points.height > 0
+    assert set(points["series"].to_list()) == {"pytorch"}
+    assert set(points["device"].to_list()) == {expected}
+    assert (points["time_s"] > 0).all()
+    assert points["label"].n_unique() == points.height  # one point per operator shape
+
+
+# ---------------------------------------------------------------- hand-worked operators
+
+
+@pytest.mark.shared
+def test_addmm_of_the_mi250_trace(shared_data):
+    path = _trace(shared_data, "hta-mi250-minitoy")
+    row = _row(path, "aten::addmm [128]x[5,128]x[128,128] fp32")
+    # bias [128], A [5,128] = M×K, B [128,128] = K×N: 2·M·N·K + M·N = 2·5·128·128 + 5·128
+    assert row["flop"] == 163_840 + 640
+    # bias 128·4 + (A 640 + B 16,384 + C 640)·4 bytes = 512 + 70,656
+    assert row["bytes"] == 71_168
+    # its two kernels (direct_copy + hipBLASLt Cijk…MT64x16x32), 24.48 µs together
+    seconds, calls = _kernel_time(path, "aten::addmm", [[128], [5, 128], [128, 128]])
+    assert calls == 1 and math.isclose(seconds, 24.48e-6, rel_tol=1e-3)
+    assert math.isclose(row["time_s"], seconds) and row["kernels"] == 2
+    assert row["precision"] == "fp32-matrix"  # fp32 GEMM on CDNA: MFMA (MI16x16x1)
+
+
+@pytest.mark.shared
+def test_bmm_of_the_sampled_trace(shared_data):
+    path = _trace(shared_data, "hta-sampled-nodevice-noflows")
+    row = _row(path, "aten::bmm [2048,160,300]x[2048,300,40] fp32")
+    # BATCH 2048, M 160, K 300, N 40: 2·2048·160·40·300 = 7,864,320,000 FLOP per call
+    # bytes: 2048·(160·300 + 300·40 + 160·40)·4 = 2048·66,400·4 = 543,948,800 per call
+    seconds, calls = _kernel_time(path, "aten::bmm", [[2048, 160, 300], [2048, 300, 40]])
+    assert row["launches"] == calls > 0
+    assert row["flop"] == 7_864_320_000 * calls
+    assert row["bytes"] == 543_948_800 * calls
+    # no External id there (old id space): linked by time containment, same kernels
+    assert math.isclose(row["time_s"], seconds)
+    assert row["precision"] == "fp32" and row["device"] == ""
+
+
+@pytest.mark.shared
+def test_convolution_of_the_resnet_trace(shared_data):
+    path = _trace(shared_data, "tracelens-mi300x-resnet-train")
+    row = _row(path, "aten::miopen_convolution [10,3,224,224]x[64,3,7,7] bf16")
+    # Concrete Inputs: padding [3, 3], stride [2, 2], dilation [1, 1], groups 1
+    # OH = OW = floor((224 + 2·3 − 1·(7 − 1) − 1) / 2) + 1 = floor(223 / 2) + 1 = 112
+    # FLOP 2·N·F·OH·OW·Cin·KH·KW = 2·10·64·112·112·3·7·7 = 2,360,279,040 per call
+    # bytes x 10·3·224·224·2 + w 64·3·7·7·2 + y 10·64·112·112·2
+    #     = 3,010,560 + 18,816 + 16,056,320 = 19,085,696 per call
+    seconds, calls = _kernel_time(path, "aten::miopen_convolution",
+                                  [[10, 3, 224, 224], [64, 3, 7, 7]])
+    assert row["launches"] == calls > 0
+    assert row["flop"] == 2_360_279_040 * calls
+    assert row["bytes"] == 19_085_696 * calls
+    assert math.isclose(row["time_s"], seconds)
+    assert row["precision"] == "bf16-tensor"
+
+
+@pytest.mark.shared
+def test_attention_of_the_compile_trace(shared_data):
+    path = _trace(shared_data, "tracelens-mi300x-compile-triton")
+    q = [8, 4096, 16, 128]  # [B, S, H, D]: the layout of _flash_attention_forward
+    row = _row(path, "aten::_flash_attention_forward [8,4096,16,128]x[8,4096,16,128]x"
+                     "[8,4096,16,128] bf16")
+    # not causal (Concrete Inputs[8] "False"): QKᵀ + PV = 2·B·H·L·S·(E + EV)
+    #   = 2·8·16·4096·4096·256 = 1,099,511,627,776
+    assert row["flop"] == 1_099_511_627_776
+    # q, k, v and the output, 8·4096·16·128 bf16 each: 4·134,217,728 = 536,870,912
+    assert row["bytes"] == 536_870_912
+    seconds, calls = _kernel_time(path, "aten::_flash_attention_forward", [q, q, q])
+    assert calls == 1 and math.isclose(row["time_s"], seconds)
+    assert math.isclose(seconds, 3.68e-3, rel_tol=1e-2)  # one attn_fwd kernel
+
+
+@pytest.mark.shared
+def test_causal_attention_of_the_xdit_trace_is_halved(shared_data):
+    path = _trace(shared_data, "tracelens-mi300x-xdit-sd3.5-239k")
+    row = _row(path, "aten::_flash_attention_forward [1,77,12,64]x[1,77,12,64]x[1,77,12,64] "
+                     "bf16")
+    # is_causal "True": 2·1·12·77·77·(64 + 64) / 2 = 9,106,944 per call
+    assert row["flop"] == 9_106_944 * row["launches"]
+
+
+# ---------------------------------------------------------------- every model, by hand
+
+CASES = [  # model, op, dims, types, concrete, FLOP, bytes, precision (amd=False)
+    # 2·15360·6144·4096; (15360·4096 + 4096·6144 + 15360·6144)·2
+    ("mm", "aten::mm", [[15360, 4096], [4096, 6144]], [BF, BF], None,
+     773_094_113_280, 364_904_448, "bf16-tensor"),
+    # out= variant: the third input is the output, counted once as C
+    ("mm", "aten::mm", [[32768, 2048], [2048, 2048], [32768, 2048]], [BF] * 3, None,
+     274_877_906_944, 276_824_064, "bf16-tensor"),
+    ("addmm", "aten::addmm", [[128], [5, 128], [128, 128], [], []],
+     [FP32, FP32, FP32, "Scalar", "Scalar"], ["", "", "", "1", "1"], 164_480, 71_168, "fp32"),
+    ("bmm", "aten::bmm", [[2048, 160, 300], [2048, 300, 40]], [FP32, FP32], None,
+     7_864_320_000, 543_948_800, "fp32"),
+    # 2·2·4·6·3 + 2·4·6 = 288 + 48; C 48·2 + 2·(12 + 18 + 24)·2 = 96 + 216
+    ("baddbmm", "aten::baddbmm", [[2, 4, 6], [2, 4, 3], [2, 3, 6], [], []],
+     [FP16, FP16, FP16, "Scalar", "Scalar"], None, 336, 312, "fp16-tensor"),
+    # batch 8 × [128,64]·[64,32]: 2·8·128·32·64; (65,536 + 2,048 + 32,768)·2
+    ("matmul", "aten::matmul", [[8, 128, 64], [64, 32]], [BF, BF], None,
+     4_194_304, 200_704, "bf16-tensor"),
+    # M = 4·10: 2·40·32·16 + 40·32 = 40,960 + 1,280; (640 + 512 + 1,280)·4 + 32·4
+    ("linear", "aten::linear", [[4, 10, 16], [32, 16], [32]], [FP32] * 3, None,
+     42_240, 9_856, "fp32"),
+    # fp8 [16,32]·[32,64] → bf16 (out_dtype 15): 2·16·64·32; 512 + 2,048 + 16·64·2 + 4 + 4
+    ("scaled_mm", "aten::_scaled_mm", [[16, 32], [32, 64], [], [], [], [], [], []],
+     ["c10::Float8_e4m3fn"] * 2 + [FP32, FP32, "", "", "Scalar", "Scalar"],
+     ["", "", "", "", "", "", "15", "False"], 65_536, 4_616, "fp8-tensor"),
+    # no out_dtype: the output is fp8 too: 512 + 2,048 + 1,024 + 8
+    ("scaled_mm", "aten::_scaled_mm", [[16, 32], [32, 64], [], []],
+     ["c10::Float8_e4m3fn"] * 2 + [FP32, FP32], None, 65_536, 3_592, "fp8-tensor"),
+    # 3×3 same-padding conv: OH = floor((8 + 2 − 2 − 1)/1) + 1 = 8
+    # 2·1·4·8·8·3·3·3 + bias 4·64 = 13,824 + 256; x 768 + w 432 + b 16 + y 1,024
+    ("conv2d", "aten::convolution",
+     [[1, 3, 8, 8], [4, 3, 3, 3], [4], [], [], [], [], [], []],
+     [FP32] * 3 + ["ScalarList"] * 3 + ["Scalar", "ScalarList", "Scalar"],
+     ["", "", "", "[1, 1]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1"],
+     14_080, 2_240, "fp32"),
+    # AlexNet conv1: OH = floor((224 + 4 − 10 − 1)/4) + 1 = 55
+    # 2·16·64·55·55·3·11·11 = 2,248,857,600; x 4,816,896 + w 46,464 + y 6,195,200
+    ("cudnn_conv2d", "aten::cudnn_convolution",
+     [[16, 3, 224, 224], [64, 3, 11, 11], [], [], [], [], [], [], []],
+     [FP16, FP16] + ["ScalarList"] * 3 + ["Scalar"] * 4,
+     ["", "", "[2, 2]", "[4, 4]", "[1, 1]", "1", "False", "False", "True"],
+     2_248_857_600, 11_058_560, "fp16-tensor"),
+    ("miopen_conv2d", "aten::miopen_convolution",
+     [[10, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], []],
+     [BF, BF, ""] + ["ScalarList"] * 3 + ["Scalar"] * 3,
+     ["", "", "", "[3, 3]", "[2, 2]", "[1, 1]", "1", "False", "False"],
+     2_360_279_040, 19_085_696, "bf16-tensor"),
+    # grad input and grad weight: 2·10·512·7·7·512·3·3·2 = 4,624,220,160
+    # dy 501,760 + x 501,760 + w 4,718,592 + dx 501,760 + dw 4,718,592
+    ("conv2d_backward", "aten::convolution_backward",
+     [[10, 512, 7, 7], [10, 512, 7, 7], [512, 512, 3, 3]] + [[]] * 8,
+     [BF] * 3 + ["ScalarList"] * 4 + ["Scalar", "ScalarList", "Scalar", "ScalarList"],
+     ["", "", "", "[0]", "[1, 1]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1",
+      "[True, True, False]"], 4_624_220_160, 10_942_464, "bf16-tensor"),
+    # causal: 2·1·12·77·77·128 / 2 = 9,106,944; 4 × 1·12·77·64·2 = 473,088
+    ("sdpa", "aten::scaled_dot_product_attention", [[1, 12, 77, 64]] * 3 + [[]] * 5,
+     [BF] * 3 + ["", "Scalar", "Scalar", "Scalar", "Scalar"],
+     ["", "", "", "", "0.", "True", "0.125", "False"], 9_106_944, 473_088, "bf16-tensor"),
+    ("sdpa_flash", "aten::_scaled_dot_product_flash_attention",
+     [[8, 16, 4096, 128]] * 3 + [[]] * 4, [BF] * 3 + ["Scalar"] * 4,
+     ["", "", "", "0.", "False", "False", "0.088"], 1_099_511_627_776, 536_870_912,
+     "bf16-tensor"),
+    # GQA, Ev ≠ E, causal: 2·2·8·128·256·(64 + 32) / 2 = 50,331,648
+    # q 262,144 + k 131,072 + v 65,536 + out 2·8·128·32·2 = 131,072
+    ("sdpa_efficient", "aten::_scaled_dot_product_efficient_attention",
+     [[2, 8, 128, 64], [2, 2, 256, 64], [2, 2, 256, 32], [], [], [], [], []],
+     [FP16] * 3 + ["", "Scalar", "Scalar", "Scalar", ""],
+     ["", "", "", "", "False", "0.", "True", ""], 50_331_648, 589_824, "fp16-tensor"),
+    ("flash_attention_forward", "aten::_flash_attention_forward",
+     [[8, 4096, 16, 128]] * 3 + [[]] * 12,
+     [BF] * 3 + ["", "", "Scalar", "Scalar", "Scalar", "Scalar", "Scalar"] + [""] * 5,
+     ["", "", "", "", "", "4096", "4096", "0.", "False", "False", "0.088"] + [""] * 4,
+     1_099_511_627_776, 536_870_912, "bf16-tensor"),
+    # custom_mask_type 1 (causal): 2·1·4·64·64·64 / 2; 4 × 64·4·32·2
+    ("efficient_attention_forward", "aten::_efficient_attention_forward",
+     [[1, 64, 4, 32]] * 3 + [[]] * 9, [FP16] * 3 + [""] * 3 + ["Scalar"] * 6,
+     [""] * 6 + ["64", "64", "0.", "1", "False", ""], 1_048_576, 65_536, "fp16-tensor"),
+    # 59,136 elements × 7; 2·59,136·2 + (768 + 768)·2
+    ("layer_norm", "aten::native_layer_norm", [[1, 77, 768], [], [768], [768], []],
+     [BF, "ScalarList", BF, BF, "Scalar"], ["", "[768]", "", "", "1e-05"],
+     413_952, 239_616, "bf16"),
+    # 4,096 × 4; 2·4,096·4 + 1,024·4
+    ("rms_norm", "aten::rms_norm", [[4, 1024], [], [1024], []],
+     [FP32, "ScalarList", FP32, "Scalar"], ["", "[1024]", "", "1e-06"],
+     16_384, 36_864, "fp32"),
+    # 888·2880 = 2,557,440 elements: × 4; out + input 2·5,114,880 + weight 5,760
+    ("rms_norm_out", "_C::rms_norm", [[888, 2880], [888, 2880], [2880], []],
+     [BF, BF, BF, "Scalar"], None, 10_229_760, 10_235_520, "bf16"),
+    # × 5 (+ the add); input and residual read and written: 4·5,114,880 + 5,760
+    ("fused_add_rms_norm", "_C::fused_add_rms_norm", [[888, 2880], [888, 2880], [2880], []],
+     [BF, BF, BF, "Scalar"], None, 12_787_200, 20_465_280, "bf16"),
+    # 62,914,560 elements × 5; 4 tensors × 125,829,120 + weight 8,192
+    ("add_rms_norm_out", "aiter::add_rmsnorm", [[15360, 4096]] * 4 + [[4096], []],
+     [BF] * 5 + ["Scalar"], None, 314_572_800, 503_324_672, "bf16"),
+    # training: 8,028,160 × 8; 2·8,028,160·2 + 4·64·2
+    ("batch_norm", "aten::native_batch_norm", [[10, 64, 112, 112]] + [[64]] * 4 + [[]] * 3,
+     [BF] * 5 + ["Scalar"] * 3, ["", "", "", "", "", "True", "0.1", "1e-05"],
+     64_225_280, 32_113_152, "bf16"),
+    ("softmax", "aten::_softmax", [[1, 64, 256, 256], [], []], [FP32, "Scalar", "Scalar"],
+     ["", "-1", "False"], 20_971_520, 33_554_432, "fp32"),
+    ("gelu", "aten::gelu", [[1, 77, 5120], []], [BF, ""], ["", ""],
+     3_153_920, 1_576_960, "bf16"),
+    ("silu", "aten::silu", [[1, 512, 128, 128]], [BF], [""], 33_554_432, 33_554_432, "bf16"),
+    # out [15360,12288], input [15360,24576]: 5·15360·12288; 754,974,720 + 377,487,360
+    ("silu_and_mul", "sgl_kernel::silu_and_mul", [[15360, 12288], [15360, 24576]], [BF, BF],
+     None, 943_718_400, 1_132_462_080, "bf16"),
+    ("relu", "aten::clamp_min_", [[10, 64, 112, 112], []], [BF, "Scalar"], ["", "0"],
+     8_028_160, 32_112_640, "bf16"),
+    ("binary", "aten::add", [[1, 77, 768], [1, 77, 768], []], [BF, BF, "Scalar"],
+     ["", "", "1"], 59_136, 354_816, "bf16"),
+    # broadcast [4,8] · [8]: 32 outputs; 128 + 32 + 128
+    ("binary", "aten::mul", [[4, 8], [8]], [FP32, FP32], None, 32, 288, "fp32"),
+    ("binary", "aten::mul", [[1, 77, 3072], []], [BF, "Scalar"], None,
+     236_544, 946_176, "bf16"),
+    # fp32 → fp64 copy: 4·4096·8 written + 4·4096·4 read
+    ("copy", "aten::copy_", [[4, 4096], [4, 4096], []], ["double", FP32, "Scalar"], None,
+     0, 196_608, ""),
+    ("fill", "aten::fill_", [[888, 3072], []], [BF, "Scalar"], None, 0, 5_455_872, ""),
+    # 888 int64 indices + 888 rows of 2880 bf16 read and written: 7,104 + 10,229,760
+    ("embedding", "aten::embedding", [[25136, 2880], [888], [], [], []],
+     [BF, "long int", "Scalar", "Scalar", "Scalar"], None, 0, 10_236_864, ""),
+    # 454,656 multiplies; input 909,312 + fp8 output 454,656 + scale 4
+    ("fp8_quant", "_C::static_scaled_fp8_quant", [[888, 512], [888, 512], []],
+     ["c10::Float8_e4m3fn", BF, FP32], None, 454_656, 1_363_972, "bf16"),
+    # every buffer of the Inductor kernel once: 2 × 268,435,456 bf16
+    ("triton", "triton_poi_fused__unsafe_view_mul_silu_2", [[8, 4096, 8192], [32768, 8192], []],
+     [BF, BF, "Scalar"], ["", "", "268435456"], 0, 1_073_741_824, ""),
+]
+
+
+@pytest.mark.parametrize(("model", "op", "dims", "types", "concrete", "flop", "size",
+                          "precision"), CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_operator_model_by_hand(model, op, dims, types, concrete, flop, size, precision):
+    fit = load_operators().fit(op, dims, types, concrete)
+    assert not isinstance(fit, str), fit
+    assert fit.model.name == model and fit.precision == precision
+    assert evaluate([fit]) == [(flop, size)]
+
+
+def test_every_operator_model_has_a_hand_worked_case():
+    assert {c[0] for c in CASES} == set(load_operators().models)
+
+
+def test_fp32_gemm_on_amd_is_matrix_work_and_vector_ops_stay_vector():
+    models = load_operators()
+    gemm = models.fit("aten::mm", [[4, 4], [4, 4]], [FP32, FP32], None, amd=True)
+    add = models.fit("aten::add", [[4], [4]], [FP32, FP32], None, amd=True)
+    assert (gemm.precision, add.precision) == ("fp32-matrix", "fp32")
+
+
+def test_missing_concrete_inputs_are_assumed_and_said():
+    fit = load_operators().fit("aten::cudnn_convolution", [[1, 3, 8, 8], [4, 3, 3, 3]],
+                               [FP32, FP32], None)
+    assert set(fit.assumed) == {"DH=1", "DW=1", "PH=0", "PW=0", "SH=1", "SW=1"}
+    # stride 1, no padding: OH = OW = 6; 2·1·4·6·6·27
+    assert evaluate([fit]) == [(7_776, (192 + 108 + 144) * 4)]
+
+
+def test_calls_a_model_does_not_describe_say_why():
+    models = load_operators()
+    assert "1 dims where the model reads 2" in models.fit("aten::mm", [[5], [5, 3]],
+                                                           [FP32, FP32], None)
+    assert "K is 4 and 5" in models.fit("aten::mm", [[3, 4], [5, 6]], [FP32, FP32], None)
+    # a transposed convolution is not a forward convolution
+    transposed = models.fit("aten::convolution", [[1, 3, 8, 8], [3, 4, 3, 3], []],
+                            [FP32, FP32, ""] + ["ScalarList"] * 3 + ["Scalar"],
+                            ["", "", "", "[1, 1]", "[1, 1]", "[1, 1]", "True"])
+    assert "transposed is 1" in transposed
+    assert models.fit("aten::nonzero", [[4]], [FP32], None) == "no model"
+
+
+def test_a_formula_naming_nothing_is_refused(tmp_path):
+    bad = tmp_path / "operators.yaml"
+    text = (REPO / "src/rooflow/data/operators.yaml").read_text()
+    bad.write_text(text.replace('flop: "2*M*N*K"\n    bytes: "(M*K', 'flop: "2*M*N*Q"\n'
+                                '    bytes: "(M*K', 1))
+    with pytest.raises(InputError, match="'Q', which no input"):
+        load_operators(bad)
+
+
+# ---------------------------------------------------------------- linking
+
+
+@pytest.mark.shared
+def test_old_id_space_is_never_matched_blindly(shared_data):
+    # GPU "External id" == correlation here; some equal an unrelated op's External id
+    trace = read_trace(_trace(shared_data, "hta-a100-alexnet-noshapes"))
+    link(trace)
+    assert {w.method for w in trace.work} == {"time"}
+    ops_by_id = {op.ext: op for op in trace.ops}
+    collisions = 0
+    for w in trace.work:
+        thread, ts = trace.launches[w.correlation]
+        op = trace.ops[w.op]
+        assert op.thread == thread and op.ts <= ts <= op.end
+        blind = ops_by_id.get(w.ext)
+        collisions += blind is not None and not (blind.ts <= ts <= blind.end)
+    assert collisions == 17  # what a blind id match would have linked wrongly
+
+
+def _synthetic(tmp_path: Path, events: list) -> Path:
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"schemaVersion": 1, "traceEvents": events}))
+    return path
+
+
+def _op(name, ts, dur, ext, dims=None):
+    args = {"External id": ext, "Input Dims": dims or [[4, 4], [4, 4]],
+            "Input type": [FP32, FP32]}
+    return {"ph": "X", "cat": "cpu_op", "name": name, "pid": 1, "tid": 1, "ts": ts,
+            "dur": dur, "args": args}
+
+
+def _launch(ts, corr):
+    return {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+            "ts": ts, "dur": 1, "args": {"correlation": corr}}
+
+
+def _kernel(ts, dur, corr, ext=None):
+    return {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": ts, "dur": dur,
+            "args": {"correlation": corr, "External id": ext, "device": 0}}
+
+
+def test_link_methods_on_a_synthetic_trace(tmp_path):
+    path = _synthetic(tmp_path, [
+        _op("aten::mm", 0, 10, 1), _op("aten::linear", 20, 10, 2), _op("aten::mm", 22, 3, 3),
+        _launch(23, 7), _kernel(40, 2, 7, ext=1),   # id 1 says op 1, but 23 is not in it
+        _launch(27, 8), _kernel(43, 2, 8, ext=2),   # id 2 holds 27: linked by id
+        {"ph": "s", "cat": "ac2g", "id": 9, "pid": 1, "tid": 1, "ts": 5},
+        _kernel(46, 2, 9),                          # a flow start only: by time, op 1
+        _kernel(50, 2, 10),                         # no launch event at all
+        _launch(100, 11), _kernel(101, 2, 11),      # launched outside every operator
+    ])
+    trace = read_trace(path)
+    link(trace)
+    assert [(w.method, w.op) for w in trace.work] == [
+        ("time", 2), ("id", 1), ("time", 0), ("no launch", -1), ("outside ops", -1)]
+    assert trace.contradicted == 1
+
+
+@pytest.mark.shared
+def test_graph_replays_stay_unlinked_and_are_counted(shared_data):
+    result = _table(_trace(shared_data, "tracelens-mi300x-vllm-graph-replay"))
+    assert result.methods["outside ops"] == 361
+    total = sum(result.shares.values())
+    assert 0.95 < result.shares["unlinked"] / total < 0.97
+
+
+@pytest.mark.shared
+def test_communication_never_becomes_a_point(shared_data):
+    path = _trace(shared_data, "tracelens-mi300x-resnet-train")
+    result = _table(path)
+    # record_param_comms: 47.2 ms of NCCL kernels (SOURCES.md)
+    assert math.isclose(result.shares["communication"], 47.2e-3, rel_tol=5e-3)
+    assert not result.operators.filter(pl.col("op") == "record_param_comms").height
+
+
+# ---------------------------------------------------------------- the example and the CLI
+
+
+def _example_table():
+    points = pytorch_points(EXAMPLE, log=lambda _: None)
+    return analyze(points, load_hardware()["h100-sxm"])
+
+
+def test_example_gemms_near_the_compute_roof_vector_ops_on_the_memory_roof():
+    table = _example_table()
+    assert table.height == 9
+    gemm = table.filter(pl.col("family") == "GEMM")
+    assert set(gemm["bound"].to_list()) == {"compute"}
+    assert all(65 < p < 72 for p in gemm["pct_of_roof"])
+    vector = table.filter(pl.col("family").is_in(["elementwise", "norm"]))
+    assert set(vector["bound"].to_list()) == {"memory"}
+    assert all(80 < p < 90 for p in vector["pct_of_roof"])
+    assert not table["above_roof"].any()
+
+
+def test_per_launch_gives_each_call_its_point():
+    points = pytorch_points(EXAMPLE, per_launch=True, log=lambda _: None)
+    assert points.filter(pl.col("label").str.starts_with(
+        "aten::mm [4096,4096]x[4096,11008] bf16 @")).height == 2
+    assert (points["row"] > 0).all()
+
+
+def test_the_log_says_how_kernels_were_linked_and_what_has_no_model():
+    lines = []
+    pytorch_points(EXAMPLE, log=lines.append)
+    assert "12 by External id" in lines[0] and "0 unlinked" in lines[0]
+    assert "host transfers 0.1 %" in lines[1]
+    assert lines[2].endswith("no model: aten::cumsum 0.1 % (1 calls)")
+
+
+def test_detection_plain_and_gzipped(tmp_path):
+    gz = tmp_path / "trace.json.gz"
+    gz.write_bytes(gzip.compress(EXAMPLE.read_bytes()))
+    assert detect_kind(EXAMPLE) == detect_kind(gz) == "pytorch"
+    assert pytorch_points(gz, log=lambda _: None).height == 9
+    other = tmp_path / "roofline.json"
+    other.write_text('{"empirical": {"gbytes": {}}}')
+    with pytest.raises(InputError):
+        detect_kind(other)
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ('{"schemaVersion": 1, "traceEvents": [{"ph": "X", ', "not a readable trace JSON"),
+    ('{"schemaVersion": 1}', "no traceEvents"),
+    ('{"schemaVersion": 1, "traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", '
+     '"ts": 1, "dur": 1}]}', "no GPU activity"),
+])
+def test_broken_or_empty_traces_are_one_line(tmp_path, text, words):
+    path = tmp_path / "t.json"
+    path.write_text(text)
+    with pytest.raises(InputError) as err:
+        pytorch_points(path)
+    assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_trace_whose_operators_have_no_model_is_refused(tmp_path):
+    path = _synthetic(tmp_path, [_op("aten::nonzero", 0, 10, 1, [[4]]), _launch(5, 7),
+                                 _kernel(20, 2, 7, ext=1)])
+    with pytest.raises(InputError, match="no operator with a model ran on the GPU"):
+        pytorch_points(path, log=lambda _: None)
+
+
+def test_rooflow_plot_reads_a_trace(tmp_path):
+    out = tmp_path / "t.png"
+    proc = subprocess.run([ROOFLOW, "plot", str(EXAMPLE), "--hardware", "h100-sxm", "-o",
+                           str(out)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "read as pytorch" in proc.stderr and "GPU time" in proc.stderr and out.exists()
