@@ -28,7 +28,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests workflow/scripts
 	$(BIN)/snakefmt --check workflow
 	$(BIN)/snakemake --lint --cores 1
-# Static type checks (mypy) go here, after the linters and before the tests.
+	$(BIN)/mypy
 
 # Everything: every test tier, Snakemake runs, Chromium and Slurm included (~15 min on 2 cores).
 test: $(STAMP) lint $(CHROMIUM)
@@ -38,6 +38,7 @@ test: $(STAMP) lint $(CHROMIUM)
 # pyproject.toml): no Snakemake runs, nothing installed; under 3 minutes on 2 cores.
 test-fast: $(STAMP)
 	$(BIN)/ruff check src tests workflow/scripts
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -m "not workflow and not browser and not slurm" tests
 
 clean:

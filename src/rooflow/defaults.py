@@ -17,8 +17,12 @@ from __future__ import annotations
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, cast
 
 import yaml
+
+if TYPE_CHECKING:
+    import jsonschema
 
 DATA = Path(str(files("rooflow") / "data"))
 DEFAULT_HARDWARE = DATA / "hardware.yaml"
@@ -39,12 +43,15 @@ def safe_load(text: str) -> object:
 
 
 @cache
-def schema(name: str) -> dict:
+def schema(name: str) -> dict[str, Any]:
     """The packaged JSON Schema ``name`` as a mapping."""
-    return safe_load(schema_path(name).read_text())
+    # A packaged file: a JSON Schema document is a mapping.
+    return cast("dict[str, Any]", safe_load(schema_path(name).read_text()))
 
 
-def schema_error(name: str, instance: object, definition: str | None = None):
+def schema_error(
+    name: str, instance: object, definition: str | None = None
+) -> jsonschema.ValidationError | None:
     """The most relevant violation of schema ``name`` (or its ``$defs`` entry) by ``instance``.
 
     Returns:

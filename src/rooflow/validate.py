@@ -12,10 +12,14 @@ from __future__ import annotations
 import csv
 import io
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from rooflow.errors import InputError
+
+if TYPE_CHECKING:
+    import pandera.polars
 
 
 def read_text(path: str | Path, what: str = "a text file") -> str:
@@ -104,8 +108,12 @@ def coerce_numeric(
     return frame
 
 
-def check(frame: pl.DataFrame, model: type, file: str | Path) -> pl.DataFrame:
-    """Validate ``frame`` with a ``pandera.polars.DataFrameModel``; return the result.
+def check(
+    frame: pl.DataFrame,
+    model: type[pandera.polars.DataFrameModel] | pandera.polars.DataFrameSchema,
+    file: str | Path,
+) -> pl.DataFrame:
+    """Validate ``frame`` with a ``pandera.polars`` model (or schema); return the result.
 
     Raises:
         InputError: for the first failure case, in row order, with the pandera check

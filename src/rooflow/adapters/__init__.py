@@ -46,7 +46,7 @@ def load_points(
     from rooflow.points import check_points
 
     single = isinstance(paths, str | Path)
-    items = [Path(paths)] if single else [Path(p) for p in paths]
+    items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
     source = ", ".join(map(str, items))
     if kind not in KINDS:
         raise InputError(source, f"unknown input kind; known: {', '.join(KINDS)}",

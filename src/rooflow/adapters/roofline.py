@@ -24,6 +24,7 @@ from __future__ import annotations
 import csv
 import re
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -44,7 +45,7 @@ def _schema():
     # pandera is imported lazily: plotting-only callers never pay for it.
     import pandera.polars as pa
 
-    positive = {"gt": 0, "lt": float("inf"), "nullable": True}
+    positive: dict[str, Any] = {"gt": 0, "lt": float("inf"), "nullable": True}
 
     class RooflineRows(pa.DataFrameModel):
         """Checks on the canonicalized rows (after alias mapping and derivation)."""
@@ -319,7 +320,8 @@ def _validate(frame: pl.DataFrame, path: str | Path, *, exact: bool) -> None:
                            pl.col("series").str.len_chars() > 0)
     if not frame.select(ok.all()).item():
         bad = ~ok.fill_null(False)
-        raise _Recheck(frame.filter(bad)["row"].min())
+        first = frame.filter(bad)["row"].min()  # an int: "row" is Int64
+        raise _Recheck(first if isinstance(first, int) else None)
 
 
 def _derive(frame: pl.DataFrame) -> pl.DataFrame:

@@ -52,7 +52,9 @@ def _columns(t: pl.DataFrame, scale: float) -> dict[str, list]:
 
 def comparison_page(comp: Comparison, preset: Preset, out: str | Path, *, title: str) -> Path:
     """Write the interactive comparison page of ``comp`` on ``preset`` to ``out``."""
-    from bokeh.models import ColumnDataSource, HoverTool, Legend, LegendItem
+    # Legend from its subpackage: bokeh.models re-exports it through an __all__ mypy can't read.
+    from bokeh.models import ColumnDataSource, HoverTool
+    from bokeh.models.annotations import Legend, LegendItem
 
     t = comp.table
     fig, scale, _ = roofline_figure(

@@ -41,7 +41,9 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
     Returns:
         (figure, scale, unit): performance values are divided by ``scale`` to plot.
     """
-    from bokeh.models import Label
+    # Label from its subpackage: bokeh.models re-exports it through an __all__ mypy can't read.
+    from bokeh.models import Range1d
+    from bokeh.models.annotations import Label
     from bokeh.plotting import figure
 
     title = canvas_text(title)
@@ -54,7 +56,8 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
     xlabel, ylabel = core.axis_titles(per, unit)
     fig = figure(
         title=title, x_axis_type="log", y_axis_type="log",
-        x_range=(limits.xmin, limits.xmax), y_range=(limits.ymin / scale, limits.ymax / scale),
+        x_range=Range1d(start=limits.xmin, end=limits.xmax),
+        y_range=Range1d(start=limits.ymin / scale, end=limits.ymax / scale),
         frame_width=FRAME[0], frame_height=FRAME[1], x_axis_label=xlabel, y_axis_label=ylabel,
         tools="pan,wheel_zoom,box_zoom,reset,save", active_scroll="wheel_zoom",
     )
@@ -110,7 +113,8 @@ def canvas_text(text: str) -> str:
 
 def note(text: str):
     """A paragraph of page text; ``text`` is escaped (it may hold input names)."""
-    from bokeh.models import Div
+    # From its subpackage: bokeh.models re-exports it through an __all__ mypy can't read.
+    from bokeh.models.widgets import Div
 
     return Div(text=f"<p>{html.escape(text)}</p>", width=FRAME[0] + 300)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
@@ -30,6 +31,9 @@ from rooflow.levels import LEVELS
 from rooflow.levels import marker as level_marker
 from rooflow.plotting import core
 from rooflow.roofs.preset import Preset
+
+if TYPE_CHECKING:
+    from bokeh.models.renderers import GlyphRenderer
 
 MAX_POINTS = 4000
 _D = plot_defaults()
@@ -146,7 +150,9 @@ def roofline_page(table: pl.DataFrame, preset: Preset, out: str | Path, *, title
 def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str,
                max_points: int, top_n: int, series_order: Sequence[str]) -> list:
     """The Bokeh models of :func:`roofline_page`, top to bottom: the figure, then notes."""
-    from bokeh.models import ColumnDataSource, HoverTool, Legend, LegendItem
+    # Legend from its subpackage: bokeh.models re-exports it through an __all__ mypy can't read.
+    from bokeh.models import ColumnDataSource, HoverTool
+    from bokeh.models.annotations import Legend, LegendItem
 
     drawable = table.filter(pl.col("arithmetic_intensity").is_not_null()
                             & pl.col("performance").is_not_null())
@@ -175,7 +181,7 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
                                .replace_strict(colored, colored, default=other))
     data = shown.with_columns(_x=pl.col("arithmetic_intensity"),
                               _y=pl.col("performance") / scale)
-    renderers: list[tuple[dict, object]] = []
+    renderers: list[tuple[dict, GlyphRenderer[Any]]] = []
     for (shape, group, theo), part in data.group_by([shape_col, "_group", "theoretical"],
                                                     maintain_order=True):
         cols = hover_columns(part) | {"group": part["_group"].to_list(),

@@ -128,6 +128,7 @@ def load_families(path: str | Path = DEFAULT_FAMILIES) -> dict[str, FamilyModel]
     if error is not None:
         raise InputError(source, error.message, column=error.json_path, check="schema",
                          value=None if isinstance(error.instance, dict | list) else error.instance)
+    assert isinstance(doc, dict), "the schema requires a mapping"
     return {name: _compile_family(name, body, source)
             for name, body in doc["families"].items()}
 

@@ -173,7 +173,7 @@ def _check_expansion(text: str, path: Path) -> None:
     Runs on parser events (no objects are built), so a "billion laughs" document
     is refused after reading it once.
     """
-    sizes: dict[str, int] = {}
+    sizes: dict[str | None, int] = {}
     open_nodes: list[tuple[str | None, int]] = []
     total = 0
     try:
@@ -291,7 +291,7 @@ def _used_dims(entry: dict, inputs: dict[str, Tensor], source: str, where: str) 
     """Dim names the variant's formulas and its params' tensor shapes read."""
     from rooflow.models.formula import compile_formula
 
-    formula = set()
+    formula: set[str] = set()
     for attr in ("flop", "bytes"):
         text = entry.get(attr)
         if isinstance(text, str) and text.strip():

@@ -159,7 +159,7 @@ def compute_label_groups(preset: Preset, compute_keys: Sequence[str]) -> dict[fl
         Peak (FLOP/s of the lowest roof of the group) → roof keys, lowest peak first.
     """
     by_peak: dict[float, list[str]] = {}
-    for ckey in sorted(compute_keys, key=preset.compute.get):
+    for ckey in sorted(compute_keys, key=preset.compute.__getitem__):
         peak = preset.compute[ckey]
         near = next((p for p in by_peak if abs(p - peak) <= 0.1 * p), peak)
         by_peak.setdefault(near, []).append(ckey)

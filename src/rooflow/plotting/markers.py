@@ -7,13 +7,14 @@ many groups) and draws one Line2D per group: no per-point Python.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import polars as pl
 
 from rooflow.levels import marker as level_marker
 
-ABOVE_ROOF = {"marker": "X", "ms": 9, "mfc": "none", "mec": "red", "mew": 1.6}
+ABOVE_ROOF: dict[str, Any] = {"marker": "X", "ms": 9, "mfc": "none", "mec": "red", "mew": 1.6}
 
 
 def codes(values: pl.Series, names: Sequence[str]) -> np.ndarray:

@@ -26,17 +26,19 @@ def draw_minor_ticks(ax) -> None:
     from matplotlib.markers import TICKDOWN, TICKLEFT
 
     ax.minorticks_off()
-    for lim, transform, marker, key in (
-            (ax.get_xlim(), ax.get_xaxis_transform(), TICKDOWN, "xtick"),
-            (ax.get_ylim(), ax.get_yaxis_transform(), TICKLEFT, "ytick")):
+    # (size, width, colour) of each axis' minor ticks; rcParams keys spelt out for mypy.
+    x_style = rcParams["xtick.minor.size"], rcParams["xtick.minor.width"], rcParams["xtick.color"]
+    y_style = rcParams["ytick.minor.size"], rcParams["ytick.minor.width"], rcParams["ytick.color"]
+    for lim, transform, marker, key, (size, width, color) in (
+            (ax.get_xlim(), ax.get_xaxis_transform(), TICKDOWN, "xtick", x_style),
+            (ax.get_ylim(), ax.get_yaxis_transform(), TICKLEFT, "ytick", y_style)):
         lo, hi = math.floor(math.log10(lim[0])), math.ceil(math.log10(lim[1]))
         ticks = [v for e in range(lo, hi) for v in (2 * 10.0**e, 5 * 10.0**e)
                  if lim[0] < v < lim[1]]
         at = [0.0] * len(ticks)
         xy = (ticks, at) if key == "xtick" else (at, ticks)
         ax.plot(*xy, transform=transform, ls="", marker=marker, clip_on=False,
-                ms=rcParams[f"{key}.minor.size"], mew=rcParams[f"{key}.minor.width"],
-                color=rcParams[f"{key}.color"], zorder=2.5, gid=f"minor-ticks:{key[0]}")
+                ms=size, mew=width, color=color, zorder=2.5, gid=f"minor-ticks:{key[0]}")
 
 
 def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Sequence[str],

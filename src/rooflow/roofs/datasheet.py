@@ -7,6 +7,7 @@ the file its config names (``config/hardware.yaml``, a link to the packaged one)
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, cast
 
 import yaml
 
@@ -33,15 +34,16 @@ def load_hardware(path: str | Path = DEFAULT_HARDWARE) -> dict[str, Preset]:
             str(path), f"malformed YAML: {getattr(err, 'problem', err)}",
             row=None if mark is None else mark.line + 1,
         ) from None
-    err = schema_error("hardware", data)
-    if err is not None:
-        where = ".".join(str(p) for p in err.absolute_path)
+    violation = schema_error("hardware", data)
+    if violation is not None:
+        where = ".".join(str(p) for p in violation.absolute_path)
         raise InputError(
-            str(path), err.message, column=where or None, check="hardware schema"
+            str(path), violation.message, column=where or None, check="hardware schema"
         )
+    valid = cast("dict[str, Any]", data)  # the schema made it a mapping with ``presets``
     presets = {
         key: preset_from_mapping(key, entry, source=str(path))
-        for key, entry in data["presets"].items()
+        for key, entry in valid["presets"].items()
     }
     # A device name picks the preset measured data is drawn on: it may name one GPU only.
     owner: dict[str, str] = {key.casefold(): key for key in presets}

@@ -78,7 +78,10 @@ def ert_preset(path: str | Path) -> dict:
         raise InputError(str(path), "the same precision is given twice",
                          column="empirical.gflops.data")
 
-    metadata = empirical.get("metadata") if isinstance(empirical.get("metadata"), dict) else {}
+    # empirical is a mapping here (_roofs read its sections).
+    metadata = empirical.get("metadata") if isinstance(empirical, dict) else None
+    if not isinstance(metadata, dict):
+        metadata = {}
     host = str(metadata.get("HOSTNAME") or path.stem)
     return {
         "name": f"{host} (ERT empirical)",

@@ -38,13 +38,15 @@ from rooflow.formats.ncu.passes import export_files, read_passes
 
 _SM_CLOCK = ("sm__cycles_elapsed.avg.per_second", "smsp__cycles_elapsed.avg.per_second",
              "gpc__cycles_elapsed.avg.per_second")
-_COMPUTE = {  # precision → ((peak metric, FLOP per counted unit), ...); the points' weights
+# precision → ((peak metric, FLOP per counted unit), ...); the points' weights
+_COMPUTE: dict[str, tuple[tuple[str, float], ...]] = {
     prec: ((SASS.format(op) + ".peak_sustained", k),
            (f"derived__sm__sass_thread_inst_executed_op_{op}_pred_on_x{k}", 1.0))
     for prec, op in (("fp64", "dfma"), ("fp32", "ffma"), ("fp16", "hfma"))
     for k in (FLOP_PER_INST[op[0]]["fma"],)
 }
-_MEMORY = {  # level → (clock, ((peak metric, bytes per unit), ...))
+# level → (clock, ((peak metric, bytes per unit), ...))
+_MEMORY: dict[str, tuple[str, tuple[tuple[str, float], ...]]] = {
     "DRAM": ("dram__cycles_elapsed.avg.per_second", (("dram__bytes.sum.peak_sustained", 1.0),)),
     "L2": ("lts__cycles_elapsed.avg.per_second", (
         ("derived__lts__lts2xbar_bytes.sum.peak_sustained", 1.0),
@@ -149,17 +151,18 @@ def ncu_preset(paths: str | Path | Sequence[str | Path]) -> dict:
     for frame in positive.partition_by("kernel", "launch", maintain_order=True):
         values = dict(zip(frame["metric"], frame["value"], strict=True))
         sm = next((values[m] for m in _SM_CLOCK if values.get(m)), None)
+        if not sm:  # no compute peak without the SM clock
+            continue
         compute: dict[str, float] = {}
         used = []
-        if sm:
-            for prec, options in _COMPUTE.items():
-                hit = next(((m, k) for m, k in options if values.get(m)), None)
-                if hit:
-                    compute[prec] = values[hit[0]] * hit[1] * sm / 1e12
-                    used.append(hit[0])
-            for prec, (metric, value) in _tensor_peaks(values).items():
-                compute[prec] = value * sm / 1e12
-                used.append(metric)
+        for prec, options in _COMPUTE.items():
+            hit = next(((m, k) for m, k in options if values.get(m)), None)
+            if hit:
+                compute[prec] = values[hit[0]] * hit[1] * sm / 1e12
+                used.append(hit[0])
+        for prec, (metric, value) in _tensor_peaks(values).items():
+            compute[prec] = value * sm / 1e12
+            used.append(metric)
         memory: dict[str, float] = {}
         clocks = []
         for level, (clock, options) in _MEMORY.items():
@@ -177,8 +180,10 @@ def ncu_preset(paths: str | Path | Sequence[str | Path]) -> dict:
                           + ", ".join(clocks) + ")",
                 "compute": compute,
                 "memory": memory,
-                "default_compute": "fp32" if "fp32" in compute else max(compute, key=compute.get),
-                "default_memory": "DRAM" if "DRAM" in memory else min(memory, key=memory.get),
+                "default_compute": "fp32" if "fp32" in compute
+                                   else max(compute, key=compute.__getitem__),
+                "default_memory": "DRAM" if "DRAM" in memory
+                                  else min(memory, key=memory.__getitem__),
                 "empirical": False,
             }
     raise InputError(

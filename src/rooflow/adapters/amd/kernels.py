@@ -64,7 +64,8 @@ class Dispatches:
                 or a sum that is not finite.
         """
         ops = {p: ops_column(p) for p in self.plan.ops}
-        levels = {lv: bytes_column(canonical_level(lv)) for lv in self.plan.levels}
+        # The plan's levels (HBM, L2, L1, LDS) are all known names.
+        levels = {lv: bytes_column(canonical_level(lv) or lv) for lv in self.plan.levels}
         counters = list(self.frame.columns[3:])
         per = self.frame.select(
             "kernel", "row",

@@ -106,7 +106,7 @@ def read_runs(path: str | Path) -> Dispatches:
     """
     files = runs(path)
     read = [(f, *_read_run(f)) for f in files]
-    timed = [r for r in read if r[3] is not None]
+    timed = [(f, frame, counters, t) for f, frame, counters, t in read if t is not None]
     if not timed:
         raise InputError(str(path), "no run with timestamps (DurationNs or BeginNs/EndNs): "
                          "add a run with `rocprof --timestamp on`", check="time")

@@ -126,7 +126,7 @@ def unitrace_kernels(flops_report: str | Path, bytes_report: str | Path | None =
     ).group_by("kernel", maintain_order=True).agg(*[_sum(c) for c in _COLUMN.values()])
     moved = pl.DataFrame(
         [{"kernel": run.kernel, "row": run.line,
-          "time_s": _count(run, TIME, bytes_path, required=True) * 1e-9,
+          "time_s": _time_s(run, bytes_path),
           **{_BYTES[lv]: _level(run, cs, bytes_path) for lv, cs in LEVELS.items()}}
          for run in byte_runs],
         schema={"kernel": pl.String, "row": pl.Int64, "time_s": pl.Float64,
@@ -211,7 +211,7 @@ def _require(runs: list[Launch], metrics: list[str], path: Path, group: str, wha
 
 def _same_launches(flop_runs: list[Launch], byte_runs: list[Launch], flops_path: Path,
                    bytes_path: Path) -> None:
-    counts = {}
+    counts: dict[str, list[int]] = {}
     for index, runs in enumerate((flop_runs, byte_runs)):
         for run in runs:
             counts.setdefault(run.kernel, [0, 0])[index] += 1
@@ -244,6 +244,13 @@ def _count(run: Launch, metric: str, path: Path, *, required: bool = False) -> f
     return value
 
 
+def _time_s(run: Launch, path: Path) -> float:
+    """The launch's kernel time in seconds (> 0; :func:`_require` made sure it is there)."""
+    time_ns = _count(run, TIME, path, required=True)
+    assert time_ns is not None, "checked by _require"
+    return time_ns * 1e-9
+
+
 def _ops(run: Launch, metric: str, factor: float, path: Path) -> float | None:
     events = _count(run, metric, path)
     return None if events is None else events * factor
@@ -251,7 +258,8 @@ def _ops(run: Launch, metric: str, factor: float, path: Path) -> float | None:
 
 def _level(run: Launch, counters: tuple[str, ...], path: Path) -> float | None:
     values = [_count(run, c, path) for c in counters]
-    return None if any(v is None for v in values) else sum(values)
+    known = [v for v in values if v is not None]
+    return sum(known) if len(known) == len(values) else None
 
 
 def _sum(column: str) -> pl.Expr:

@@ -164,12 +164,12 @@ def ncu_breakdown(
 
     vector = {}
     for prec, letter in VECTOR.items():
-        ops = {op: _usable(present, vector_sources(letter + op), per)
-               for op in FLOP_PER_INST[letter]}
-        if any(ops.values()):
-            vector[prec] = (letter, ops)
+        by_op = {op: _usable(present, vector_sources(letter + op), per)
+                 for op in FLOP_PER_INST[letter]}
+        if any(by_op.values()):
+            vector[prec] = (letter, by_op)
             missing += [f"{prec} {letter}{op} counts ({SASS.format(letter + op)})"
-                        for op, s in ops.items() if s is None]
+                        for op, s in by_op.items() if s is None]
         else:
             missing.append(f"{prec} FLOP ({SASS.format(letter + 'fma|mul|add')})")
     tensor, unknown = tensor_sources(present)
@@ -211,7 +211,7 @@ def ncu_breakdown(
         first = launch.first
         launch.check(used)
         if time is DURATION:
-            t = launch.value(*time.metrics, "second")
+            t = launch.value(time.metrics[0], "second")
         else:  # a zero clock means no time, not a division error
             rate = launch.value(time.metrics[1], "hz")
             t = launch.value(time.metrics[0], "cycle") / rate if rate > 0 else 0.0

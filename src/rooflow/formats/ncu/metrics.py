@@ -268,9 +268,9 @@ def tensor_sources(present: set[str]) -> tuple[list[tuple[Source, str]], list[st
                 for rate, unit, per in (("", "count", ""),
                                         (".per_cycle_elapsed", "count/cycle", "cycle"),
                                         (".per_second", "count/second", "second")):
-                    metric = forms.get((dst, sparsity, rate))
-                    if metric:
-                        picked.append((Source((metric,), unit, per=per),
+                    form = forms.get((dst, sparsity, rate))
+                    if form:
+                        picked.append((Source((form,), unit, per=per),
                                        TENSOR_PRECISION[src]))
                         break
     return picked, sorted(set(ignored))
