@@ -114,3 +114,38 @@ def test_hierarchical_binding_level_and_time_saved():
     # At 2 TFLOP/s achieved: headroom 8/2 = 4 → saved = 0.1 × (1 − 1/4) = 0.075 s
     t2 = analyze(pts.with_columns(flop_per_s=pl.lit(2e12)), preset)
     assert t2["potential_time_saved_s"][0] == pytest.approx(0.075)
+
+
+def fp64_only_preset():
+    """An fp64-only preset like v100-nersc: fp64 10 TFLOP/s, HBM 1000 GB/s (ridge 10)."""
+    from rooflow.roofs.preset import preset_from_mapping
+
+    return preset_from_mapping("fp64-only", {
+        "name": "fp64 only", "source": "test", "compute": {"fp64": 10}, "memory": {"HBM": 1000},
+        "default_compute": "fp64", "default_memory": "HBM"}, source="test")
+
+
+def test_no_compute_roof_of_its_precision_leaves_a_point_unjudged():
+    from rooflow.analysis import no_compute_roof
+
+    pts = to_points(pl.DataFrame({
+        "kernel": ["dgemm", "sgemm", "spec"], "precision": ["fp64", "fp32", "fp32"],
+        "arithmetic_intensity": [20.0, 50.0, 5.0], "flop_per_s": [5e12, 20e12, None],
+        "time_s": [1e-3, 2e-3, None], "row": [1, 2, 3]}))
+    t = analyze(pts, fp64_only_preset())
+    # dgemm: min(10, 20 × 1 TB/s = 20) = 10 TFLOP/s, compute-bound; 5/10 = 50 %, headroom 2;
+    # saved 1 ms × (1 − 1/2) = 0.5 ms
+    assert t["attainable"][0] == pytest.approx(10e12) and t["bound"][0] == "compute"
+    assert t["headroom"][0] == pytest.approx(2.0)
+    assert t["potential_time_saved_s"][0] == pytest.approx(5e-4)
+    # sgemm: no fp32 roof. Not 50 × 1 TB/s = 50 TFLOP/s "memory-bound, 2.5× headroom": nothing.
+    sgemm = t.row(1, named=True)
+    for column in ("compute_roof", "attainable", "bound", "pct_of_roof", "headroom",
+                   "kernel_bound", "kernel_headroom", "potential_time_saved_s"):
+        assert sgemm[column] is None, column
+    assert sgemm["performance"] == pytest.approx(20e12)  # measured: kept, above the fp64 peak
+    assert not sgemm["above_roof"] and not sgemm["binding"]
+    assert sgemm["roof_note"] == "no fp32 roof on fp64-only"
+    # A theoretical point without its roof has no place: no performance
+    assert t["performance"][2] is None and t["attainable"][2] is None
+    assert t.select(no_compute_roof()).to_series().to_list() == [False, True, True]

@@ -353,3 +353,93 @@ def test_rooflow_entry_points_draw_with_agg(entry, tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env=env).stdout
     assert out.strip().splitlines()[-1] == "agg"
+
+
+def fp64_only_table(levels: tuple[str, ...] = ("DRAM",), suffix: str = "") -> tuple:
+    """Analysed on an fp64-only preset (fp64 10 TFLOP/s, HBM 1000 GB/s, L2 4000), like
+    v100-nersc; the same intensity at each of ``levels``, ``suffix`` on the kernel names.
+
+    dgemm is judged; fast is above its roof (AI 1 → 1 TFLOP/s, 2 achieved); sgemm and saxpy
+    (fp32) have no compute roof, sgemm at 2000 TFLOP/s far above every roof; spec, a
+    theoretical fp32 point, has no roof to be placed on.
+    """
+    from rooflow.analysis import analyze
+    from rooflow.roofs.preset import preset_from_mapping
+
+    preset = preset_from_mapping("fp64-only", {
+        "name": "fp64 only", "source": "test", "compute": {"fp64": 10},
+        "memory": {"HBM": 1000, "L2": 4000}, "default_compute": "fp64",
+        "default_memory": "HBM"}, source="test")
+    kernels = pl.DataFrame({
+        "kernel": [k + suffix for k in ("dgemm", "fast", "sgemm", "saxpy", "spec")],
+        "precision": ["fp64", "fp64", "fp32", "fp32", "fp32"],
+        "arithmetic_intensity": [20.0, 1.0, 50.0, 0.1, 5.0],
+        "flop_per_s": [5e12, 2e12, 2000e12, 5e10, None], "row": [1, 2, 3, 4, 5]})
+    points = to_points(kernels.join(pl.DataFrame({"level": list(levels)}), how="cross"))
+    return analyze(points, preset), preset
+
+
+def test_points_without_a_compute_roof_are_drawn_apart_and_named_in_the_legend():
+    from rooflow.plotting.core import NO_ROOF_COLOR
+
+    t, preset = fp64_only_table()
+    fig = figure(t, preset, PlotOptions(annotate=False, key=True))
+    ax = fig.axes[0]
+    unjudged = next(a for a in ax.lines if a.get_gid() == "no-compute-roof")
+    # sgemm and saxpy; the theoretical spec point has no performance: not drawn
+    assert sorted(unjudged.get_xdata()) == [0.1, 50.0]
+    assert unjudged.get_markerfacecolor() == "none"
+    assert unjudged.get_markeredgecolor() == NO_ROOF_COLOR
+    # Judged points only as ordinary markers: dgemm and fast (AI 20 and 1)
+    ordinary = [x for a in ax.lines if a.get_marker() == "o" and not a.get_gid()
+                for x in a.get_xdata()]
+    assert sorted(ordinary) == [1.0, 20.0]
+    labels = [x.get_text() for x in ax.get_legend().get_texts()]
+    assert "no fp32 roof: 2 points,\nnot judged" in labels and "above the roof" in labels
+    # Above-roof and no-roof counts apart: fast alone is above the roof, not sgemm
+    above = next(a for a in ax.lines if a.get_gid() == "above-roof")
+    assert list(above.get_xdata()) == [1.0]
+    note = next(a for a in ax.texts if a.get_gid() == "notes").get_text()
+    assert "1 point above the roof" in note and "no fp32 roof on fp64-only" in note
+    # Never clipped: 2000 TFLOP/s × 2 widens the axis to the 10⁴ TFLOP/s decade
+    assert ax.get_ylim()[1] == pytest.approx(1e4)
+    # Keyed after the ranked points, so a ⊗ can be named
+    key = next(a for a in ax.texts if a.get_gid() == "key").get_text().splitlines()
+    assert [line.split()[1] for line in key] == ["dgemm", "fast", "sgemm", "saxpy"]
+
+
+def test_page_draws_points_without_a_compute_roof_apart_with_a_legend_entry():
+    from rooflow.html.page import page_items
+    from rooflow.plotting.core import NO_ROOF_COLOR, NO_ROOF_MARKER
+
+    t, preset = fp64_only_table()
+    items = page_items(t, preset, title="t", color_by="family", max_points=4000, top_n=5,
+                       series_order=())
+    fig = items[0]
+    unjudged = [r for r in page_renderers(items) if r.glyph.marker == NO_ROOF_MARKER]
+    assert len(unjudged) == 1 and unjudged[0].glyph.line_color == NO_ROOF_COLOR
+    assert sorted(unjudged[0].data_source.data["kernel"]) == ["saxpy", "sgemm"]
+    others = {k for r in page_renderers(items) if r.glyph.marker != NO_ROOF_MARKER
+              for k in r.data_source.data["kernel"]}
+    assert others == {"dgemm", "fast"}
+    legend = [i.label.value for lg in fig.legend for i in lg.items]
+    assert "no fp32 roof: 2 points, not judged" in legend
+    notes = " ".join(i.text for i in items[1:])
+    assert "2 points not judged (no fp32 roof on fp64-only)" in notes
+
+
+def test_hierarchical_key_names_kernels_without_a_roof_and_nothing_is_clipped():
+    from matplotlib.figure import Figure
+
+    # Two levels per kernel, long names: the key's text must stay on the canvas.
+    t, preset = fp64_only_table(("DRAM", "L2"), "_" + "x" * 50)
+    fig: Figure = figure(t, preset, PlotOptions(annotate=False))
+    fig.canvas.draw()
+    texts = [a for a in fig.axes[0].texts] + fig.axes[0].get_legend().get_texts()
+    assert any(a.get_text().startswith("⊗ sgemm_x") and "no fp32 roof" in a.get_text()
+               for a in texts)
+    canvas = fig.bbox
+    for a in texts:
+        box = a.get_window_extent()
+        assert canvas.x0 <= box.x0 and box.x1 <= canvas.x1, a.get_text()
+        assert canvas.y0 <= box.y0 and box.y1 <= canvas.y1, a.get_text()

@@ -19,11 +19,13 @@ def _row(kernel: str, **over) -> dict:
     """
     row = {
         "dataset": "ncu-a", "source": "a.csv", "row": 1, "kernel": kernel, "series": "Measured",
-        "pair": None, "label": None, "level": "DRAM", "unit": "FLOP", "bandwidth_only": False,
+        "pair": None, "label": None, "level": "DRAM", "precision": "fp32",
+        "compute_roof_name": "fp32", "unit": "FLOP", "bandwidth_only": False,
         "theoretical": False, "binding": True, "above_roof": False, "kernel_bound": "DRAM",
         "performance": None, "attainable": None, "achieved_bandwidth": None,
         "memory_roof": None, "pct_of_roof": None, "pct_of_memory_roof": None,
         "kernel_headroom": None, "time_s": None, "potential_time_saved_s": None,
+        "pair_speedup": None,
     }
     return {**row, **over}
 
@@ -75,8 +77,9 @@ def test_timed_kernels_ranked_by_potential_time_saved():
         "| 0.001 | 0.0005 |",
     ]
     # 2 datasets (ncu-a, specs-s); the L2 row and the theoretical point are not kernels.
-    assert ("2 datasets, 3 measured kernels ranked (3 with times); 0 points above the roof."
-            in text)
+    assert ("2 datasets, 3 measured kernels ranked (3 with times); not ranked: 0 superseded "
+            "within their pair, 0 without a compute roof of their precision; 0 points above "
+            "the roof." in text)
     assert "Without measured time" not in text
     assert "## Points above the roof" not in text
 
@@ -125,7 +128,8 @@ def test_points_above_the_roof_are_findings_and_not_ranked():
     assert text.index("## Points above the roof") < text.index("## h100-sxm")
     ranked = _lines_after(text, TIMED_HEADER)
     assert len(ranked) == 1 and "| gemm_a |" in ranked[0]
-    assert "1 measured kernels ranked (1 with times); 1 points above the roof." in text
+    assert "1 measured kernels ranked (1 with times); not ranked: 0 superseded" in text
+    assert "0 without a compute roof of their precision; 1 points above the roof." in text
 
 
 def test_top_limits_rows_per_ranking_and_presets_keep_their_order():
@@ -136,3 +140,83 @@ def test_top_limits_rows_per_ranking_and_presets_keep_their_order():
     ranked = _lines_after(first, TIMED_HEADER)
     assert [r.split(" | ")[2] for r in ranked] == ["mem_copy", "GEMM 64×64"]
     assert text.startswith("# rooflow summary\n") and text.endswith("\n")
+
+
+SUPERSEDED_HEADER = "| dataset | kernel | series | pair | achieved | pair speedup |"
+NO_ROOF_HEADER = "| dataset | kernel | series | precision | achieved | time (s) |"
+
+
+def test_a_pair_ranks_only_its_optimized_kernel_and_lists_the_others_as_superseded():
+    # A benchmark pair shares one row, Original first. Original: 25 TFLOP/s of 100, 3.2 ms →
+    # saved 3.2 × (1 − 1/4) = 2.4 ms, most of all, but its code is replaced: never ranked.
+    # Optimized: 50 TFLOP/s, 1.6 ms → 1.6 × (1 − 1/2) = 0.8 ms. Speedup 50 / 25 = 2.
+    pair = {"dataset": "benchmarks-b", "source": "b.csv", "row": 7, "pair": "fa:gpu",
+            "label": "fa 2k", "pair_speedup": 2.0, "attainable": 1e14}
+    original = _row("fa", series="Original", performance=2.5e13, pct_of_roof=25.0,
+                    kernel_headroom=4.0, time_s=3.2e-3, potential_time_saved_s=2.4e-3, **pair)
+    optimized = _row("fa", series="Optimized", performance=5e13, pct_of_roof=50.0,
+                     kernel_headroom=2.0, time_s=1.6e-3, potential_time_saved_s=8e-4, **pair)
+    # A pair without an Optimized row ranks its last by row: v2 (row 3) supersedes v1 (row 2).
+    # v1: 1 ms × (1 − 1/3) = 0.667 ms; v2: 0.5 ms × (1 − 1/1.5) = 0.1667 ms.
+    v1 = _row("tri", series="v1", pair="tri", row=2, performance=1e12, attainable=3e12,
+              pct_of_roof=33.3, kernel_headroom=3.0, time_s=1e-3,
+              potential_time_saved_s=1e-3 * (1 - 1 / 3), pair_speedup=2.0)
+    v2 = _row("tri", series="v2", pair="tri", row=3, performance=2e12, attainable=3e12,
+              pct_of_roof=66.7, kernel_headroom=1.5, time_s=5e-4,
+              potential_time_saved_s=5e-4 * (1 - 1 / 1.5), pair_speedup=2.0)
+    # The same pair id in another dataset is another pair: its one kernel is its latest.
+    alone = _row("fa", dataset="benchmarks-c", source="c.csv", series="Original", pair="fa:gpu",
+                 row=7, performance=8e13, attainable=1e14, pct_of_roof=80.0,
+                 kernel_headroom=1.25, time_s=1e-3, potential_time_saved_s=2e-4)
+    text = summary_markdown({"arc-pro-b70": _table(original, optimized, GEMM_A, v1, v2, alone)})
+    ranked = _lines_after(text, TIMED_HEADER)
+    assert [r.split(" | ")[1:4] for r in ranked] == [
+        ["benchmarks-b", "fa 2k", "Optimized"],  # 0.8 ms
+        ["ncu-a", "gemm_a", "Measured"],  # 0.5 ms
+        ["benchmarks-c", "fa", "Original"],  # 0.2 ms
+        ["ncu-a", "tri", "v2"],  # 0.1667 ms
+    ]
+    assert _lines_after(text, SUPERSEDED_HEADER) == [
+        "| benchmarks-b | fa 2k | Original | fa:gpu | 25 TFLOP/s | 2.00× |",
+        "| ncu-a | tri | v1 | tri | 1 TFLOP/s | 2.00× |",
+    ]
+    assert ("4 measured kernels ranked (4 with times); not ranked: 2 superseded within their "
+            "pair, 0 without a compute roof of their precision; 0 points above the roof."
+            in text)
+
+
+def test_kernels_without_a_compute_roof_are_listed_apart_and_counted_apart(tmp_path):
+    # Through analyze and all.csv, as the workflow does, on an fp64-only preset (fp64
+    # 10 TFLOP/s, HBM 1000 GB/s): like v100-nersc, where fp32 kernels were "DRAM-bound".
+    from rooflow.analysis import analyze
+    from rooflow.points import to_points
+    from rooflow.roofs.preset import preset_from_mapping
+
+    preset = preset_from_mapping("fp64-only", {
+        "name": "fp64 only", "source": "test", "compute": {"fp64": 10}, "memory": {"HBM": 1000},
+        "default_compute": "fp64", "default_memory": "HBM"}, source="test")
+    points = to_points(pl.DataFrame({
+        "kernel": ["dgemm", "sgemm", "saxpy", "fast"],
+        "precision": ["fp64", "fp32", "fp32", "fp64"],
+        # dgemm: min(10, 20 × 1) = 10 TFLOP/s; 5 → headroom 2, saved 1 ms × ½ = 0.5 ms.
+        # sgemm 20 TFLOP/s, saxpy: no fp32 roof, not judged (sgemm above the fp64 peak is
+        # no finding). fast: AI 1 → roof 1 TFLOP/s, 2 achieved: above the roof, a finding.
+        "arithmetic_intensity": [20.0, 50.0, 0.1, 1.0],
+        "flop_per_s": [5e12, 20e12, 5e10, 2e12], "time_s": [1e-3, 2e-3, 1e-4, 1e-3],
+        "row": [1, 2, 3, 4]}))
+    path = tmp_path / "all.csv"
+    analyze(points, preset).insert_column(0, pl.lit("ncu-a").alias("dataset")).write_csv(path)
+    text = summary_markdown({"fp64-only": pl.read_csv(path)})
+    ranked = _lines_after(text, TIMED_HEADER)
+    assert ranked == ["| 1 | ncu-a | dgemm | kernel | compute | 5 TFLOP/s | 10 TFLOP/s | 50.0 "
+                      "| 2.00× | 0.001 | 0.0005 |"]
+    assert "- no fp32 roof on fp64-only: 2 kernels" in text
+    assert _lines_after(text, NO_ROOF_HEADER) == [
+        "| ncu-a | sgemm | kernel | fp32 | 20 TFLOP/s | 0.002 |",
+        "| ncu-a | saxpy | kernel | fp32 | 50 GFLOP/s | 0.0001 |",
+    ]
+    assert ("1 measured kernels ranked (1 with times); not ranked: 0 superseded within their "
+            "pair, 2 without a compute roof of their precision; 1 points above the roof."
+            in text)
+    findings = _lines_after(text, "| preset | dataset | kernel | series | level | % of roof |")
+    assert findings == ["| fp64-only | ncu-a | fast | kernel | DRAM | 200 |"]

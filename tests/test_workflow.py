@@ -41,9 +41,14 @@ def test_profiler_datasets_are_hierarchical_on_their_presets(examples_build):
         assert (examples_build / f"results/plots/{preset}/{ncu}.png").stat().st_size > 10_000
     t = pl.read_csv(examples_build / f"results/tables/ert-roofline.gpu-node-a100/{ncu}.csv")
     assert set(t["level"]) == {"DRAM", "L2", "L1"}
-    # the ERT preset has a roof per level, so every point has an attainable value
-    assert t["attainable"].null_count() == 0
-    assert t.filter(pl.col("binding")).height == t["kernel"].n_unique()
+    # The ERT preset has a roof per level, so every point of a precision it has a compute
+    # roof for has an attainable value. It has no fp16-tensor roof: the HGEMM is not judged.
+    judged = t.filter(pl.col("precision") != "fp16-tensor")
+    assert judged["attainable"].null_count() == 0
+    assert judged.filter(pl.col("binding")).height == judged["kernel"].n_unique() == 2
+    hgemm = t.filter(pl.col("precision") == "fp16-tensor")
+    assert hgemm.height == 3 and hgemm["attainable"].null_count() == 3
+    assert not hgemm["binding"].any()
     rocprof = "rocprof-mi210_gemm_triad"
     t = pl.read_csv(examples_build / f"results/tables/omniperf-mi210_gemm_triad/{rocprof}.csv")
     assert set(t["level"]) == {"DRAM", "L2", "L1", "LDS"}
@@ -57,6 +62,34 @@ def test_measured_data_only_on_its_device(examples_build):
     assert not list((examples_build / "results").rglob("h100-sxm/benchmarks-moe_attention*"))
     # Theoretical points (specs) are drawn on every configured preset.
     assert (examples_build / "results/tables/h100-sxm/specs-3_UnifiedAttention.csv").exists()
+
+
+def test_summary_ranks_no_original_of_a_pair_and_no_kernel_without_its_roof(examples_build):
+    import polars as pl
+
+    text = (examples_build / "results/summary.md").read_text()
+    sections = dict(part.split("\n", 1) for part in text.split("\n## ")[1:])
+    unjudged_seen = 0
+    for preset, body in sections.items():
+        if preset == "Points above the roof":
+            continue
+        t = pl.read_csv(examples_build / f"results/tables/{preset}/all.csv",
+                        infer_schema_length=None)
+        name = pl.coalesce(pl.col("label"), pl.col("kernel"))
+        unjudged = set(t.filter(pl.col("compute_roof_name").is_null() & ~pl.col("bandwidth_only")
+                                & ~pl.col("theoretical")).select(
+            pl.format("{} | {}", "dataset", name)).to_series())
+        # "| # | dataset | kernel | series | ..." rows of the rankings
+        ranked = [row.split(" | ") for row in body.splitlines() if row[:3].strip("| ").isdigit()]
+        assert all(r[3] != "Original" for r in ranked), preset
+        assert not {f"{r[1]} | {r[2]}" for r in ranked} & unjudged, preset
+        for kernel in unjudged:  # listed apart, under its missing roof
+            assert f"| {kernel} |" in body.split("Not judged on")[1], (preset, kernel)
+        unjudged_seen += len(unjudged)
+    # The ERT A100 preset has no tensor roof: its HGEMM (once "bound L1, 1.46× headroom")
+    assert "- no fp16-tensor roof on ert-roofline.gpu-node-a100: 1 kernel" in text
+    assert unjudged_seen >= 1
+    assert "Superseded within their pair" in sections["arc-pro-b70"]
 
 
 def test_no_shipped_example_is_above_its_roof(examples_build):

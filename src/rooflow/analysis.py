@@ -4,8 +4,10 @@ Formulas (Williams et al., CACM 2009; hierarchical form: Yang et al., "Hierarchi
 Roofline Analysis for GPUs", CCPE 2020):
 
 - attainable(level) = min(compute roof of the point's own precision, AI_level × memory
-  roof_level); a preset without a roof for that precision gives no compute roof (the
-  memory roof alone bounds the point, and ``roof_note`` says so), never another unit's
+  roof_level); a preset without a roof for that precision leaves the point unjudged: no
+  attainable, bound, % of roof, headroom or time saved (``roof_note`` says which roof is
+  missing; :func:`no_compute_roof` selects such rows), never a memory ceiling or another
+  unit's roof standing in
 - bound(level) = memory if AI_level × memory roof < compute roof, else compute
 - % of roof = achieved / attainable × 100
 - headroom = attainable / achieved ("can run up to N× faster at the same intensity")
@@ -73,8 +75,10 @@ def analyze(
         performance, compute_roof, attainable in FLOP/s (OP/s where ``unit`` is OP);
         memory_roof and achieved_bandwidth in byte/s; pct_of_roof, pct_of_memory_roof in
         %. Rows whose level has no memory roof on ``preset`` keep null roofs and analysis
-        values (their kernel is judged on the levels the preset has); ``roof_note`` says
-        which roof is missing.
+        values (their kernel is judged on the levels the preset has); rows whose precision
+        has no compute roof there (:func:`no_compute_roof`) keep null attainable, bound,
+        pct_of_roof, headroom and per-kernel values, and a theoretical one no performance
+        (there is no roof to place it on); ``roof_note`` says which roof is missing.
     """
     precisions = points["precision"].unique().to_list()
     levels = points["level"].unique().to_list()
@@ -101,16 +105,20 @@ def analyze(
         achieved_bandwidth=pl.col("bytes") / pl.col("time_s"),
     )
     memory_attainable = pl.col("arithmetic_intensity") * pl.col("memory_roof")
-    no_roof = pl.col("memory_roof").is_null() | pl.col("bandwidth_only")
+    # Without its compute roof a point is not judged: the memory roof alone would call an
+    # HGEMM L1-bound, or an fp32 kernel 20× below an fp64-only preset's HBM ceiling.
+    unjudged = pl.col("memory_roof").is_null() | pl.col("compute_roof").is_null()
     frame = frame.with_columns(
-        attainable=pl.when(no_roof)
+        attainable=pl.when(unjudged | pl.col("bandwidth_only"))
         .then(None)
         .otherwise(pl.min_horizontal("compute_roof", memory_attainable)),
         bound=pl.when(pl.col("memory_roof").is_null())
         .then(None)
-        .when(pl.col("bandwidth_only") | (memory_attainable < pl.col("compute_roof")))
+        .when(pl.col("bandwidth_only"))
         .then(_cat("memory"))
         .when(pl.col("compute_roof").is_null())
+        .then(None)
+        .when(memory_attainable < pl.col("compute_roof"))
         .then(_cat("memory"))
         .otherwise(_cat("compute")),
         pct_of_memory_roof=pl.col("achieved_bandwidth") / pl.col("memory_roof") * 100,
@@ -174,7 +182,9 @@ def _kernel_level(frame: pl.LazyFrame) -> pl.LazyFrame:
     return frame.with_columns(
         binding=(pl.col("_i") == pl.col("_first")).fill_null(False),
         kernel_bound=binding_class.gather(pl.col("_first")),
-        potential_time_saved_s=pl.when(pl.col("theoretical") | above)
+        # No headroom (no roof at any level) saves no time, not 0: max_horizontal skips null.
+        potential_time_saved_s=pl.when(pl.col("theoretical") | above
+                                       | pl.col("kernel_headroom").is_null())
         .then(None)
         .otherwise(pl.max_horizontal(saved, pl.lit(0.0))),
     ).drop("_i", "_k", "_first")
@@ -213,6 +223,16 @@ def _pair_speedup(frame: pl.LazyFrame) -> pl.LazyFrame:
         )
     )
     return frame.join(speedups, on="_g", how="left", maintain_order="left").drop("_g")
+
+
+def no_compute_roof() -> pl.Expr:
+    """Rows of an :func:`analyze` table not judged: no compute roof of their precision.
+
+    Bandwidth-only rows need none (they are judged against the memory roof). Reads
+    ``compute_roof_name`` and ``bandwidth_only`` (an ``all.csv`` read back gives nulls for
+    empty cells, as the table has).
+    """
+    return pl.col("compute_roof_name").is_null() & ~pl.col("bandwidth_only").fill_null(False)
 
 
 def above_roof(table: pl.DataFrame) -> pl.DataFrame:

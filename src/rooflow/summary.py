@@ -1,10 +1,16 @@
-"""results/summary.md: per preset, kernels ranked by potential time saved.
+"""results/summary.md: per preset, the kernels that can improve, ranked by potential time saved.
 
 potential time saved = time × (1 − 1/headroom) (see :mod:`rooflow.analysis`),
 taken at each kernel's binding level; kernels without a measured time are counted
 separately, ranked by headroom. Bandwidth-only kernels (no operations) are ranked by the
-time they could save against the memory roof. Points above their roof come first, as
-findings (check peaks, units or clocks), and are never ranked.
+time they could save against the memory roof. Only what can improve is ranked:
+
+- a pair (``pair``: Original/Optimized rows of one benchmark or roofline row) ranks its
+  latest kernel, the Optimized one (else its last by ``row``, as the pair speedup of
+  :mod:`rooflow.analysis` does); the others are listed as superseded;
+- a kernel whose precision has no compute roof on the preset is not judged there
+  (:func:`rooflow.analysis.no_compute_roof`): listed per missing roof;
+- points above their roof come first, as findings (check peaks, units or clocks).
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from collections.abc import Mapping
 
 import polars as pl
 
-from rooflow.analysis import KERNEL_KEY
+from rooflow.analysis import KERNEL_KEY, no_compute_roof
 
 TOP = 20
 
@@ -63,30 +69,94 @@ def _above_roof(tables: Mapping[str, pl.DataFrame]) -> list[str]:
     return lines + [""]
 
 
+def _kernels(table: pl.DataFrame) -> pl.DataFrame:
+    """One row per measured kernel: its binding row, else its first.
+
+    A kernel without a compute roof has no headroom at any level, so no binding row.
+    Adds ``superseded``: True for a pair's kernels other than its latest.
+    """
+    key = ["dataset", *KERNEL_KEY]
+    kernels = (table.filter(~pl.col("theoretical")).with_row_index("_i")
+               .sort("binding", descending=True, maintain_order=True)
+               .unique(key, keep="first", maintain_order=True).sort("_i"))
+    pair = ["dataset", "source", "pair"]
+    # Position in the pair by row, ties in table order (benchmark pairs share a row).
+    kernels = kernels.with_columns(_pos=pl.col("row").rank("ordinal").over(pair))
+    optimized = pl.when(pl.col("series") == "Optimized").then(pl.col("_pos"))
+    latest = pl.coalesce(optimized.min().over(pair), pl.col("_pos").max().over(pair))
+    in_pair = pl.col("pair").fill_null("") != ""
+    return kernels.with_columns(superseded=in_pair & (pl.col("_pos") != latest)).drop(
+        "_i", "_pos")
+
+
+def _more(rows: pl.DataFrame, top: int) -> list[str]:
+    """The line after a list cut at ``top`` rows."""
+    return [f"… and {rows.height - top} more", ""] if rows.height > top else [""]
+
+
+def _superseded(rows: pl.DataFrame, top: int) -> list[str]:
+    """Kernels a later kernel of their pair replaced, with the pair's speedup."""
+    lines = ["Superseded within their pair (not ranked; the pair's Optimized kernel, else its "
+             "last, is):", "",
+             "| dataset | kernel | series | pair | achieved | pair speedup |", "|---" * 6 + "|"]
+    for r in rows.head(top).iter_rows(named=True):
+        speedup = _num(r.get("pair_speedup"), ".2f")
+        lines.append(f"| {r['dataset']} | {r['label'] or r['kernel']} | {r['series']} "
+                     f"| {r['pair']} | {_achieved(r)[0]} | {speedup}× |")
+    return lines + _more(rows, top)
+
+
+def _no_roof(preset: str, rows: pl.DataFrame, top: int) -> list[str]:
+    """Kernels not judged on ``preset``: counts per missing compute roof, then the list."""
+    counts = rows.group_by("precision", maintain_order=True).len()
+    lines = [f"Not judged on {preset}: no compute roof of their precision (no attainable, "
+             "bound, headroom or time saved; draw them on a preset with that roof):", ""]
+    lines += [f"- no {p} roof on {preset}: {n} kernel{'s' if n > 1 else ''}"
+              for p, n in counts.iter_rows()]
+    lines += ["", "| dataset | kernel | series | precision | achieved | time (s) |",
+              "|---" * 6 + "|"]
+    lines += [f"| {r['dataset']} | {r['label'] or r['kernel']} | {r['series']} "
+              f"| {r['precision']} | {_achieved(r)[0]} | {_num(r['time_s'], '.4g')} |"
+              for r in rows.head(top).iter_rows(named=True)]
+    return lines + _more(rows, top)
+
+
 def summary_markdown(tables: Mapping[str, pl.DataFrame], top: int = TOP) -> str:
     """Markdown summary of per-preset ``all.csv`` tables (analysis columns + ``dataset``).
 
+    Per preset: the ranked kernels (with times, by potential time saved in s; without, by
+    headroom), the kernels superseded within their pair, the kernels without a compute
+    roof of their precision; before the presets, every point above its roof.
+
     Args:
         tables: preset key → concatenated analysis table of its datasets.
-        top: rows listed per preset and ranking.
+        top: rows listed per preset and list.
     """
     lines = ["# rooflow summary", "",
-             "Kernels ranked by potential time saved = time × (1 − 1/headroom), where "
-             "headroom = attainable / achieved at the kernel's binding memory level.", ""]
+             "Kernels that can improve, ranked by potential time saved = time × "
+             "(1 − 1/headroom), where headroom = attainable / achieved at the kernel's "
+             "binding memory level. Of a pair (Original/Optimized) only its Optimized "
+             "kernel is ranked; a kernel whose precision has no compute roof on the preset "
+             "is listed apart, not ranked.", ""]
     lines += _above_roof(tables)
     for preset, table in tables.items():
         above = table.filter(pl.col("above_roof"))
+        kernels = _kernels(table)
+        unjudged = kernels.filter(no_compute_roof())
+        judged = kernels.filter(~no_compute_roof())
+        superseded = judged.filter(pl.col("superseded"))
         # nulls_equal: empty pair/label cells read back from all.csv are nulls.
-        kernels = table.filter(pl.col("binding") & ~pl.col("theoretical")).join(
+        ranked = judged.filter(~pl.col("superseded")).join(
             above.select(KERNEL_KEY).unique(), on=KERNEL_KEY, how="anti", nulls_equal=True)
-        timed = kernels.filter(pl.col("time_s").is_not_null()).sort(
+        timed = ranked.filter(pl.col("time_s").is_not_null()).sort(
             "potential_time_saved_s", descending=True, nulls_last=True)
-        untimed = kernels.filter(pl.col("time_s").is_null()).sort(
+        untimed = ranked.filter(pl.col("time_s").is_null()).sort(
             "kernel_headroom", descending=True, nulls_last=True)
         lines += [f"## {preset}", "",
-                  f"{table['dataset'].n_unique()} datasets, {kernels.height} measured kernels "
-                  f"ranked ({timed.height} with times); {above.height} points above the roof.",
-                  ""]
+                  f"{table['dataset'].n_unique()} datasets, {ranked.height} measured kernels "
+                  f"ranked ({timed.height} with times); not ranked: {superseded.height} "
+                  f"superseded within their pair, {unjudged.height} without a compute roof "
+                  f"of their precision; {above.height} points above the roof.", ""]
         header = ("| # | dataset | kernel | series | bound | achieved | attainable | % of roof "
                   "| headroom |")
         if timed.height:
@@ -100,4 +170,8 @@ def summary_markdown(tables: Mapping[str, pl.DataFrame], top: int = TOP) -> str:
                       "|---" * 9 + "|"]
             lines += [_row(i, r) for i, r in enumerate(untimed.head(top).iter_rows(named=True), 1)]
             lines.append("")
+        if superseded.height:
+            lines += _superseded(superseded, top)
+        if unjudged.height:
+            lines += _no_roof(preset, unjudged, top)
     return "\n".join(lines) + "\n"

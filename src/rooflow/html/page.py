@@ -156,6 +156,9 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
 
     drawable = table.filter(pl.col("arithmetic_intensity").is_not_null()
                             & pl.col("performance").is_not_null())
+    placed = drawable.height
+    # Not judged (no compute roof of their precision): drawn apart as ⊗, never ranked.
+    drawable, unjudged = core.split_no_roof(drawable)
     fig, scale, unit = roofline_figure(preset, [table], title)
     shown, rest = drawable, drawable.clear()
     if drawable.height > max_points:
@@ -204,6 +207,9 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
         if items:
             fig.add_layout(Legend(items=items, title=f"{name} (click to hide)",
                                   click_policy="hide", label_text_font_size="8pt"), "right")
+    if unjudged.height:  # past max_points, density cells as the ranked points'
+        rest = pl.concat([rest, unjudged.slice(max_points)])
+        _draw_no_roof(fig, unjudged.head(max_points), scale)
     levels = drawable["level"].n_unique()
     notes = [f"{preset.name} ({preset.key}): roofs from {preset.source}; ridge point "
              f"{preset.ridge_point:.4g} FLOP/byte ({preset.default_compute} / "
@@ -213,8 +219,29 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
         fig.add_tools(HoverTool(renderers=[cells], tooltips=[("more points here", "@count")]))
         notes.append(f"{shown.height} points drawn ({core.ranked_by(drawable)}); "
                      f"{rest.height} more as grey density cells (hover: count).")
-    skipped = table.height - drawable.height
+    if unjudged.height:
+        missing = ", ".join(unjudged["roof_note"].cast(pl.String).unique(maintain_order=True))
+        notes.append(f"{unjudged.height} points not judged ({missing}): no attainable, bound "
+                     "or headroom; drawn as ⊗.")
+    skipped = table.height - placed
     if skipped:
         notes.append(f"{skipped} rows not drawn: bandwidth-only (no operations, so no "
                      "intensity) or without a roof to place them on; see the table.")
     return [fig] + [note(n) for n in notes]
+
+
+def _draw_no_roof(fig, rows: pl.DataFrame, scale: float) -> None:
+    """The points without a compute roof of their precision: ⊗, own legend and hover."""
+    from bokeh.models import ColumnDataSource, HoverTool
+    from bokeh.models.annotations import Legend, LegendItem
+
+    cols = hover_columns(rows) | {
+        "note": rows["roof_note"].cast(pl.String).fill_null("").to_list(),
+        "x": rows["arithmetic_intensity"].to_list(),
+        "y": (rows["performance"] / scale).to_list()}
+    r = fig.scatter("x", "y", source=ColumnDataSource(cols), marker=core.NO_ROOF_MARKER,
+                    size=11, fill_alpha=0, line_color=core.NO_ROOF_COLOR, line_width=1.3)
+    fig.add_tools(HoverTool(renderers=[r], tooltips=[*TOOLTIPS, ("not judged", "@note")]))
+    item = LegendItem(label=canvas_text(core.no_roof_label(rows)), renderers=[r])
+    fig.add_layout(Legend(items=[item], title="not judged (click to hide)", click_policy="hide",
+                          label_text_font_size="8pt"), "right")

@@ -1,9 +1,10 @@
 """What the PNG (:mod:`.roofline`, :mod:`.compare`) and the pages (:mod:`rooflow.html`) share.
 
 Axis limits, units and titles; number formats; which roofs are drawn and their labels;
-the one ranking of the points that matter; one colour per group or kernel; markers; the
-comparison's colours. Both outputs take these from here, so they agree. Imports neither
-matplotlib, Bokeh nor numpy: a page is made without loading matplotlib.
+the one ranking of the points that matter; the points without a compute roof of their
+precision, drawn apart; one colour per group or kernel; markers; the comparison's colours.
+Both outputs take these from here, so they agree. Imports neither matplotlib, Bokeh nor
+numpy: a page is made without loading matplotlib.
 
 Roofline model (Williams, Waterman, Patterson, CACM 52(4), 2009): the roof at arithmetic
 intensity x is min(compute roof, x × memory roof); the ridge point is compute roof /
@@ -19,6 +20,7 @@ from typing import NamedTuple
 
 import polars as pl
 
+from rooflow.analysis import no_compute_roof
 from rooflow.points import PRECISIONS
 from rooflow.roofs.preset import Preset
 
@@ -328,6 +330,39 @@ def series_marker(i: int) -> Marker:
     A memory level's marker is :func:`rooflow.levels.marker`'s.
     """
     return SERIES_MARKERS[i % len(SERIES_MARKERS)]
+
+
+# --- points without a compute roof -------------------------------------------------------
+
+NO_ROOF_MARKER = "circle_x"
+"""Bokeh's ⊗, hollow, in :data:`NO_ROOF_COLOR`: a point without a compute roof of its
+precision. matplotlib has no such marker: the PNG draws the shape as a path
+(:data:`rooflow.plotting.markers.NO_ROOF`)."""
+NO_ROOF_COLOR = "#4d4d4d"
+
+
+def split_no_roof(table: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(judged rows, rows without a compute roof of their precision) of an analysis table.
+
+    The latter are not judged (:func:`rooflow.analysis.no_compute_roof`: no attainable or
+    headroom), so they are drawn apart in their own style, never ranked or coloured with
+    the points that matter (labels and keys name them after those), and never counted
+    above the roof.
+    """
+    mask = table.select(no_compute_roof()).to_series()
+    if not mask.any():
+        return table, table.clear()
+    return table.filter(~mask), table.filter(mask)
+
+
+def no_roof_label(rows: pl.DataFrame, sep: str = " ") -> str:
+    """Legend text of the drawn points without a compute roof: precisions and count.
+
+    ``sep`` goes before "not judged" (a line break where the legend is narrow).
+    """
+    names = ", ".join(rows["precision"].cast(pl.String).unique(maintain_order=True).to_list())
+    n = rows.height
+    return f"no {names} roof: {n:,} point{'s' if n != 1 else ''},{sep}not judged"
 
 
 # --- comparisons --------------------------------------------------------------------------

@@ -11,10 +11,25 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+from matplotlib.path import Path
 
 from rooflow.levels import marker as level_marker
+from rooflow.plotting.core import NO_ROOF_COLOR
 
 ABOVE_ROOF: dict[str, Any] = {"marker": "X", "ms": 9, "mfc": "none", "mec": "red", "mew": 1.6}
+
+
+def _circle_x() -> Path:
+    """⊗, the page's Bokeh ``circle_x``: a circle and its diagonals (no matplotlib marker)."""
+    d = 0.5**0.5
+    cross = Path([(-d, -d), (d, d), (-d, d), (d, -d)],
+                 [Path.MOVETO, Path.LINETO, Path.MOVETO, Path.LINETO])
+    return Path.make_compound_path(Path.unit_circle(), cross)
+
+
+NO_ROOF: dict[str, Any] = {"marker": _circle_x(), "ms": 9, "mfc": "none", "mec": NO_ROOF_COLOR,
+                           "mew": 1.1}
+"""Style of a point without a compute roof of its precision (:func:`.core.split_no_roof`)."""
 
 
 def codes(values: pl.Series, names: Sequence[str]) -> np.ndarray:

@@ -12,7 +12,10 @@ More points than ``PlotOptions.density_threshold`` (or ``density=True``): each s
 legend; the top-N points that matter and every above-roof point stay markers.
 
 Points above the roof are drawn as red-edged X (and counted on the plot), never
-clipped. Bandwidth-only rows (no operations) go to a side panel (:mod:`.bandwidth`).
+clipped. Points without a compute roof of their precision are not judged: grey ⊗, named
+and counted in the legend, never ranked or coloured, labelled or keyed after the ranked
+points (:func:`.core.split_no_roof`). Bandwidth-only rows (no operations) go to a side
+panel (:mod:`.bandwidth`).
 Integer-OP rows (``unit`` "OP") sharing a plot with FLOP rows are drawn as a separate
 diamond group and said so in a note; a plot of OP rows only is labelled OP/s.
 
@@ -151,10 +154,15 @@ def figure(table: pl.DataFrame, preset: Preset, options: PlotOptions = PlotOptio
     bw_rows = table.filter(bw_mask)
     if bw_rows.height:  # a filter copies every column: only when there is something to drop
         table = table.filter(~bw_mask)
+    roof_notes = table
+    # Not judged (no compute roof of their precision): drawn apart, never ranked or keyed; a
+    # theoretical one has no performance, no place on the plot.
+    table, unjudged = core.split_no_roof(table)
+    unjudged = unjudged.filter(pl.col("performance").is_not_null())
     op = core.op_rows(table)
-    per = core.operation([table])
+    per = core.operation([table, unjudged])
     only_op = per == "OP"
-    limits = core.axis_limits(preset, [table])
+    limits = core.axis_limits(preset, [table, unjudged])  # never clipped, judged or not
     scale, unit = core.perf_unit(limits, per)
     fig = new_figure()
     ax = fig.add_axes(AXES_RECT)
@@ -176,10 +184,11 @@ def figure(table: pl.DataFrame, preset: Preset, options: PlotOptions = PlotOptio
     mixed_op = op.any() and not only_op
     handles: list = []
     if table.height and len(levels) > 1:
-        handles = _draw_hierarchical(ax, table, levels, scale, options, dense, limits)
+        handles = _draw_hierarchical(ax, table, levels, scale, options, dense, limits,
+                                     unjudged)
     elif table.height:
         handles = _draw_points(ax, table.filter(~op) if mixed_op else table, scale, options,
-                               dense, limits)
+                               dense, limits, unjudged)
     if mixed_op:
         ops = table.filter(op)
         mk.draw_markers(ax, ops["arithmetic_intensity"].to_numpy(),
@@ -187,12 +196,13 @@ def figure(table: pl.DataFrame, preset: Preset, options: PlotOptions = PlotOptio
                         gid="integer-op")
         handles.append(Line2D([], [], ls="", marker="d", color="tab:olive",
                               label=f"integer OP ({ops.height:,}), OP/s"))
+    handles += _draw_no_roof(ax, unjudged, scale)
     n_above = _draw_above_roof(ax, table, scale)
     if n_above:
         handles.append(Line2D([], [], ls="", **mk.ABOVE_ROOF, label="above the roof"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(LEGEND_X, 1.0), fontsize=7.5,
               frameon=False, borderaxespad=0, handletextpad=0.4)
-    lines = notes(table, n_above, int(op.sum()) if mixed_op else 0)
+    lines = notes(roof_notes, n_above, int(op.sum()) if mixed_op else 0)
     if lines:
         ax.text(0.01, 0.99, "\n".join(lines), transform=ax.transAxes, fontsize=8, va="top",
                 color="firebrick", gid="notes",
@@ -205,6 +215,15 @@ def figure(table: pl.DataFrame, preset: Preset, options: PlotOptions = PlotOptio
     # A fixed y: automatic title placement measures every tick label first.
     ax.set_title(title, fontsize=11, y=1.0)
     return fig
+
+
+def _draw_no_roof(ax, rows: pl.DataFrame, scale: float) -> list:
+    """The points without a compute roof of their precision, ⊗ in grey; their legend entry."""
+    if not rows.height:
+        return []
+    ax.plot(rows["arithmetic_intensity"].to_numpy(), rows["performance"].to_numpy() / scale,
+            ls="", zorder=5, gid="no-compute-roof", **mk.NO_ROOF)
+    return [Line2D([], [], ls="", **mk.NO_ROOF, label=core.no_roof_label(rows, "\n"))]
 
 
 def _draw_above_roof(ax, table: pl.DataFrame, scale: float) -> int:
@@ -249,8 +268,12 @@ def _density_groups(ax, table: pl.DataFrame, column: str, groups: list[str], sca
 
 
 def _draw_points(ax, table: pl.DataFrame, scale: float, options: PlotOptions, dense: bool,
-                 limits: core.Limits) -> list:
-    """Single-level points; returns the legend handles."""
+                 limits: core.Limits, unjudged: pl.DataFrame) -> list:
+    """Single-level points; returns the legend handles.
+
+    ``unjudged`` (drawn by :func:`_draw_no_roof`) are labelled after the ranked points,
+    so a ⊗ can be named; at most ``top_n`` labels in all.
+    """
     series = core.order(table["series"], options.series_order)
     color_col = options.color_by if options.color_by in table.columns else "family"
     if dense:  # the markers left take their series' density colour
@@ -292,13 +315,15 @@ def _draw_points(ax, table: pl.DataFrame, scale: float, options: PlotOptions, de
     if annotate is None:  # auto: a small plot gets labels, unless it has a numbered key
         annotate = table.height <= AUTO_LABEL_MAX and not options.key
     if annotate or options.key:
-        label_points(ax, shown, left_out, scale, annotate=annotate, key=options.key,
-                     top_n=options.top_n)
+        extra = unjudged.head(max(options.top_n - shown.height, 0))
+        label_points(ax, pl.concat([shown, extra]), left_out + unjudged.height - extra.height,
+                     scale, annotate=annotate, key=options.key, top_n=options.top_n)
     return handles
 
 
 def _draw_hierarchical(ax, table: pl.DataFrame, levels: list[str], scale: float,
-                       options: PlotOptions, dense: bool, limits: core.Limits) -> list:
+                       options: PlotOptions, dense: bool, limits: core.Limits,
+                       unjudged: pl.DataFrame) -> list:
     """One colour per kernel that matters most (:func:`.core.top_kernels`), marker by level.
 
     The rest are grey; with density rendering they become one image per level instead.
@@ -314,12 +339,18 @@ def _draw_hierarchical(ax, table: pl.DataFrame, levels: list[str], scale: float,
                                    core.group_colors(levels, len(levels)))
         drawn = table.filter(pl.col("kernel").is_in(top))
     mk.draw_kernels(ax, drawn, levels, top, palette, core.GREY, scale)
-    _kernel_key(ax, table, table["kernel"].n_unique(), top, palette)
+    _kernel_key(ax, table, top, palette, unjudged)
     return handles
 
 
-def _kernel_key(ax, table: pl.DataFrame, n_kernels: int, top: list[str], palette: list) -> None:
-    """Numbered list of the coloured kernels with their bound and headroom (one join)."""
+def _kernel_key(ax, table: pl.DataFrame, top: list[str], palette: list,
+                unjudged: pl.DataFrame) -> None:
+    """Numbered list of the coloured kernels, then the kernels not judged (⊗).
+
+    Each entry is two lines, the name then its bound and headroom (or missing roof): one
+    line ran off the canvas. As many entries as fit above the canvas's bottom edge; the
+    rest are counted.
+    """
     from rooflow.plotting.labels import short_names
 
     info = pl.DataFrame({"kernel": top}, schema={"kernel": pl.String})
@@ -327,17 +358,30 @@ def _kernel_key(ax, table: pl.DataFrame, n_kernels: int, top: list[str], palette
         binding = table.filter(pl.col("binding")).unique("kernel", keep="first").select(
             "kernel", "kernel_bound", "kernel_headroom")
         info = info.join(binding, on="kernel", how="left", maintain_order="left")
-        detail = pl.format(" — {}-bound, {}× headroom", pl.col("kernel_bound"),
+        detail = pl.format("\n    {}-bound, {}× headroom", pl.col("kernel_bound"),
                            pl.col("kernel_headroom").round_sig_figs(2)).fill_null("")
     else:
         detail = pl.lit("")
     texts = info.select(pl.format("{} {}{}", pl.int_range(1, pl.len() + 1), pl.lit(
         short_names(info["kernel"], 30)), detail)).to_series().to_list()
-    y = 0.55
-    for text, color in zip(texts, palette, strict=True):
+    entries = list(zip(texts, palette, strict=True))
+    no_roof = unjudged.unique("kernel", keep="first", maintain_order=True)
+    entries += [(f"⊗ {name}\n    no {precision} roof", core.NO_ROOF_COLOR) for name, precision
+                in zip(short_names(no_roof["kernel"], 30), no_roof["precision"], strict=True)]
+    n_more = table["kernel"].n_unique() - len(top)
+    line = 6.5 * 1.2 / (ax.figure.get_figheight() * 72 * AXES_RECT[3])  # axes fraction
+    bottom = -AXES_RECT[1] / AXES_RECT[3]  # the canvas's bottom edge
+    y, more = 0.55, f"+{n_more} more kernels (grey)"
+    for i, (text, color) in enumerate(entries):
+        # Room for this entry and, unless it is the last, the count line.
+        need = (text.count("\n") + 1 + (i + 1 < len(entries) or n_more > 0)) * line
+        if y - need < bottom:
+            n_more += len(entries) - i
+            more = f"+{n_more} more kernels not listed"
+            break
         ax.text(LEGEND_X + 0.01, y, text, transform=ax.transAxes, fontsize=6.5, color=color,
                 va="top")
-        y -= 0.032
-    if n_kernels > len(top):
-        ax.text(LEGEND_X + 0.01, y, f"+{n_kernels - len(top)} more kernels (grey)",
-                transform=ax.transAxes, fontsize=6.5, color="0.4", va="top")
+        y -= (text.count("\n") + 1.3) * line
+    if n_more > 0:
+        ax.text(LEGEND_X + 0.01, y, more, transform=ax.transAxes, fontsize=6.5, color="0.4",
+                va="top")
