@@ -136,7 +136,8 @@ def test_source_input_lists_a_folders_files(res):
 def test_plan_finds_every_kind_with_ids_built_not_parsed(res):
     _tree(res, "roofline/flash-v2.csv", "benchmarks/moe.csv", "specs/s.yaml", "ncu/run/a.csv",
           "rocprof/w/pmc_perf.csv", "rocprofv1/p/results.csv",
-          "rocprofv3/q_counter_collection.csv", "unitrace/u/bytes.txt", "unitrace/u/flops.txt")
+          "rocprofv3/q_counter_collection.csv", "unitrace/u/bytes.txt", "unitrace/u/flops.txt",
+          "pytorch/t.json.gz")
     plan = Plan(_config(), _hardware())
     assert plan.datasets == {
         "roofline-flash-v2": ("roofline", "flash-v2"),  # "-" in a NAME stays in the NAME
@@ -147,6 +148,7 @@ def test_plan_finds_every_kind_with_ids_built_not_parsed(res):
         "rocprofv1-p": ("rocprofv1", "p"),
         "rocprofv3-q": ("rocprofv3", "q"),
         "unitrace-u": ("unitrace", "u"),
+        "pytorch-t": ("pytorch", "t"),
     }
     assert list(plan.datasets) == [f"{k}-{n}" for k, n in plan.datasets.values()]
     assert [k for k, _ in plan.datasets.values()] == list(KINDS)  # registry order

@@ -141,7 +141,8 @@ def test_bmm_of_the_sampled_trace(shared_data):
     assert row["bytes"] == 543_948_800 * calls
     # no External id there (old id space): linked by time containment, same kernels
     assert math.isclose(row["time_s"], seconds)
-    assert row["precision"] == "fp32" and row["device"] == ""
+    # fp32 inputs, but CUTLASS tensorop_s1688gemm kernels: TF32 tensor cores
+    assert row["precision"] == "tf32" and row["device"] == ""
 
 
 @pytest.mark.shared
@@ -268,40 +269,40 @@ CASES = [  # model, op, dims, types, concrete, FLOP, bytes, precision (amd=False
     # 59,136 elements × 7; 2·59,136·2 + (768 + 768)·2
     ("layer_norm", "aten::native_layer_norm", [[1, 77, 768], [], [768], [768], []],
      [BF, "ScalarList", BF, BF, "Scalar"], ["", "[768]", "", "", "1e-05"],
-     413_952, 239_616, "bf16"),
+     413_952, 239_616, "fp32"),
     # 4,096 × 4; 2·4,096·4 + 1,024·4
     ("rms_norm", "aten::rms_norm", [[4, 1024], [], [1024], []],
      [FP32, "ScalarList", FP32, "Scalar"], ["", "[1024]", "", "1e-06"],
      16_384, 36_864, "fp32"),
     # 888·2880 = 2,557,440 elements: × 4; out + input 2·5,114,880 + weight 5,760
     ("rms_norm_out", "_C::rms_norm", [[888, 2880], [888, 2880], [2880], []],
-     [BF, BF, BF, "Scalar"], None, 10_229_760, 10_235_520, "bf16"),
+     [BF, BF, BF, "Scalar"], None, 10_229_760, 10_235_520, "fp32"),
     # × 5 (+ the add); input and residual read and written: 4·5,114,880 + 5,760
     ("fused_add_rms_norm", "_C::fused_add_rms_norm", [[888, 2880], [888, 2880], [2880], []],
-     [BF, BF, BF, "Scalar"], None, 12_787_200, 20_465_280, "bf16"),
+     [BF, BF, BF, "Scalar"], None, 12_787_200, 20_465_280, "fp32"),
     # 62,914,560 elements × 5; 4 tensors × 125,829,120 + weight 8,192
     ("add_rms_norm_out", "aiter::add_rmsnorm", [[15360, 4096]] * 4 + [[4096], []],
-     [BF] * 5 + ["Scalar"], None, 314_572_800, 503_324_672, "bf16"),
+     [BF] * 5 + ["Scalar"], None, 314_572_800, 503_324_672, "fp32"),
     # training: 8,028,160 × 8; 2·8,028,160·2 + 4·64·2
     ("batch_norm", "aten::native_batch_norm", [[10, 64, 112, 112]] + [[64]] * 4 + [[]] * 3,
      [BF] * 5 + ["Scalar"] * 3, ["", "", "", "", "", "True", "0.1", "1e-05"],
-     64_225_280, 32_113_152, "bf16"),
+     64_225_280, 32_113_152, "fp32"),
     ("softmax", "aten::_softmax", [[1, 64, 256, 256], [], []], [FP32, "Scalar", "Scalar"],
      ["", "-1", "False"], 20_971_520, 33_554_432, "fp32"),
     ("gelu", "aten::gelu", [[1, 77, 5120], []], [BF, ""], ["", ""],
-     3_153_920, 1_576_960, "bf16"),
-    ("silu", "aten::silu", [[1, 512, 128, 128]], [BF], [""], 33_554_432, 33_554_432, "bf16"),
+     3_153_920, 1_576_960, "fp32"),
+    ("silu", "aten::silu", [[1, 512, 128, 128]], [BF], [""], 33_554_432, 33_554_432, "fp32"),
     # out [15360,12288], input [15360,24576]: 5·15360·12288; 754,974,720 + 377,487,360
     ("silu_and_mul", "sgl_kernel::silu_and_mul", [[15360, 12288], [15360, 24576]], [BF, BF],
-     None, 943_718_400, 1_132_462_080, "bf16"),
+     None, 943_718_400, 1_132_462_080, "fp32"),
     ("relu", "aten::clamp_min_", [[10, 64, 112, 112], []], [BF, "Scalar"], ["", "0"],
-     8_028_160, 32_112_640, "bf16"),
+     8_028_160, 32_112_640, "fp32"),
     ("binary", "aten::add", [[1, 77, 768], [1, 77, 768], []], [BF, BF, "Scalar"],
-     ["", "", "1"], 59_136, 354_816, "bf16"),
+     ["", "", "1"], 59_136, 354_816, "fp32"),
     # broadcast [4,8] · [8]: 32 outputs; 128 + 32 + 128
     ("binary", "aten::mul", [[4, 8], [8]], [FP32, FP32], None, 32, 288, "fp32"),
     ("binary", "aten::mul", [[1, 77, 3072], []], [BF, "Scalar"], None,
-     236_544, 946_176, "bf16"),
+     236_544, 946_176, "fp32"),
     # fp32 → fp64 copy: 4·4096·8 written + 4·4096·4 read
     ("copy", "aten::copy_", [[4, 4096], [4, 4096], []], ["double", FP32, "Scalar"], None,
      0, 196_608, ""),
@@ -311,7 +312,7 @@ CASES = [  # model, op, dims, types, concrete, FLOP, bytes, precision (amd=False
      [BF, "long int", "Scalar", "Scalar", "Scalar"], None, 0, 10_236_864, ""),
     # 454,656 multiplies; input 909,312 + fp8 output 454,656 + scale 4
     ("fp8_quant", "_C::static_scaled_fp8_quant", [[888, 512], [888, 512], []],
-     ["c10::Float8_e4m3fn", BF, FP32], None, 454_656, 1_363_972, "bf16"),
+     ["c10::Float8_e4m3fn", BF, FP32], None, 454_656, 1_363_972, "fp32"),
     # every buffer of the Inductor kernel once: 2 × 268,435,456 bf16
     ("triton", "triton_poi_fused__unsafe_view_mul_silu_2", [[8, 4096, 8192], [32768, 8192], []],
      [BF, BF, "Scalar"], ["", "", "268435456"], 0, 1_073_741_824, ""),
@@ -327,6 +328,31 @@ def test_operator_model_by_hand(model, op, dims, types, concrete, flop, size, pr
     assert evaluate([fit]) == [(flop, size)]
 
 
+def test_triton_kernels_reading_part_of_a_buffer_have_no_model():
+    # a fused slice reads part of its [2,38,4429,64] input: the buffer size overstates it
+    fit = load_operators().fit("triton_poi_fused__unsafe_view_clone_slice_transpose_13",
+                               [[2, 38, 4429, 64], [2, 333, 2432], []], [BF, BF, "Scalar"],
+                               None)
+    assert fit == "no model"
+
+
+def test_fp32_gemms_on_tf32_tensor_cores_are_tf32():
+    models = load_operators()
+    fit = models.fit("aten::mm", [[4, 4], [4, 4]], [FP32, FP32], None)
+    tensor_op = "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_32x6_nn_align4>"
+    assert models.kernel_precision(fit, [tensor_op]) == "tf32"
+    assert models.kernel_precision(fit, ["ampere_sgemm_128x64_nn"]) == "fp32"
+
+
+@pytest.mark.shared
+def test_tf32_gemms_of_the_sampled_trace_stay_under_their_roof(shared_data):
+    points = load_points("pytorch", _trace(shared_data, "hta-sampled-nodevice-noflows"))
+    table = analyze(points, load_hardware()["a100-sxm"])
+    gemm = table.filter(pl.col("family") == "GEMM")
+    assert "tf32" in gemm["precision"].to_list()
+    assert not gemm["above_roof"].any()
+
+
 def test_every_operator_model_has_a_hand_worked_case():
     assert {c[0] for c in CASES} == set(load_operators().models)
 
@@ -334,7 +360,8 @@ def test_every_operator_model_has_a_hand_worked_case():
 def test_fp32_gemm_on_amd_is_matrix_work_and_vector_ops_stay_vector():
     models = load_operators()
     gemm = models.fit("aten::mm", [[4, 4], [4, 4]], [FP32, FP32], None, amd=True)
-    add = models.fit("aten::add", [[4], [4]], [FP32, FP32], None, amd=True)
+    add = models.fit("aten::add", [[4], [4]], [BF, BF], None, amd=True)
+    # bf16 elementwise math runs in fp32 (ATen's opmath type)
     assert (gemm.precision, add.precision) == ("fp32-matrix", "fp32")
 
 
@@ -443,6 +470,38 @@ def test_communication_never_becomes_a_point(shared_data):
     # record_param_comms: 47.2 ms of NCCL kernels (SOURCES.md)
     assert math.isclose(result.shares["communication"], 47.2e-3, rel_tol=5e-3)
     assert not result.operators.filter(pl.col("op") == "record_param_comms").height
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize(("folder", "names", "preset"), [
+    ("tracelens-mi300x-sglang-qwen3-8b", ("AMD Instinct MI300X",), "mi300x"),
+    ("tracelens-b200-vllm-eager", ("NVIDIA B200",), "b200"),
+    ("hta-a100-ddp-109k", ("NVIDIA A100-SXM4-80GB",), "a100-sxm"),
+    ("hta-mi250-minitoy", (), None),  # "AMD Radeon Graphics" names no product
+    ("tracelens-mi300x-vllm-graph-replay", (), None),  # name ""
+    ("hta-sampled-nodevice-noflows", (), None),  # no deviceProperties
+])
+def test_the_gpu_of_a_trace_picks_its_preset(shared_data, folder, names, preset):
+    from rooflow.formats.devices import device_names
+    from rooflow.roofs.preset import device_preset
+
+    found = device_names("pytorch", _trace(shared_data, folder))
+    assert found == names
+    assert device_preset(load_hardware(), found) == preset
+
+
+def test_a_bandwidth_only_row_above_the_memory_roof_is_one_warning(tmp_path):
+    from rooflow.pipeline import report
+
+    # aten::copy_ of 2·4096·4096 fp32 (134 MB) in 10 µs: 13.4 TB/s, above 3.35 TB/s
+    path = _synthetic(tmp_path, [
+        _op("aten::copy_", 0, 10, 1, [[4096, 4096], [4096, 4096]]), _launch(5, 7),
+        _kernel(20, 10, 7, ext=1)])
+    lines = []
+    report(pytorch_points(path, log=lambda _: None), load_hardware()["h100-sxm"],
+           table_path=None, plot_path=None, log=lines.append)
+    (warning,) = [line for line in lines if "above the roof" in line]
+    assert "1.342e+04 GB/s > 3350 GB/s" in warning
 
 
 # ---------------------------------------------------------------- the example and the CLI

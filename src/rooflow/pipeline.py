@@ -14,7 +14,8 @@ import polars as pl
 from rooflow.roofs.preset import Preset
 
 MAX_WARNINGS = 20  # above-roof points listed one by one; the rest are counted
-_WARNING_COLUMNS = ["source", "row", "attainable", "pct_of_roof"]
+_WARNING_COLUMNS = ["source", "row", "attainable", "pct_of_roof", "achieved_bandwidth",
+                    "memory_roof", "pct_of_memory_roof"]
 
 
 def report(
@@ -62,11 +63,16 @@ def report(
         log(f"warning: {above.height} points are above the roof of {preset.key}; "
             f"the first {MAX_WARNINGS} follow (all are flagged in the table's above_roof column)")
     for r in above.head(MAX_WARNINGS).iter_rows(named=True):
+        if r["attainable"] is None:  # a bandwidth-only row: faster than the memory roof
+            beyond = (f"{r['achieved_bandwidth'] / 1e9:.4g} GB/s > "
+                      f"{r['memory_roof'] / 1e9:.4g} GB/s ({r['pct_of_memory_roof']:.0f}% of "
+                      "the memory roof)")
+        else:
+            beyond = (f"{r['performance'] / 1e12:.4g} TFLOP/s > "
+                      f"{r['attainable'] / 1e12:.4g} TFLOP/s ({r['pct_of_roof']:.0f}% of roof)")
         log(
             f"warning: {r['source']} row {r['row']} ({r['label'] or r['kernel']}, {r['series']}, "
-            f"{r['level']}) is above the roof of {preset.key}: "
-            f"{r['performance'] / 1e12:.4g} TFLOP/s > {r['attainable'] / 1e12:.4g} TFLOP/s "
-            f"({r['pct_of_roof']:.0f}% of roof); drawn, not clipped"
+            f"{r['level']}) is above the roof of {preset.key}: {beyond}; drawn, not clipped"
         )
     unroofed = table.filter(pl.col("memory_roof_name").is_null())["level"].unique().to_list()
     if unroofed:

@@ -20,18 +20,20 @@ rocprof  ``sysinfo.csv``: ``chip_id`` (decoded), ``gpu_model``, ``gpu_arch``
 rocprofv3 ``NAME_agent_info.csv``, the agent of the first dispatch: ``Device_Id``
          (decoded), ``Product_Name``, ``Name`` (gfx target)
 roofline a ``device`` column (or alias) holding one value in the file's head
+pytorch  the ``name`` all ``deviceProperties`` entries share (Kineto writes them first)
 ======== ================================================================================
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from rooflow.formats.roofline import CANONICAL
-from rooflow.formats.sniffing import HEAD_BYTES, NCU_KEY, ROCPROFV3_SUFFIX
+from rooflow.formats.sniffing import HEAD_BYTES, NCU_KEY, ROCPROFV3_SUFFIX, json_head
 
 HEAD_LIMIT = 1 << 20
 """Bytes read at most from one file: an ncu raw page's header line alone can be ~100 KiB."""
@@ -170,7 +172,31 @@ def roofline(path: Path) -> tuple[str, ...]:
     return (values.pop(),) if len(values) == 1 else ()
 
 
-READERS = {"ncu": ncu, "rocprof": rocprof, "rocprofv3": rocprofv3, "roofline": roofline}
+GENERIC_DEVICE_NAMES = frozenset({"", "AMD Radeon Graphics"})
+"""Names a profiler gives a GPU that tell no product (ROCm's marketing name of some
+Instinct GCDs, an empty ``deviceProperties`` name): they pick no preset."""
+
+
+def pytorch(path: Path) -> tuple[str, ...]:
+    """The GPU of a PyTorch profiler trace: the name its ``deviceProperties`` all give."""
+    head = json_head(path, HEAD_LIMIT)
+    at = head.find('"deviceProperties"')
+    start = head.find("[", at)
+    if at < 0 or start < 0:
+        return ()
+    try:
+        listed, _ = json.JSONDecoder().raw_decode(head, start)
+    except ValueError:  # cut by the head limit, or not JSON
+        return ()
+    if not isinstance(listed, list):
+        return ()
+    names = {str(d.get("name") or "").strip() for d in listed if isinstance(d, dict)}
+    names -= GENERIC_DEVICE_NAMES
+    return (names.pop(),) if len(names) == 1 else ()
+
+
+READERS = {"ncu": ncu, "rocprof": rocprof, "rocprofv3": rocprofv3, "roofline": roofline,
+           "pytorch": pytorch}
 """Kind → its reader; the other kinds of :data:`rooflow.kinds.KINDS` name no GPU."""
 
 

@@ -96,7 +96,7 @@ def report_lines(source: str, result: OperatorTable) -> list[str]:
                  for r in missing.head(8).iter_rows(named=True)]
         rest = missing.slice(8)
         if rest.height:
-            shown.append(f"{rest.height} more {_pct(rest['time_s'].sum(), total)}")
+            shown.append(f"{rest.height} more {_pct(float(rest['time_s'].sum()), total)}")
         lines.append(f"{source}: no model: " + ", ".join(shown))
     for model, values in sorted(result.assumed.items()):
         lines.append(f"{source}: {model}: no Concrete Inputs for some calls, assumed "

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -83,6 +84,15 @@ class OperatorModels:
     patterns: tuple[tuple[re.Pattern, OperatorModel], ...]
     source: str
     models: dict[str, OperatorModel] = field(default_factory=dict)
+    tf32_kernels: re.Pattern | None = None
+
+    def kernel_precision(self, fit: Fit, kernels: Sequence[str]) -> str:
+        """The precision of a fitted call, TF32 where fp32 matrix work ran on tensor cores."""
+        if (fit.precision == "fp32" and fit.model.compute == "matrix"
+                and self.tf32_kernels is not None
+                and any(self.tf32_kernels.search(k) for k in kernels)):
+            return "tf32"
+        return fit.precision
 
     def candidates(self, op: str) -> tuple[OperatorModel, ...]:
         """The models that may describe operator ``op``, in file order."""
@@ -203,7 +213,8 @@ def _scalar_list(text: object) -> list[float] | None:
     if not (text.startswith("[") and text.endswith("]")):
         return None
     items = [_scalar(t) for t in text[1:-1].split(",") if t.strip()]
-    return None if any(v is None for v in items) else items
+    numbers = [v for v in items if v is not None]
+    return numbers if len(numbers) == len(items) else None
 
 
 def _match(pattern: tuple[str, ...], dims: list, put) -> None:
@@ -263,7 +274,7 @@ def load_operators(path: str | Path = DEFAULT_OPERATORS) -> OperatorModels:
             safe subset or using a name no input, definition or default gives.
     """
     source = str(path)
-    doc = read_yaml(path)
+    doc: Any = read_yaml(path)
     if isinstance(doc, dict) and isinstance(doc.get("scalar_types"), dict):
         # YAML int keys; JSON Schema compares mapping keys as strings
         doc = {**doc, "scalar_types": {str(k): v for k, v in doc["scalar_types"].items()}}
@@ -285,16 +296,25 @@ def load_operators(path: str | Path = DEFAULT_OPERATORS) -> OperatorModels:
     models = {name: _compile(name, body, source) for name, body in doc["operators"].items()}
     by_op: dict[str, tuple[OperatorModel, ...]] = {}
     patterns = []
+    tf32 = _pattern(doc.get("tf32_kernels"), source, "$.tf32_kernels")
     for name, body in doc["operators"].items():
         for op in body.get("ops", ()):
             by_op[op] = by_op.get(op, ()) + (models[name],)
         if "match" in body:
-            try:
-                patterns.append((re.compile(body["match"]), models[name]))
-            except re.error as err:
-                raise InputError(source, f"operator {name!r}: bad pattern: {err}",
-                                 column=f"$.operators.{name}.match") from None
-    return OperatorModels(dtypes, scalar_types, by_op, tuple(patterns), source, models)
+            pattern = _pattern(body["match"], source, f"$.operators.{name}.match")
+            if pattern is not None:
+                patterns.append((pattern, models[name]))
+    return OperatorModels(dtypes, scalar_types, by_op, tuple(patterns), source, models, tf32)
+
+
+def _pattern(text: str | None, source: str, where: str) -> re.Pattern | None:
+    if text is None:
+        return None
+    try:
+        return re.compile(text)
+    except re.error as err:
+        raise InputError(source, f"bad regular expression: {err}", column=where,
+                         value=text) from None
 
 
 def _compile(name: str, body: dict, source: str) -> OperatorModel:

@@ -17,6 +17,7 @@ import polars as pl
 
 from rooflow.adapters.pytorch.operators import Fit, OperatorModels, evaluate
 from rooflow.adapters.pytorch.trace import Op, Trace, Work
+from rooflow.formats.devices import GENERIC_DEVICE_NAMES
 
 SHARES = ("modelled", "bandwidth-only", "no model", "communication", "host transfers",
           "unlinked")
@@ -25,7 +26,6 @@ SHARES = ("modelled", "bandwidth-only", "no model", "communication", "host trans
 _COMM_OPS = re.compile(r"^(record_param_comms|c10d::|_c10d_functional::|c10d_functional::"
                        r"|nccl:|symm_mem::)")
 _COMM_KERNELS = re.compile(r"nccl|rccl", re.IGNORECASE)
-_GENERIC_NAMES = {"", "AMD Radeon Graphics"}
 
 TABLE_SCHEMA = {
     "op": pl.String(), "label": pl.String(), "status": pl.String(), "model": pl.String(),
@@ -80,7 +80,7 @@ def device_names(trace: Trace) -> tuple[dict, list[str]]:
     notes = []
     for props in trace.devices:
         name = str(props.get("name") or "").strip()
-        if name in _GENERIC_NAMES:
+        if name in GENERIC_DEVICE_NAMES:
             units = "CUs" if props.get("warpSize") == 64 else "SMs"
             memory = (props.get("totalGlobalMem") or 0) / 2**30
             name = (f"{name or 'unnamed GPU'} (compute {props.get('computeMajor')}."
@@ -141,7 +141,10 @@ def operator_table(trace: Trace, models: OperatorModels, *, per_launch: bool = F
         key = i if per_launch else (op.name, _freeze(op.dims), _freeze(op.types),
                                      _freeze(op.concrete))
         groups[key].append(i)
-    rows, fits, fitted = [], [], []
+    rows: list[dict] = []
+    fits: list[Fit] = []
+    fitted: list[dict] = []
+    kernels: list[list[str]] = []
     for members in groups.values():
         op = trace.ops[members[0]]
         items = [w for i in members for w in calls[i]]
@@ -154,18 +157,20 @@ def operator_table(trace: Trace, models: OperatorModels, *, per_launch: bool = F
         if isinstance(fit, Fit):
             fits.append(fit)
             fitted.append(row)
+            kernels.append([w.name for w in items])
         else:
             row["reason"] = fit if op.dims is not None else "no input shapes recorded"
         rows.append(row)
     assumed: dict[str, set[str]] = defaultdict(set)
-    for fit, row, numbers in zip(fits, fitted, evaluate(fits), strict=True):
+    for fit, row, launched, numbers in zip(fits, fitted, kernels, evaluate(fits), strict=True):
         if isinstance(numbers, str):
             row["reason"] = numbers
             continue
         flop, size = numbers
         row.update(status="modelled" if flop > 0 else "bandwidth-only", model=fit.model.name,
                    family=fit.model.family, flop=flop * row["launches"],
-                   bytes=size * row["launches"], precision=fit.precision)
+                   bytes=size * row["launches"],
+                   precision=models.kernel_precision(fit, launched))
         if fit.assumed:
             assumed[fit.model.name].update(fit.assumed)
     for row in rows:
