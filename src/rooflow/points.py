@@ -33,7 +33,7 @@ flop_per_s                   f64     achieved performance in FLOP/s (OP/s); null
                                      theoretical point (drawn on the roof); 0 on
                                      bandwidth-only rows
 bytes_model                  cat     where ``bytes`` comes from: measured, given, family,
-                                     inputs-only
+                                     inputs-only, operator (a PyTorch operator model)
 source                       cat     raw file the row came from
 row                          i64     1-based data row in ``source`` (0 when derived)
 device                       cat     GPU the row was measured on, as the input names it
