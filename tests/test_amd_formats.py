@@ -260,3 +260,44 @@ def test_cli_from_rocprof_reads_all_formats(shared_data: Path, tmp_path: Path, c
     assert code.value.code == 1
     err = capsys.readouterr().err
     assert err.startswith("rooflow: error: ") and err.count("\n") == 1
+
+
+def test_rocprofv3_wave32_agent(tmp_path: Path) -> None:
+    # The agent's Wave_Front_Size (rocprof-compute's Wave_Size of this file) sets the lanes:
+    # a gfx1100 (RDNA 3) agent at wave32, one dispatch of FMA_F64 10 wavefront instructions:
+    #   fp64 = 32·2·10 = 640 FLOP (wave64 would be 1,280); HBM = 128·4 + 64·(6 − 4)
+    #   + 32·(2 − 2) + 64·2 = 768 byte (by the counter names: TCC_BUBBLE → gfx942's formula).
+    counters = {"SQ_INSTS_VALU_FMA_F64": 10, "SQ_INSTS_VALU_ADD_F64": 0,
+                "SQ_INSTS_VALU_MUL_F64": 0, "SQ_INSTS_VALU_TRANS_F64": 0, "TCC_BUBBLE_sum": 4,
+                "TCC_EA0_RDREQ_sum": 6, "TCC_EA0_RDREQ_32B_sum": 0, "TCC_EA0_WRREQ_sum": 2,
+                "TCC_EA0_WRREQ_64B_sum": 2}
+    rows = ["Dispatch_Id,Agent_Id,Kernel_Name,Counter_Name,Counter_Value,Start_Timestamp,"
+            "End_Timestamp"]
+    rows += [f"1,Agent 1,k,{name},{value},100,1100" for name, value in counters.items()]
+    (tmp_path / "run_counter_collection.csv").write_text("\n".join(rows) + "\n")
+    info = "Node_Id,Logical_Node_Id,Agent_Type,Wave_Front_Size,Name\n1,1,GPU,{},gfx1100\n"
+    (tmp_path / "run_agent_info.csv").write_text(info.format(32))
+    w = read_collection(tmp_path)
+    k = w.kernels().row(0, named=True)
+    assert (k["flop"], k["precision"], k["bytes_dram"]) == (640, "fp64", 768)
+    assert any("32 lanes" in note for note in w.notes)
+    # Without the column, the architecture's default: gfx1100 → wave32 too.
+    (tmp_path / "run_agent_info.csv").write_text(
+        "Node_Id,Logical_Node_Id,Agent_Type,Name\n1,1,GPU,gfx1100\n")
+    assert read_collection(tmp_path).kernels()["flop"][0] == 640
+    (tmp_path / "run_agent_info.csv").write_text(info.format(64))
+    assert read_collection(tmp_path).kernels()["flop"][0] == 1_280
+
+
+def test_rocprof_v1_wave_size_column(tmp_path: Path) -> None:
+    # rocprof v1's per-dispatch wave_size: dispatch 0 at 32 lanes, dispatch 1 at 64, each
+    # FMA_F32 10 + MUL_F32 4: 32·(2·10 + 4) = 768 and 64·24 = 1,536 FLOP; HBM by
+    # FETCH_SIZE 1 + WRITE_SIZE 1 KiB = 2,048 byte each; DurationNs 1,000 ns each.
+    names = ["SQ_INSTS_VALU_ADD_F32", "SQ_INSTS_VALU_MUL_F32", "SQ_INSTS_VALU_TRANS_F32",
+             "SQ_INSTS_VALU_FMA_F32", "FETCH_SIZE", "WRITE_SIZE"]
+    (tmp_path / "results.csv").write_text(
+        "Index,KernelName,gpu-id,wave_size," + ",".join(names) + ",DurationNs\n"
+        "0,a,0,32,0,4,0,10,1,1,1000\n1,b,0,64,0,4,0,10,1,1,1000\n")
+    a, b = read_runs(tmp_path).kernels().iter_rows(named=True)
+    assert (a["flop"], b["flop"]) == (768, 1_536)
+    assert (a["bytes_dram"], a["time_s"]) == (2_048, pytest.approx(1e-6))

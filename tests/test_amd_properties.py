@@ -53,6 +53,26 @@ def test_random_counter_subsets(tmp_path: Path, columns, cells, times) -> None:
     outcome("rocprof", tmp_path)
 
 
+@SETTINGS
+@given(columns=st.lists(st.sampled_from([*COUNTERS, "GRBM_GUI_ACTIVE", "Wave_Size"]),
+                        unique=True, max_size=12),
+       cells=st.lists(values, min_size=24, max_size=24),
+       times=st.sampled_from([("0", "100"), ("100", "100"), ("5", "1e30"), ("", "")]),
+       sysinfo=st.sampled_from(["", "gpu_arch,max_sclk,num_xcd,wave_size\ngfx942,2100,8,64\n",
+                                "gpu_arch,chip_id,compute_partition\ngfx942,29861,CPX\n"]))
+def test_random_long_tables(tmp_path: Path, columns, cells, times, sysinfo) -> None:
+    # Long (rocpd) pmc_perf.csv: two dispatches × the chosen counters, equal or missing
+    # timestamps with or without the cycle counter and clock.
+    lines = ["Dispatch_ID,Kernel_Name,Start_Timestamp,End_Timestamp,Counter_Name,Counter_Value"]
+    lines += [f"{d},k{d},{times[0]},{times[1]},{name},{cells[d * 12 + i]}"
+              for d in range(2) for i, name in enumerate(columns)]
+    (tmp_path / "pmc_perf.csv").write_text("\n".join(lines) + "\n")
+    (tmp_path / "sysinfo.csv").unlink(missing_ok=True)
+    if sysinfo:
+        (tmp_path / "sysinfo.csv").write_text(sysinfo)
+    outcome("rocprof", tmp_path)
+
+
 SAMPLE_FILES = {
     "rocprof": DATA / "omniperf/mi300a-fortran-collapse/pmc_perf.csv",
     "rocprofv1": DATA / "rocprof/mi250x-laplacian-two-pass/data_movement.csv",

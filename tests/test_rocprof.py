@@ -4,15 +4,19 @@ errors (the MI200 sample and the example workload; other GPUs in test_amd_format
 from __future__ import annotations
 
 import csv
+import logging
+import re
 from pathlib import Path
 
 import polars as pl
 import pytest
 
-from rooflow.adapters.amd.counters import roofline_counters
+from rooflow.adapters.amd.counters import partition_xcds, roofline_counters
+from rooflow.adapters.amd.rocprof import DURATION, read_workload
 from rooflow.adapters.amd.rocprof import omniperf_kernels as rocprof_kernels
 from rooflow.adapters.amd.rocprof import omniperf_points as rocprof_points
 from rooflow.errors import InputError
+from rooflow.kinds import detect_kind
 from rooflow.points import POINT_SCHEMA
 from rooflow.roofs.omniperf import omniperf_preset
 
@@ -27,18 +31,62 @@ def shared_workload() -> Path:
     return path
 
 
-def write_workload(tmp_path: Path, rows: list[dict], *, drop: tuple[str, ...] = ()) -> Path:
+def write_workload(tmp_path: Path, rows: list[dict], *, drop: tuple[str, ...] = (),
+                   arch: str = "gfx90a", extra: tuple[str, ...] = ()) -> Path:
     """A workload folder with one fp32 dispatch per row unless a row overrides counters."""
-    columns = ["Kernel_Name", *roofline_counters("gfx90a"), "Start_Timestamp", "End_Timestamp"]
+    columns = ["Kernel_Name", *extra, *roofline_counters(arch), "Start_Timestamp",
+               "End_Timestamp"]
     columns = [c for c in columns if c not in drop]
     with (tmp_path / "pmc_perf.csv").open("w", newline="") as out:
         writer = csv.writer(out)
         writer.writerow(columns)
         for row in rows:
             base = {"Kernel_Name": "k", "SQ_INSTS_VALU_FMA_F32": 1, "TCC_EA_RDREQ_sum": 2,
-                    "Start_Timestamp": 100, "End_Timestamp": 164}
+                    "TCC_EA0_RDREQ_sum": 2, "Start_Timestamp": 100, "End_Timestamp": 164}
             writer.writerow([(base | row).get(c, 0) for c in columns])
     return tmp_path
+
+
+def write_sysinfo(folder: Path, **fields: object) -> None:
+    """A one-row ``sysinfo.csv`` holding ``fields``."""
+    with (folder / "sysinfo.csv").open("w", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(fields)
+        writer.writerow(fields.values())
+
+
+# The long (rocpd) pmc_perf.csv: rocprof-compute's COUNTERS_COLLECTION_QUERY columns
+# (src/utils/rocpd_data.py, ROCm/rocm-systems projects/rocprofiler-compute @1b1610fc).
+ROCPD = ["GPU_ID", "Dispatch_ID", "Grid_Size", "Workgroup_Size", "LDS_Per_Workgroup",
+         "Scratch_Per_Workitem", "Arch_VGPR", "Accum_VGPR", "SGPR", "Kernel_Name",
+         "Start_Timestamp", "End_Timestamp", "Kernel_ID", "Counter_Name", "Counter_Value"]
+# Wide columns that are dispatch fields, not counters (and their later passes' _N copies).
+NOT_COUNTERS = re.compile(r"(Dispatch_ID|GPU_ID|Queue_ID|PID|TID|Grid_Size|Workgroup_Size|"
+                          r"LDS_Per_Workgroup|Scratch_Per_Workitem|Arch_VGPR|Accum_VGPR|SGPR|"
+                          r"[Ww]ave_Size|wave_size|obj|Kernel_Name|Kernel_ID|Correlation_ID|"
+                          r"XCC_Index|Start_Timestamp|End_Timestamp)(_\d+)?")
+
+
+def to_long(wide: Path, out: Path) -> int:
+    """Write the long (rocpd) form of a wide ``pmc_perf.csv``; the lines per dispatch.
+
+    One line per dispatch × counter in the wide column order, a later pass's ``NAME_N`` copy
+    as a second ``NAME`` line after the first pass's lines (as rocpd writes the passes).
+    """
+    with wide.open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    header = list(rows[0])
+    counters = [c for c in header if not NOT_COUNTERS.fullmatch(c)]
+    copies = {c: m.group(1) for c in counters
+              if (m := re.fullmatch(r"(.+)_\d+", c)) and m.group(1) in header}
+    order = [c for c in counters if c not in copies] + list(copies)
+    with out.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(ROCPD)
+        for row in rows:
+            fields = [row.get(c, "") for c in ROCPD[:-2]]
+            writer.writerows([*fields, copies.get(c, c), row[c]] for c in order)
+    return len(order)
 
 
 @pytest.mark.shared
@@ -210,3 +258,187 @@ def test_bad_roofline_csv(tmp_path: Path) -> None:
 def test_missing_workload_file(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="file not found"):
         rocprof_points(tmp_path)
+
+
+def test_long_rocpd_table_gives_the_wide_points(tmp_path: Path) -> None:
+    # The example workload rewritten as rocpd writes it: 4 dispatches × 30 counters = 120
+    # lines. Same counters, same timestamps → the same kernels and points; a kernel's row
+    # is the first line of its first dispatch (hgemm: dispatch 1 → line 30 + 1 = 31).
+    lines = to_long(EXAMPLE / "pmc_perf.csv", tmp_path / "pmc_perf.csv")
+    assert lines == 30
+    wide, long = rocprof_kernels(EXAMPLE), rocprof_kernels(tmp_path)
+    assert long["row"].to_list() == [1, 31, 61]
+    assert long.drop("row").equals(wide.drop("row"))
+    hgemm = long.row(1, named=True)
+    assert hgemm["flop"] == 137_455_730_688 and hgemm["time_s"] == pytest.approx(981_760e-9)
+    columns = [c for c in POINT_SCHEMA if c != "source"]
+    assert rocprof_points(tmp_path).select(columns).equals(rocprof_points(EXAMPLE).select(columns))
+    # Recognised as a workload by content, folder or file.
+    assert detect_kind(tmp_path) == detect_kind(tmp_path / "pmc_perf.csv") == "rocprof"
+
+
+@pytest.mark.shared
+def test_long_rocpd_table_of_a_real_workload(shared_data: Path, tmp_path: Path) -> None:
+    # MI300A Fortran workload (6 dispatches, 3 kernels, two passes: GRBM_*_13 copies):
+    # its long form gives the wide form's kernels and points.
+    source = shared_data / "omniperf/mi300a-fortran-collapse"
+    (tmp_path / "sysinfo.csv").write_bytes((source / "sysinfo.csv").read_bytes())
+    to_long(source / "pmc_perf.csv", tmp_path / "pmc_perf.csv")
+    wide, long = rocprof_kernels(source), rocprof_kernels(tmp_path)
+    assert long.height == 3 and long.drop("row").equals(wide.drop("row"))
+    columns = [c for c in POINT_SCHEMA if c != "source"]
+    assert rocprof_points(tmp_path).select(columns).equals(rocprof_points(source).select(columns))
+
+
+def test_long_table_passes_and_their_time(tmp_path: Path) -> None:
+    # Two dispatches, each measured in two passes (rocpd lines of a pass share its
+    # timestamps); 5 lines per pass. Dispatch 0 ("a"): pass 1 900 ns, pass 2 1100 ns; the
+    # time is the median of its 10 lines' End − Start = (900 + 1100) / 2 = 1000 ns (the wide
+    # table's joined passes: the mean, 1000 ns too). SQ_INSTS_VALU_FMA_F32 is in both
+    # passes (10, then 99): the first is taken.
+    #   a: fp32 = 64·2·10 = 1,280 FLOP; HBM = 64·RDREQ 4 + 32·(WRREQ 2 − WRREQ_64B 2)
+    #      + 64·2 = 384 byte; 1,000 ns
+    #   b: fp32 = 64·2·20 = 2,560 FLOP; HBM 384 byte; (2,000 + 2,000) / 2 = 2,000 ns
+    first = {"SQ_INSTS_VALU_ADD_F32": 0, "SQ_INSTS_VALU_MUL_F32": 0,
+             "SQ_INSTS_VALU_TRANS_F32": 0, "SQ_INSTS_VALU_FMA_F32": 10, "SQ_WAVES": 7}
+    second = {"TCC_EA_RDREQ_sum": 4, "TCC_EA_RDREQ_32B_sum": 0, "TCC_EA_WRREQ_sum": 2,
+              "TCC_EA_WRREQ_64B_sum": 2, "SQ_INSTS_VALU_FMA_F32": 99}
+    lines = ["Dispatch_ID,Kernel_Name,Grid_Size,Start_Timestamp,End_Timestamp,Counter_Name,"
+             "Counter_Value"]
+    for dispatch, kernel, fma, (t1, t2) in ((0, "a", 10, (900, 1100)),
+                                            (1, "b", 20, (2000, 2000))):
+        lines += [f"{dispatch},{kernel},256,100,{100 + t1},{n},{fma if 'FMA' in n else v}"
+                  for n, v in first.items()]
+        lines += [f"{dispatch},{kernel},256,5000,{5000 + t2},{n},{v}"
+                  for n, v in second.items()]
+    (tmp_path / "pmc_perf.csv").write_text("\n".join(lines) + "\n")
+    a, b = rocprof_kernels(tmp_path).iter_rows(named=True)
+    assert (a["kernel"], a["flop"], a["bytes_dram"], a["row"]) == ("a", 1_280, 384, 1)
+    assert a["time_s"] == pytest.approx(1_000e-9)
+    assert (b["kernel"], b["flop"], b["bytes_dram"], b["row"]) == ("b", 2_560, 384, 11)
+    assert b["time_s"] == pytest.approx(2_000e-9)
+    # A bad value of a counter the formulas read names its own line; one they do not
+    # read (SQ_WAVES) is left alone.
+    (tmp_path / "pmc_perf.csv").write_text(
+        "\n".join([*lines[:3], lines[3].rsplit(",", 1)[0] + ",-3", lines[4],
+                   lines[5].rsplit(",", 1)[0] + ",x", *lines[6:]]) + "\n")
+    with pytest.raises(InputError) as err:
+        rocprof_kernels(tmp_path)
+    assert (err.value.row, err.value.column, str(err.value.value)) == (3, "Counter_Value", "-3.0")
+
+
+def test_equal_timestamps_take_the_time_from_cycles(tmp_path: Path, caplog) -> None:
+    # An MI325X (chip_id 29861, gfx942) in SPX: 8 XCDs (rocprof-compute mi_gpu_spec.yaml),
+    # although its sysinfo says num_xcd 1 (as the shared MI325X sample does). Dispatch 2 has
+    # End = Start, so every dispatch's time comes from its cycles:
+    #   time = GRBM_GUI_ACTIVE / num_xcd / max_sclk = 4,200,000 / 8 / 2100 MHz
+    #        = 525,000 cycles / 2.1 GHz = 250,000 ns       (dispatch 1: its 64 ns dropped)
+    #   fp32 = 64·2·1 = 128 FLOP per dispatch → 256 FLOP / 500,000 ns = 512,000 FLOP/s
+    write_workload(tmp_path, [{"GRBM_GUI_ACTIVE": 4_200_000},
+                              {"GRBM_GUI_ACTIVE": 4_200_000, "End_Timestamp": 100}],
+                   arch="gfx942", extra=("GRBM_GUI_ACTIVE",))
+    write_sysinfo(tmp_path, gpu_arch="gfx942", gpu_model="MI300", chip_id=29861,
+                  compute_partition="SPX", num_xcd=1, max_sclk=2100, cur_sclk=100)
+    k = rocprof_kernels(tmp_path).row(0, named=True)
+    assert k["time_s"] == pytest.approx(500_000e-9) and k["flop"] == 256
+    with caplog.at_level(logging.WARNING):
+        points = rocprof_points(tmp_path)
+    assert points["flop_per_s"].to_list()[0] == pytest.approx(512_000)
+    assert "1 of 2 dispatches have End_Timestamp = Start_Timestamp (first: row 2)" in caplog.text
+    assert "GRBM_GUI_ACTIVE / num_xcd 8 / max_sclk 2100 MHz" in caplog.text
+    assert "sysinfo num_xcd 1 taken as 8" in caplog.text
+    # The same GPU in CPX: one XCD per partition → 4,200,000 / 2100 MHz = 2,000,000 ns.
+    write_sysinfo(tmp_path, gpu_arch="gfx942", chip_id=29861, compute_partition="CPX",
+                  num_xcd=1, max_sclk=2100)
+    assert rocprof_kernels(tmp_path)["time_s"][0] == pytest.approx(2 * 2_000_000e-9)
+    # No chip_id nor partition: sysinfo's num_xcd, 6 (MI300A_A1) → 4,200,000 / 6 / 2100 MHz
+    # = 333,333.3 ns per dispatch.
+    write_sysinfo(tmp_path, gpu_arch="gfx942", gpu_model="MI300A_A1", num_xcd=6,
+                  max_sclk=2100)
+    assert rocprof_kernels(tmp_path)["time_s"][0] == pytest.approx(2 * 1e6 / 3 * 1e-9)
+    # gfx90a without num_xcd: one XCD (pre-MI300); 4,250,000 / 1700 MHz = 2,500,000 ns.
+    write_workload(tmp_path, [{"GRBM_GUI_ACTIVE": 4_250_000, "End_Timestamp": 100}],
+                   extra=("GRBM_GUI_ACTIVE",))
+    write_sysinfo(tmp_path, gpu_arch="gfx90a", max_sclk=1700)
+    assert rocprof_kernels(tmp_path)["time_s"][0] == pytest.approx(2_500_000e-9)
+    # XCDs per partition: the GPU's split evenly (mi_gpu_spec.yaml num_xcds).
+    assert [partition_xcds(n, p) for n, p in (("MI300A_A1", "TPX"), ("MI300X", "qpx"),
+                                              ("MI308X", "DPX"), ("MI355X", "CPX"))] == [2, 2, 2, 1]
+    assert partition_xcds("MI250X", "SPX") is None and partition_xcds("MI300X", "") is None
+
+
+@pytest.mark.parametrize(
+    ("extra", "sysinfo", "missing"),
+    [
+        ((), {"gpu_arch": "gfx942", "max_sclk": 2100, "num_xcd": 8},
+         "no GRBM_GUI_ACTIVE counter in pmc_perf.csv"),
+        (("GRBM_GUI_ACTIVE",), None, "no sysinfo.csv beside it (max_sclk, num_xcd)"),
+        (("GRBM_GUI_ACTIVE",), {"gpu_arch": "gfx942", "num_xcd": 8}, "no max_sclk in sysinfo"),
+        (("GRBM_GUI_ACTIVE",), {"gpu_arch": "gfx942", "max_sclk": 2100}, "no num_xcd in sysinfo"),
+    ],
+)
+def test_equal_timestamps_without_cycles_is_one_clear_error(
+    tmp_path: Path, extra: tuple[str, ...], sysinfo: dict | None, missing: str,
+) -> None:
+    rows = [{"GRBM_GUI_ACTIVE": 10}, {"GRBM_GUI_ACTIVE": 10, "End_Timestamp": 100}]
+    write_workload(tmp_path, rows, arch="gfx942", extra=extra)
+    if sysinfo is not None:
+        write_sysinfo(tmp_path, **sysinfo)
+    with pytest.raises(InputError) as err:
+        rocprof_kernels(tmp_path)
+    text = str(err.value)
+    assert missing in text and "gives no time" in text and "\n" not in text
+    assert (err.value.row, err.value.column) == (2, DURATION)
+
+
+@pytest.mark.shared
+def test_real_workload_with_rounded_timestamps(shared_data: Path, tmp_path: Path) -> None:
+    # The MI300A workload with every End_Timestamp set to its Start_Timestamp. Dispatch 0
+    # (row 1): GRBM_GUI_ACTIVE 5,511,451,314 over num_xcd 6 at max_sclk 2100 MHz:
+    #   918,575,219 cycles / 2.1 GHz = 437,416,771 ns, against its timestamps'
+    #   4512700567794144 − 4512700137147443 = 430,646,701 ns (+1.6 %: busy cycles around it).
+    source = shared_data / "omniperf/mi300a-fortran-collapse"
+    (tmp_path / "sysinfo.csv").write_bytes((source / "sysinfo.csv").read_bytes())
+    with (source / "pmc_perf.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    with (tmp_path / "pmc_perf.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(row | {"End_Timestamp": row["Start_Timestamp"]} for row in rows)
+    timed, cycled = read_workload(source), read_workload(tmp_path)
+    assert cycled.frame["time_ns"][0] == pytest.approx(5_511_451_314 / 6 / 2100 * 1e3)
+    assert cycled.frame["time_ns"][0] == pytest.approx(437_416_771, abs=1)
+    assert timed.frame["time_ns"][0] == 430_646_701
+    assert cycled.frame["time_ns"][0] / timed.frame["time_ns"][0] == pytest.approx(1.016, abs=1e-3)
+    assert cycled.notes and "num_xcd 6 / max_sclk 2100 MHz" in cycled.notes[0]
+
+
+def test_wave32_valu_work_by_hand(tmp_path: Path, caplog) -> None:
+    # Wave_Size per dispatch (as rocprof-compute writes it): kernel "rdna" ran wave32,
+    # "cdna" wave64, each FMA_F32 10 + ADD_F32 5 + INT32 3 wavefront instructions:
+    #   rdna: fp32 = 32·(2·10 + 5) = 800 FLOP; int32 = 32·3 = 96 OP
+    #   cdna: fp32 = 64·(2·10 + 5) = 1,600 FLOP; int32 = 64·3 = 192 OP
+    work = {"SQ_INSTS_VALU_FMA_F32": 10, "SQ_INSTS_VALU_ADD_F32": 5, "SQ_INSTS_VALU_INT32": 3}
+    write_workload(tmp_path, [work | {"Kernel_Name": "rdna", "Wave_Size": 32},
+                              work | {"Kernel_Name": "cdna", "Wave_Size": 64}],
+                   extra=("Wave_Size", "SQ_INSTS_VALU_INT32"))
+    rdna, cdna = rocprof_kernels(tmp_path).iter_rows(named=True)
+    assert (rdna["flop"], rdna["ops_int32"], rdna["precision"]) == (800, 96, "fp32")
+    assert (cdna["flop"], cdna["ops_int32"]) == (1_600, 192)
+    with caplog.at_level(logging.WARNING):
+        rocprof_points(tmp_path)
+    assert "VALU work counted × 32 and 64 lanes per instruction" in caplog.text
+    # Without the column: sysinfo wave_size, else the architecture's (gfx1100, RDNA 3:
+    # wave32; gfx942: wave64).
+    write_workload(tmp_path, [work])
+    for info, flop in (({"gpu_arch": "gfx1100", "wave_size": 32}, 800),
+                       ({"gpu_arch": "gfx1100"}, 800), ({"gpu_arch": "gfx90a"}, 1_600),
+                       ({"gpu_arch": "gfx90a", "wave_size": 32}, 800)):
+        write_sysinfo(tmp_path, **info)
+        assert rocprof_kernels(tmp_path)["flop"][0] == flop, info
+    # The column's empty cell takes the fallback; a size other than 32 or 64 is refused.
+    write_workload(tmp_path, [work | {"Wave_Size": ""}, work | {"Wave_Size": 16}],
+                   extra=("Wave_Size",))
+    with pytest.raises(InputError) as err:
+        rocprof_kernels(tmp_path)
+    assert (err.value.row, err.value.column, str(err.value.value)) == (2, "Wave_Size", "16.0")

@@ -95,7 +95,8 @@ def ncu(path: Path) -> bool:
 def rocprof(path: Path) -> bool:
     """An Omniperf/rocprof-compute workload folder (or its ``pmc_perf.csv``).
 
-    The header holds ``Dispatch_ID`` and a kernel-name column.
+    The header holds ``Dispatch_ID`` and a kernel-name column, in the wide table (a row per
+    dispatch) and the long one of ROCm 7's rocpd output (a row per dispatch × counter).
     """
     names = header_names(path / "pmc_perf.csv" if path.is_dir() else path)
     return "Dispatch_ID" in names and bool(names & {"Kernel_Name", "KernelName"})

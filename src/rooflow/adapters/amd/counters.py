@@ -8,8 +8,12 @@ ROCm/rocprofiler-compute ``src/utils/roofline_calc.py`` (``calc_ai``) and the an
 panel ``src/rocprof_compute_soc/analysis_configs/{gfx90a,gfx942,gfx950}/0400_roofline.yaml``
 (also in ROCm/rocm-systems ``projects/rocprofiler-compute``):
 
-* VALU FLOP, p ∈ {F16, F32, F64} → fp16, fp32, fp64: ``64·(ADD + MUL + TRANS + 2·FMA)``
-  of ``SQ_INSTS_VALU_{ADD,MUL,TRANS,FMA}_<p>`` (64 = wave size; an FMA is two FLOP). A
+* VALU FLOP, p ∈ {F16, F32, F64} → fp16, fp32, fp64: ``W·(ADD + MUL + TRANS + 2·FMA)``
+  of ``SQ_INSTS_VALU_{ADD,MUL,TRANS,FMA}_<p>`` (W = the wave size, lanes per wavefront
+  instruction, :func:`wave_size`; an FMA is two FLOP; the counters count wavefront
+  instructions). The current panel writes ``$wave_size`` (gfx942 ``0400_roofline.yaml``,
+  ROCm/rocm-systems @10d7b260), ``roofline_calc.py`` and older panels 64, which is W on
+  every CDNA GPU; RDNA runs wave32 (W = 32, half the FLOP of wave64 per instruction). A
   packed instruction (``v_pk_fma_f16``) counts as one ("FLOP counting conventions",
   rocprof-compute docs, ``pipeline-metrics``), as in its VALU peak ``$max_sclk ·
   $cu_per_gpu · 64 · 2``: a matching fp16 roof is that rate, not the datasheet "FP16
@@ -18,7 +22,7 @@ panel ``src/rocprof_compute_soc/analysis_configs/{gfx90a,gfx942,gfx950}/0400_roo
   F16 → fp16-tensor, BF16 → bf16-tensor, F8 → fp8-tensor (gfx942, gfx950), F6F4 →
   fp6-tensor (gfx950; the counter counts FP6 and FP4 MFMA together, which run at one rate).
 * integer OP (never FLOP; rocprof-compute keeps them out of "Total FLOPs" too):
-  ``64·SQ_INSTS_VALU_INT32`` → int32, ``64·SQ_INSTS_VALU_INT64`` → int64 (SoL panel
+  ``W·SQ_INSTS_VALU_INT32`` → int32, ``W·SQ_INSTS_VALU_INT64`` → int64 (SoL panel
   "VALU IOPs", ``0200_system_speed_of_light.yaml``), ``512·SQ_INSTS_VALU_MFMA_MOPS_I8`` →
   int8-tensor ("MFMA IOPs (Int8)").
 * LDS bytes: ``4 byte · 32 banks · (SQ_LDS_IDX_ACTIVE − SQ_LDS_BANK_CONFLICT)``
@@ -59,17 +63,24 @@ import polars as pl
 from rooflow.errors import InputError
 from rooflow.formats.devices import CHIP_IDS, gfx_target  # noqa: F401 (re-exported)
 
-LANES = 64.0  # work-items per wavefront instruction (CDNA: wave64)
+LANES = 64.0  # work-items per wavefront instruction on CDNA (gfx9): the default wave size
 MOPS = 512.0  # operations per MFMA MOPS count
+WAVE = "wave_size"
+"""Column of a dispatch's wave size (lanes per VALU instruction), read by ``lanes`` formulas."""
 
 
 @dataclass(frozen=True)
 class Formula:
-    """``Σ weight · counter``; the ``optional`` counters count as 0 when not collected."""
+    """``Σ weight · counter``; the ``optional`` counters count as 0 when not collected.
+
+    A ``lanes`` formula counts wavefront instructions: its sum is per lane and is multiplied
+    by the dispatch's wave size (column :data:`WAVE`).
+    """
 
     name: str
     weights: Mapping[str, float]
     optional: frozenset[str] = field(default_factory=frozenset)
+    lanes: bool = False
 
     def missing(self, present: Iterable[str]) -> list[str]:
         """Required counters not in ``present``."""
@@ -81,16 +92,19 @@ class Formula:
         return bool(set(self.weights) & set(present))
 
     def expr(self, present: Iterable[str]) -> pl.Expr:
-        """The sum over the counters in ``present`` (Float64 columns)."""
+        """The sum over the counters in ``present`` (Float64 columns), × :data:`WAVE` if lanes."""
         have = set(present)
-        return pl.sum_horizontal(
+        total = pl.sum_horizontal(
             [pl.col(c) * w for c, w in self.weights.items() if c in have] or [pl.lit(0.0)]
         )
+        return total * pl.col(WAVE) if self.lanes else total
 
 
 def _valu(p: str) -> Formula:
-    ops = {"ADD": LANES, "MUL": LANES, "TRANS": LANES, "FMA": 2 * LANES}
-    return Formula(f"VALU {p}", {f"SQ_INSTS_VALU_{op}_{p}": w for op, w in ops.items()})
+    # Per lane; × wave size W: e.g. wave32, FMA 10 + ADD 5 → 32·(2·10 + 5) = 800 FLOP.
+    ops = {"ADD": 1.0, "MUL": 1.0, "TRANS": 1.0, "FMA": 2.0}
+    return Formula(f"VALU {p}", {f"SQ_INSTS_VALU_{op}_{p}": w for op, w in ops.items()},
+                   lanes=True)
 
 
 def _mfma(p: str) -> Formula:
@@ -102,8 +116,8 @@ _OPS_CDNA2 = {
     "fp32-matrix": _mfma("F32"), "fp16": _valu("F16"), "fp16-tensor": _mfma("F16"),
     "bf16-tensor": _mfma("BF16"),
     "int8-tensor": Formula("MFMA I8", {"SQ_INSTS_VALU_MFMA_MOPS_I8": MOPS}),
-    "int32": Formula("VALU INT32", {"SQ_INSTS_VALU_INT32": LANES}),
-    "int64": Formula("VALU INT64", {"SQ_INSTS_VALU_INT64": LANES}),
+    "int32": Formula("VALU INT32", {"SQ_INSTS_VALU_INT32": 1.0}, lanes=True),
+    "int64": Formula("VALU INT64", {"SQ_INSTS_VALU_INT64": 1.0}, lanes=True),
 }
 _OPS_CDNA3 = {**_OPS_CDNA2, "fp8-tensor": _mfma("F8")}
 _OPS_CDNA4 = {**_OPS_CDNA3, "fp6-tensor": _mfma("F6F4")}
@@ -152,6 +166,46 @@ COUNTERS = frozenset(
     for c in f.weights
 )
 """Every counter a formula reads."""
+
+CYCLES = "GRBM_GUI_ACTIVE"
+"""GPU busy cycles of a dispatch, summed over the XCDs: rocprof-compute's "Kernel Time
+(Cycles)" is ``GRBM_GUI_ACTIVE / $num_xcd`` (``$GRBM_GUI_ACTIVE_PER_XCD``, ``utils/parser.py``;
+gfx942 ``0700_wavefront.yaml``, ROCm/rocm-systems @1b1610fc)."""
+
+SPX_XCDS = {  # XCDs of the whole GPU: mi_gpu_spec.yaml num_xcds spx, RC @1b1610fc
+    "MI300A": 6, "MI300X": 8, "MI308X": 4, "MI325X": 8, "MI350X": 8, "MI355X": 8, "MI358X": 8,
+}
+_PARTITIONS = {"SPX": 1, "DPX": 2, "TPX": 3, "QPX": 4}  # partitions per GPU; CPX: one per XCD
+
+
+def partition_xcds(name: str, partition: str) -> int | None:
+    """XCDs of one compute partition of GPU ``name``, or None when the table does not say.
+
+    rocprof-compute's ``num_xcds`` (``mi_gpu_spec.yaml``): the GPU's XCDs split evenly
+    among the partitions, e.g. MI300X SPX 8, DPX 8/2 = 4, QPX 8/4 = 2, CPX 1; MI300A TPX
+    6/3 = 2; MI308X DPX 4/2 = 2. A stepping suffix is dropped (``MI300A_A1`` → MI300A).
+    """
+    spx = SPX_XCDS.get(name.upper().split("_")[0])
+    part = partition.strip().upper()
+    if spx is None:
+        return None
+    if part == "CPX":
+        return 1
+    parts = _PARTITIONS.get(part)
+    return spx // parts if parts and spx % parts == 0 else None
+
+
+def wave_size(arch: str | None) -> float:
+    """Lanes per wavefront instruction by default on ``arch``: 64 before gfx10, 32 from gfx10.
+
+    GCN and CDNA (gfx9xx: MI100 … MI355X) run wave64 only; RDNA (gfx10xx, gfx11xx, gfx12xx)
+    compiles wave32 unless built with ``-mwavefrontsize64`` (LLVM ``AMDGPUAsmParser``: "for
+    gfx10+ set wave32 as a default"; clang ``test/Driver/hip-wavefront-size.hip``: gfx900
+    wave64, gfx1010 wave32). Unknown architecture (None): 64, the CDNA formulas' GPUs.
+    """
+    target = gfx_target(arch or "")
+    return 32.0 if target and len(target) >= 7 and target[3] == "1" else LANES
+
 
 def arch_from_counters(counters: Iterable[str]) -> str | None:
     """The architecture the counter names imply, or None when they do not tell."""

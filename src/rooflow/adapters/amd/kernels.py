@@ -24,7 +24,7 @@ from pathlib import Path
 import pandera.polars as pa
 import polars as pl
 
-from rooflow.adapters.amd.counters import Plan
+from rooflow.adapters.amd.counters import LANES, WAVE, Plan
 from rooflow.adapters.breakdown import breakdown_table, bytes_column, kernel_points, ops_column
 from rooflow.errors import InputError
 from rooflow.levels import canonical_level
@@ -39,16 +39,20 @@ class Dispatches:
 
     Attributes:
         frame: ``kernel`` (str), ``row`` (1-based data row in ``source``), ``time_ns``
-            (f64) and the plan's counters (f64, checked ≥ 0 and finite).
+            (f64), ``wave_size`` (f64: lanes per VALU instruction, 32 or 64) and the
+            plan's counters (f64, checked ≥ 0 and finite).
         plan: formulas and notes (:func:`rooflow.adapters.amd.counters.plan`).
         device: GPU name ("" when the export does not say).
         source: the file errors and points name.
+        notes: the reader's own notes (how the time or wave size was found), logged with
+            the plan's.
     """
 
     frame: pl.DataFrame
     plan: Plan
     device: str
     source: Path
+    notes: tuple[str, ...] = ()
 
     def kernels(self) -> pl.DataFrame:
         """Per-kernel breakdown, kernels in order of first dispatch.
@@ -66,10 +70,10 @@ class Dispatches:
         ops = {p: ops_column(p) for p in self.plan.ops}
         # The plan's levels (HBM, L2, L1, LDS) are all known names.
         levels = {lv: bytes_column(canonical_level(lv) or lv) for lv in self.plan.levels}
-        counters = list(self.frame.columns[3:])
+        counters = list(self.frame.columns[4:])
         per = self.frame.select(
             "kernel", "row",
-            *[self.plan.ops[p].expr(counters).alias(c) for p, c in ops.items()],
+            *[self.plan.ops[p].expr([*counters, WAVE]).alias(c) for p, c in ops.items()],
             (pl.col("time_ns") * 1e-9).alias("time_s"),
             *[self.plan.levels[lv].expr(counters).alias(c) for lv, c in levels.items()],
         )
@@ -97,13 +101,14 @@ class Dispatches:
     def points(self, series: str) -> pl.DataFrame:
         """Canonical points: one per kernel × level with traffic (:mod:`rooflow.points`).
 
-        The plan's notes are logged (warning) first. Kernels without operations give
-        bandwidth-only rows (flop 0, no intensity); row 0 (sums over dispatches).
+        The plan's and the reader's notes are logged (warning) first. Kernels without
+        operations give bandwidth-only rows (flop 0, no intensity); row 0 (sums over
+        dispatches).
 
         Raises:
             InputError: as :meth:`kernels`; no kernel with bytes and a time.
         """
-        for note in self.plan.notes:
+        for note in (*self.plan.notes, *self.notes):
             log.warning("%s: %s", self.source, note)
         return kernel_points(
             self.kernels().with_columns(pl.col("kernel").alias("label"), pl.lit(0).alias("row")),
@@ -113,7 +118,7 @@ class Dispatches:
 
 def checked_dispatches(
     frame: pl.DataFrame, plan: Plan, path: Path, *, kernel: str, time: str, device: str = "",
-    rows: pl.Series | None = None,
+    rows: pl.Series | None = None, wave: str | float = LANES, notes: tuple[str, ...] = (),
 ) -> Dispatches:
     """Coerce and check dispatch rows; keep the columns the plan reads.
 
@@ -126,22 +131,30 @@ def checked_dispatches(
         time: duration column (ns).
         device: GPU name.
         rows: 1-based data row of each dispatch in ``path`` (default: its position).
+        wave: the wave size of every dispatch, or the column holding each one's (32 or
+            64; :func:`rooflow.adapters.amd.counters.wave_size` gives an arch's default).
+        notes: the reader's notes (:attr:`Dispatches.notes`).
 
     Raises:
         InputError: an empty kernel name; a counter that is not a number, negative or
-            infinite; a duration not > 0.
+            infinite; a duration not > 0; a wave size other than 32 or 64.
     """
     counters = plan.counters
-    frame = check_values(frame.select(kernel, time, *counters), counters, path,
+    waves = [wave] if isinstance(wave, str) else []
+    frame = check_values(frame.select(kernel, time, *waves, *counters), counters, path,
                          kernel=kernel, time=time)
+    if isinstance(wave, str):
+        frame = check(coerce_numeric(frame, [wave], path), pa.DataFrameSchema(
+            {wave: pa.Column(float, pa.Check.isin([32.0, 64.0]))}), path)
     if rows is None:
         rows = pl.int_range(1, frame.height + 1, eager=True)
     return Dispatches(
         frame.with_columns(rows.cast(pl.Int64).alias("row")).select(
-            pl.col(kernel).alias("kernel"), "row",
-            pl.col(time).alias("time_ns"), *counters,
+            pl.col(kernel).alias("kernel"), "row", pl.col(time).alias("time_ns"),
+            (pl.col(wave) if isinstance(wave, str) else pl.lit(float(wave))).alias(WAVE),
+            *counters,
         ),
-        plan, device, path,
+        plan, device, path, notes,
     )
 
 

@@ -18,10 +18,11 @@ names that start upper-case (``FETCH_SIZE``, ``TCP_TCC_READ_REQ_sum``, ``TCC_HIT
 ``GPUBusy``) other than the dispatch fields; a counter in
 several runs is taken from the first.
 
-Formulas: :mod:`rooflow.adapters.amd.counters`. rocprof v1 carries no architecture, so
-the counter names choose (``TCC_EA0_*`` → gfx942, ...); the usual DRAM counters are the
-derived ``FETCH_SIZE`` and ``WRITE_SIZE`` in KiB ("The total kilobytes fetched from /
-written to the video memory", ROCm/rocprofiler
+Formulas: :mod:`rooflow.adapters.amd.counters`; VALU work is counted × the dispatch's
+``wave_size`` (of the timed run; else the architecture's). rocprof v1 carries no
+architecture, so the counter names choose (``TCC_EA0_*`` → gfx942, ...); the usual DRAM
+counters are the derived ``FETCH_SIZE`` and ``WRITE_SIZE`` in KiB ("The total kilobytes
+fetched from / written to the video memory", ROCm/rocprofiler
 ``src/core/counters/metrics/derived_counters.xml``): HBM bytes = 1024·(FETCH_SIZE +
 WRITE_SIZE). Without FLOP counters (``SQ_INSTS_VALU_*``) the rows are bandwidth-only.
 """
@@ -33,7 +34,7 @@ from pathlib import Path
 
 import polars as pl
 
-from rooflow.adapters.amd.counters import canonical_columns, plan
+from rooflow.adapters.amd.counters import WAVE, canonical_columns, plan, wave_size
 from rooflow.adapters.amd.kernels import Dispatches, check_values, checked_dispatches
 from rooflow.errors import InputError
 from rooflow.formats import sniffing
@@ -45,6 +46,7 @@ from rooflow.validate import coerce_numeric, read_csv_text
 _FIELDS = {"Index", "KernelName", "DispatchNs", "BeginNs", "EndNs", "CompleteNs", "DurationNs"}
 DURATION = "DurationNs"
 _SPAN = "EndNs - BeginNs"
+_WAVE = "wave_size"
 
 
 def runs(path: str | Path) -> list[Path]:
@@ -79,7 +81,8 @@ def _read_run(path: Path) -> tuple[pl.DataFrame, list[str], str | None]:
         frame = frame.with_columns((pl.col("EndNs") - pl.col("BeginNs")).alias(_SPAN))
         time = _SPAN
     frame = check_values(frame, counters, path)
-    return frame.select(*KEY, *([time] if time else []), *counters), counters, time
+    wave = [_WAVE] if _WAVE in frame.columns else []
+    return frame.select(*KEY, *([time] if time else []), *wave, *counters), counters, time
 
 
 def _same_dispatches(base: pl.DataFrame, base_file: Path, run: pl.DataFrame, file: Path) -> None:
@@ -123,7 +126,17 @@ def read_runs(path: str | Path) -> Dispatches:
     found = canonical_columns(merged.columns)
     formulas = plan(None, found, str(path))
     merged = merged.rename({col: name for name, col in found.items() if col != name})
-    dispatches = checked_dispatches(merged, formulas, base_file, kernel="KernelName", time=time)
+    default = wave_size(formulas.arch)
+    wave: str | float = default
+    if _WAVE in merged.columns:
+        merged, wave = merged.with_columns(pl.col(_WAVE).fill_null(f"{default:g}")), _WAVE
+    dispatches = checked_dispatches(merged, formulas, base_file, kernel="KernelName", time=time,
+                                    wave=wave)
+    lanes = sorted(set(dispatches.frame[WAVE].to_list()))
+    if formulas.ops and lanes != [64.0]:
+        dispatches = replace(dispatches, notes=(
+            "VALU work counted × " + " and ".join(f"{x:g}" for x in lanes)
+            + " lanes per instruction (wave_size)",))
     return replace(dispatches, source=Path(path))
 
 

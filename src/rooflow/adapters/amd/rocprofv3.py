@@ -15,7 +15,10 @@ docs, "Using rocprofv3", counter collection and "rocprofv3 advanced options"):
   row with ``Logical_Node_Id`` N (default ``--agent-index relative``). ``Name`` (``gfx950``,
   else decoded from ``Gfx_Target_Version``: 90500 → gfx950) picks the formulas;
   ``Device_Id`` (PCI id, 30115 = MI355X per rocprof-compute ``mi_gpu_spec.yaml``) names the
-  GPU, else ``Product_Name``.
+  GPU, else ``Product_Name``; ``Wave_Front_Size`` is the wave size VALU work is counted
+  with (else the architecture's, :func:`~rooflow.adapters.amd.counters.wave_size`), as
+  rocprof-compute's own conversion of this file takes it (``Wave_Size``,
+  ``v3_counter_csv_to_v2_csv``).
 
 A dataset is ``resources/rocprofv3/NAME_counter_collection.csv`` with its agent info
 beside it. Formulas: :mod:`rooflow.adapters.amd.counters`; time ``End_Timestamp −
@@ -29,7 +32,7 @@ from pathlib import Path
 
 import polars as pl
 
-from rooflow.adapters.amd.counters import CHIP_IDS, canonical_columns, gfx_target, plan
+from rooflow.adapters.amd.counters import CHIP_IDS, canonical_columns, gfx_target, plan, wave_size
 from rooflow.adapters.amd.kernels import Dispatches, check_values, checked_dispatches
 from rooflow.errors import InputError
 from rooflow.formats.sniffing import ROCPROFV3_SUFFIX as SUFFIX
@@ -58,17 +61,17 @@ def _gfx(version: str) -> str | None:
     return f"gfx{v // 10000}{v // 100 % 100:x}{v % 100:x}"
 
 
-def agent_gpu(collection: Path, agents: list[str]) -> tuple[str | None, str]:
-    """(gfx target, GPU name) of the agents used, from the ``*_agent_info.csv`` beside.
+def agent_gpu(collection: Path, agents: list[str]) -> tuple[str | None, str, float | None]:
+    """(gfx target, GPU name, wave size) of the agents used, from the ``*_agent_info.csv``.
 
-    Without the file: (None, "") and the counter names choose the formulas.
+    Without the file: (None, "", None) and the counter names choose the formulas.
 
     Raises:
         InputError: an agent not in the file; dispatches on GPUs of different kinds.
     """
     info_path = collection.with_name(collection.name[: -len(SUFFIX)] + "_agent_info.csv")
     if not collection.name.endswith(SUFFIX) or not info_path.is_file():
-        return None, ""
+        return None, "", None
     info = read_csv_text(info_path)
     if "Logical_Node_Id" not in info.columns:
         raise InputError(str(info_path), "lacks column Logical_Node_Id", check="columns")
@@ -84,12 +87,14 @@ def agent_gpu(collection: Path, agents: list[str]) -> tuple[str | None, str]:
         chip = row.get("Device_Id") or ""
         name = CHIP_IDS[int(chip)][0] if chip.isdigit() and int(chip) in CHIP_IDS else (
             row.get("Product_Name") or row.get("Name") or "")
-        gpus.add((arch, name))
+        wave = (row.get("Wave_Front_Size") or "").strip()
+        gpus.add((arch, name, float(wave) if wave in ("32", "64") else None))
     if len(gpus) > 1:
         raise InputError(str(info_path), "dispatches ran on different GPU kinds: "
-                         + ", ".join(sorted(f"{n} ({a})" for a, n in gpus)),
+                         + ", ".join(sorted(f"{n} ({a}{f', wave{w:g}' if w else ''})"
+                                            for a, n, w in gpus)),
                          check="one GPU kind")
-    return next(iter(gpus), (None, ""))
+    return next(iter(gpus), (None, "", None))
 
 
 def _timestamps(collection: Path, long: pl.DataFrame) -> tuple[pl.DataFrame, Path]:
@@ -125,7 +130,7 @@ def read_collection(path: str | Path) -> Dispatches:
                          column="Counter_Name")
     agents = long["Agent_Id"].drop_nulls().unique(maintain_order=True).to_list() \
         if "Agent_Id" in long.columns else []
-    arch, device = agent_gpu(collection, agents)
+    arch, device, wave = agent_gpu(collection, agents)
     times, time_file = _timestamps(collection, long)
     times = coerce_numeric(times.unique("Dispatch_Id", keep="first", maintain_order=True),
                            ["Start_Timestamp", "End_Timestamp"], time_file)
@@ -139,8 +144,11 @@ def read_collection(path: str | Path) -> Dispatches:
     found = canonical_columns(frame.columns)
     formulas = plan(arch, found, str(collection))
     frame = frame.rename({col: name for name, col in found.items() if col != name})
+    wave = wave or wave_size(formulas.arch)
+    notes = () if wave == 64 or not formulas.ops else (
+        f"VALU work counted × {wave:g} lanes per instruction (wave size)",)
     return checked_dispatches(frame, formulas, collection, kernel="Kernel_Name", time=DURATION,
-                              device=device, rows=frame["_row"])
+                              device=device, rows=frame["_row"], wave=wave, notes=notes)
 
 
 def rocprofv3_points(path: str | Path) -> pl.DataFrame:
