@@ -43,7 +43,8 @@ num_xcd`` over its clock ``max_sclk`` (MHz; the clock of all its peaks, ``cur_sc
 the log. ``num_xcd`` is the GPU's (:func:`~rooflow.adapters.amd.counters.partition_xcds`
 from ``chip_id`` and ``compute_partition``) when known, else sysinfo's, else 1 on gfx908
 and gfx90a. GRBM_GUI_ACTIVE counts a little around the kernel: on the shared samples the
-cycle time is 1.6 % (MI300A, 430.6 ms) and 2.7 % (MI325X, 43.5 µs) over the timestamps.
+cycle time is 1.6 % (MI300A, 430.6 ms) and 2.7 % (MI325X, 43.5 µs) over the timestamps,
+−16 % and +31 % on 20 µs copies (MI200, MI100), 9× on a pre-production MI300X: an estimate.
 Without the cycle counter or the clock, one error names what is missing.
 """
 
