@@ -15,6 +15,7 @@ import click
 from rooflow.defaults import DEFAULT_FAMILIES, DEFAULT_HARDWARE, config_defaults, plot_defaults
 from rooflow.errors import InputError
 from rooflow.kinds import KINDS
+from rooflow.selection import selection_options
 
 _positive = click.FloatRange(min=0, min_open=True)
 _PLOT = plot_defaults()
@@ -130,8 +131,9 @@ def preset_options(command):
               help="Also write the analysis table (CSV) here.")
 @click.option("--html", "html_page", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write an interactive page (one offline HTML file) here.")
+@selection_options()
 def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, connect, annotate,
-         key, series_order, dpi, top_n, density, title, output, table, html_page) -> None:
+         key, series_order, dpi, top_n, density, title, output, table, html_page, selection):
     """Plot any input rooflow reads (kind detected from the content) on a preset."""
     from rooflow.pipeline import report
 
@@ -139,7 +141,7 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
     fmt = _image_format(output)
     preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
     _import_in_background("rooflow.plotting", "plot_roofline")
-    points = _load_files(files, kind, _warn)
+    points = selection(_load_files(files, kind, _warn), preset)
     from rooflow.plotting import PlotOptions
 
     options = PlotOptions(
@@ -173,8 +175,9 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
               help="Also write the per-kernel comparison (CSV) here.")
 @click.option("--html", "html_page", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write an interactive comparison page here.")
+@selection_options()
 def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware_file,
-            normalize_names, title, output, table, html_page) -> None:
+            normalize_names, title, output, table, html_page, selection) -> None:
     """Compare two runs of the same kernels: arrows baseline → new, speedups, geomean."""
     from rooflow.analysis import analyze
     from rooflow.compare import compare_tables
@@ -184,7 +187,8 @@ def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware
     output = output or Path(f"{baseline.stem}-vs-{new.stem}.png")
     _image_format(output)
     preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
-    tables = [analyze(_load_files((f,), kind, _warn), preset) for f in (baseline, new)]
+    tables = [analyze(selection(_load_files((f,), kind, _warn), preset), preset)
+              for f in (baseline, new)]
     comp = compare_tables(*tables, normalize=normalize_names)
     title = title or f"{baseline.name} → {new.name} on {preset.key}"
     plot_comparison(comp, preset, output, title=title)
@@ -204,13 +208,15 @@ def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware
 @preset_options
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Output CSV (default: stdout).")
-def table(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, output) -> None:
+@selection_options()
+def table(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, output,
+          selection) -> None:
     """Analysis table of any input rooflow reads (kind detected from the content)."""
     from rooflow.pipeline import report
 
     preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
-    report(_load_files(files, kind, _warn), preset, table_path=output or "-", plot_path=None,
-           log=_warn)
+    report(selection(_load_files(files, kind, _warn), preset), preset, table_path=output or "-",
+           plot_path=None, log=_warn)
 
 
 @cli.command("hardware")
@@ -293,7 +299,8 @@ def _parse_family_map(items: tuple[str, ...]) -> dict[str, str]:
 @files_argument
 @kind_option
 @output_option
-def convert(files, kind, output) -> None:
+@selection_options(top=False)
+def convert(files, kind, output, selection) -> None:
     """Any input rooflow reads → canonical points CSV (one row per kernel × memory level).
 
     FILES are one input: a file or folder, or several files of one run (ncu passes,
@@ -304,7 +311,7 @@ def convert(files, kind, output) -> None:
     """
     from rooflow.adapters import load_points
 
-    _write(load_points(_input_kind(files, kind), _one_input(files)), output)
+    _write(selection(load_points(_input_kind(files, kind), _one_input(files))), output)
 
 
 @cli.command("from-benchmark")

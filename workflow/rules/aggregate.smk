@@ -29,6 +29,7 @@ rule aggregate:
         options=config["plot_defaults"],
         preset="{preset}",
         datasets=aggregate_datasets,
+        selections=aggregate_selections,
         roofs=roofs_text,
     script:
         "../scripts/aggregate.py"

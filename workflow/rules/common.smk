@@ -100,5 +100,12 @@ def aggregate_datasets(wildcards):
     return PLAN.preset_datasets(wildcards.preset)
 
 
+def aggregate_selections(wildcards):
+    """Each dataset's `select` entry (rooflow.selection), in aggregate_datasets' order."""
+    return [
+        PLAN.dataset_options(d).get("select", {}) for d in aggregate_datasets(wildcards)
+    ]
+
+
 def summary_input(wildcards):
     return expand("results/tables/{preset}/all.csv", preset=ALL_PRESETS)

@@ -17,6 +17,7 @@ rule html:
         preset="{preset}",
         dataset=dataset_id,
         datasets=[],
+        selections=[],
     script:
         "../scripts/html.py"
 
@@ -37,5 +38,6 @@ rule html_overview:
     params:
         preset="{preset}",
         datasets=aggregate_datasets,
+        selections=aggregate_selections,
     script:
         "../scripts/html.py"

@@ -14,12 +14,15 @@ def step(log):
     from rooflow.plotting import plot_roofline
     from rooflow.points import read_points
     from rooflow.roofs import load_preset
+    from rooflow.selection import Selection, select_points
 
     sm = snakemake  # noqa: F821
     preset = load_preset(sm.params.preset, sm.input.hardware, sm.input.get("measured"))
     tables = [
-        analyze(read_points(path), preset).insert_column(0, pl.lit(dataset).alias("dataset"))
-        for dataset, path in zip(sm.params.datasets, sm.input.points, strict=True)
+        analyze(select_points(read_points(path), Selection.from_mapping(select), preset, path),
+                preset).insert_column(0, pl.lit(dataset).alias("dataset"))
+        for dataset, path, select in zip(sm.params.datasets, sm.input.points,
+                                         sm.params.selections, strict=True)
     ]
     table = pl.concat(tables, how="vertical")
     write_csv(table, sm.output.table)

@@ -11,19 +11,25 @@ def step(log):
     from rooflow.html.page import roofline_page
     from rooflow.points import read_points
     from rooflow.roofs import load_preset
+    from rooflow.selection import Selection, select_points
 
     sm = snakemake  # noqa: F821
     preset = load_preset(sm.params.preset, sm.input.hardware, sm.input.get("measured"))
     if sm.params.datasets:  # the overview: every dataset of the preset, coloured by dataset
         table = pl.concat([
-            analyze(read_points(p), preset).insert_column(0, pl.lit(d).alias("dataset"))
-            for d, p in zip(sm.params.datasets, sm.input.points, strict=True)])
+            analyze(select_points(read_points(p), Selection.from_mapping(s), preset, p),
+                    preset).insert_column(0, pl.lit(d).alias("dataset"))
+            for d, p, s in zip(sm.params.datasets, sm.input.points, sm.params.selections,
+                               strict=True)])
         roofline_page(table, preset, sm.output[0], title=f"{preset.name}: all datasets",
                       color_by="dataset")
     else:
         opts = plot_defaults() | sm.params.options  # top_n, series_order: as the PNG's
         preset = preset.with_override(opts.get("peak_tflops"), opts.get("peak_bandwidth"))
-        table = analyze(read_points(sm.input.points), preset)
+        selection = Selection.from_mapping(opts.get("select"))
+        points = select_points(read_points(sm.input.points), selection, preset,
+                               sm.input.points)
+        table = analyze(points, preset)
         roofline_page(table, preset, sm.output[0],
                       title=opts.get("title") or f"{sm.params.dataset} on {preset.name}",
                       top_n=opts["top_n"], series_order=opts["series_order"])

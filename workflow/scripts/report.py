@@ -10,6 +10,7 @@ def step(log):
     from rooflow.pipeline import plot_options, report
     from rooflow.points import read_points
     from rooflow.roofs import load_preset
+    from rooflow.selection import Selection, select_points
 
     sm = snakemake  # noqa: F821
     opts = sm.params.options
@@ -17,7 +18,8 @@ def step(log):
     preset = preset.with_override(opts.get("peak_tflops"), opts.get("peak_bandwidth"))
     plot = Path(sm.output.plot)
     options = replace(plot_options(opts), formats=(plot.suffix.lstrip("."),))
-    points = read_points(sm.input.points)
+    selection = Selection.from_mapping(opts.get("select"))
+    points = select_points(read_points(sm.input.points), selection, preset, sm.input.points)
     report(points, preset, table_path=sm.output.get("table"), plot_path=plot, options=options,
            log=log)
     log(f"{points.height} points on {preset.key}")
