@@ -14,8 +14,8 @@ import click
 
 from rooflow.defaults import DEFAULT_FAMILIES, DEFAULT_HARDWARE, config_defaults, plot_defaults
 from rooflow.errors import InputError
+from rooflow.export import table_options
 from rooflow.kinds import KINDS
-from rooflow.selection import selection_options
 
 _positive = click.FloatRange(min=0, min_open=True)
 _PLOT = plot_defaults()
@@ -128,10 +128,10 @@ def preset_options(command):
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Output image (.png, .svg or .pdf; default: ./FIRST-FILE-STEM.png).")
 @click.option("--table", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the analysis table (CSV) here.")
+              help="Also write the analysis table here (CSV; .json: JSON).")
 @click.option("--html", "html_page", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write an interactive page (one offline HTML file) here.")
-@selection_options()
+@table_options()
 def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, connect, annotate,
          key, series_order, dpi, top_n, density, title, output, table, html_page, selection):
     """Plot any input rooflow reads (kind detected from the content) on a preset."""
@@ -172,16 +172,16 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Comparison plot (.png, .svg, .pdf; default: ./BASELINE-vs-NEW.png).")
 @click.option("--table", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write the per-kernel comparison (CSV) here.")
+              help="Also write the per-kernel comparison here (CSV; .json: JSON).")
 @click.option("--html", "html_page", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write an interactive comparison page here.")
-@selection_options()
+@table_options()
 def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware_file,
             normalize_names, title, output, table, html_page, selection) -> None:
     """Compare two runs of the same kernels: arrows baseline → new, speedups, geomean."""
     from rooflow.analysis import analyze
     from rooflow.compare import compare_tables
-    from rooflow.io import write_csv
+    from rooflow.export import write_table
     from rooflow.plotting.compare import plot_comparison
 
     output = output or Path(f"{baseline.stem}-vs-{new.stem}.png")
@@ -193,7 +193,7 @@ def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware
     title = title or f"{baseline.name} → {new.name} on {preset.key}"
     plot_comparison(comp, preset, output, title=title)
     if table:
-        write_csv(comp.table, table)
+        write_table(comp.table, table)
     if html_page:
         from rooflow.html.compare import comparison_page
 
@@ -207,8 +207,8 @@ def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware
 @kind_option
 @preset_options
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Output CSV (default: stdout).")
-@selection_options()
+              help="Output table, CSV or .json (default: stdout).")
+@table_options()
 def table(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, output,
           selection) -> None:
     """Analysis table of any input rooflow reads (kind detected from the content)."""
@@ -242,9 +242,9 @@ def hardware_cmd(hardware_file) -> None:
 
 
 def _write(frame, output: Path | None) -> None:
-    from rooflow.io import write_csv
+    from rooflow.export import write_table
 
-    write_csv(frame, output)
+    write_table(frame, output)
     if output is not None:
         click.echo(f"wrote {output} ({frame.height} rows)", err=True)
 
@@ -273,7 +273,7 @@ def _one_input(files):
 
 output_option = click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-    help="Output CSV (default: stdout).",
+    help="Output CSV, or JSON for a .json name (default: stdout).",
 )
 families_option = click.option(
     "--families", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_FAMILIES,
@@ -299,7 +299,7 @@ def _parse_family_map(items: tuple[str, ...]) -> dict[str, str]:
 @files_argument
 @kind_option
 @output_option
-@selection_options(top=False)
+@table_options(top=False)
 def convert(files, kind, output, selection) -> None:
     """Any input rooflow reads → canonical points CSV (one row per kernel × memory level).
 

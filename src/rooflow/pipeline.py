@@ -33,7 +33,8 @@ def report(
     Args:
         points: canonical points (:mod:`rooflow.points`).
         preset: the roofs.
-        table_path: analysis table CSV, or None.
+        table_path: analysis table (CSV; JSON for a .json name or ``--format json``:
+            :mod:`rooflow.export`), "-" for stdout, or None.
         plot_path: image (.png, .svg, .pdf), or None.
         options: :class:`rooflow.plotting.PlotOptions` (default: the schema defaults).
         log: where warnings go (above-roof points, levels without a roof).
@@ -47,7 +48,7 @@ def report(
         are then computed for the above-roof rows alone.
     """
     from rooflow.analysis import TABLE_COLUMNS, above_roof, analyze
-    from rooflow.io import write_csv
+    from rooflow.export import write_table
 
     columns = TABLE_COLUMNS
     if table_path is None and plot_path is not None and not full_table:
@@ -78,7 +79,7 @@ def report(
     if unroofed:
         log(f"note: {preset.key} has no memory roof for level(s) {', '.join(unroofed)}")
     if table_path is not None:
-        write_csv(table, table_path)
+        write_table(table, table_path)
     if plot_path is not None:
         from rooflow.plotting import PlotOptions, plot_roofline
 

@@ -1,0 +1,175 @@
+"""Table outputs as CSV or JSON: the analysis table, a comparison, canonical points.
+
+The format is ``--format`` where a command gives it, else the output's suffix (``.json``
+→ JSON), else CSV. Both carry the same columns and numbers.
+
+JSON shape (``"format": "rooflow-table"``, ``"version": 1``; stable: a later version may
+add keys, never rename or drop one)::
+
+    {
+      "format": "rooflow-table",
+      "version": 1,
+      "table": "analysis",              # or "comparison", "points"
+      "columns": ["series", ...],      # the CSV's header, in order
+      "units": {"time_s": "s", ...},   # unit of every column that has one
+      "records": [{"series": "Optimized", "time_s": 0.0012, ...}, ...]
+    }
+
+``records`` holds one object per CSV row, keyed by the column names (the CSV header);
+numbers are JSON numbers in the table's base units (``units``: FLOP/s, byte/s, s, %),
+empty cells ``null``, and a value that is not finite (NaN, ±inf, which JSON cannot
+hold) ``null`` as well. Columns counted in FLOP count integer OP on rows whose ``unit``
+is ``OP`` (int8-tensor, int32, ...): their units read ``FLOP (OP where unit is OP)``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import polars as pl
+
+FORMATS = ("csv", "json")
+JSON_VERSION = 1
+
+_OPS = "FLOP (OP where unit is OP)"
+UNITS: dict[str, str] = {
+    "flop": _OPS,
+    "bytes": "byte",
+    "time_s": "s",
+    "arithmetic_intensity": "FLOP/byte (OP/byte where unit is OP)",
+    "flop_per_s": "FLOP/s (OP/s where unit is OP)",
+    "performance": "FLOP/s (OP/s where unit is OP; 0 on bandwidth-only rows: see "
+                   "achieved_bandwidth)",
+    "compute_roof": "FLOP/s (OP/s where unit is OP)",
+    "memory_roof": "byte/s",
+    "attainable": "FLOP/s (OP/s where unit is OP)",
+    "pct_of_roof": "%",
+    "achieved_bandwidth": "byte/s",
+    "pct_of_memory_roof": "%",
+    "headroom": "ratio (attainable / achieved)",
+    "kernel_headroom": "ratio (attainable / achieved)",
+    "potential_time_saved_s": "s",
+    "pair_speedup": "ratio (Optimized / Original performance)",
+    "speedup": "ratio (new / baseline performance; byte/s for bandwidth-only rows)",
+    "intensity_change": "ratio (new / baseline arithmetic intensity)",
+    "time_saved_s": "s (baseline - new)",
+}
+"""Unit of each table column that has one (comparison columns also with their
+``_baseline`` / ``_new`` suffix)."""
+
+# The format --format asked for, for the command being run (None: by the output's suffix).
+_REQUESTED: ContextVar[str | None] = ContextVar("rooflow_table_format", default=None)
+
+
+@contextmanager
+def requested_format(fmt: str | None) -> Iterator[None]:
+    """Within the block, tables are written as ``fmt`` (None: by each output's suffix)."""
+    token = _REQUESTED.set(fmt)
+    try:
+        yield
+    finally:
+        _REQUESTED.reset(token)
+
+
+def table_format(path: str | Path | None, fmt: str | None = None) -> str:
+    """``fmt``, else the format asked for by ``--format``, else ``path``'s suffix, else csv."""
+    fmt = fmt or _REQUESTED.get()
+    if fmt:
+        return fmt
+    if path is not None and Path(path).suffix.lower() == ".json":
+        return "json"
+    return "csv"
+
+
+def table_kind(frame: pl.DataFrame) -> str:
+    """``comparison``, ``analysis`` or ``points``, from the columns."""
+    if "status" in frame.columns and "speedup" in frame.columns:
+        return "comparison"
+    return "analysis" if "attainable" in frame.columns else "points"
+
+
+def column_units(columns: list[str]) -> dict[str, str]:
+    """The unit of each of ``columns`` that has one (see :data:`UNITS`)."""
+    out = {}
+    for column in columns:
+        base = column.removesuffix("_baseline").removesuffix("_new")
+        unit = UNITS.get(column) or UNITS.get(base)
+        if unit:
+            out[column] = unit
+    return out
+
+
+def _finite(value):
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def to_json(frame: pl.DataFrame) -> str:
+    """``frame`` as the documented JSON shape (module docstring)."""
+    records = [{k: _finite(v) for k, v in row.items()} for row in frame.iter_rows(named=True)]
+    document = {
+        "format": "rooflow-table",
+        "version": JSON_VERSION,
+        "table": table_kind(frame),
+        "columns": frame.columns,
+        "units": column_units(frame.columns),
+        "records": records,
+    }
+    # One record a line: readable, diffable, and no indent whitespace on 10⁶ rows.
+    head = json.dumps({k: v for k, v in document.items() if k != "records"},
+                      ensure_ascii=False, indent=1)
+    lines = [json.dumps(r, allow_nan=False, ensure_ascii=False) for r in records]
+    return head[:-2] + ',\n "records": [\n  ' + ",\n  ".join(lines) + "\n ]\n}\n"
+
+
+def write_table(frame: pl.DataFrame, path: str | Path | None, fmt: str | None = None) -> None:
+    """Write ``frame`` as CSV or JSON (:func:`table_format`), atomically; None or "-": stdout."""
+    from rooflow.io import atomic_path, write_csv
+
+    if table_format(path, fmt) == "csv":
+        write_csv(frame, path)
+        return
+    text = to_json(frame)
+    if path is None or str(path) == "-":
+        sys.stdout.write(text)
+        return
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+def format_option(command):
+    """Click decorator: ``--format csv|json`` for the command's tables (default: suffix)."""
+    import functools
+
+    import click
+
+    @functools.wraps(command)
+    def wrapper(*args, table_format=None, **kwargs):
+        with requested_format(table_format):
+            return command(*args, **kwargs)
+
+    return click.option(
+        "--format", "table_format", type=click.Choice(FORMATS), default=None,
+        help="Table output format (default: json for a .json output, else csv; "
+             "docs/cli.md#json-output).")(wrapper)
+
+
+def table_options(*, top: bool = True):
+    """Click decorator for the commands that write tables (plot, table, compare, convert).
+
+    The selection options (:func:`rooflow.selection.selection_options`, ``--top`` where a
+    preset ranks kernels) and :func:`format_option`.
+    """
+    from rooflow.selection import selection_options
+
+    def decorate(command):
+        return format_option(selection_options(top=top)(command))
+
+    return decorate
