@@ -215,3 +215,22 @@ def test_workflow_dataset_select_reaches_table_plot_page_and_aggregates(tmp_path
     page = (results / "html/h100-sxm/roofline-mix.html").read_text()
     assert "gemm_main" in page and "softmax" not in page
     assert (results / "plots/h100-sxm/roofline-mix.png").stat().st_size > 0
+
+
+def test_compare_top_ranks_the_baseline_and_keeps_its_kernels_in_both_runs(tmp_path):
+    """New run: gemm_a fixed (0.1 s → 0.01 s), so its own top 1 would be GEMM_b."""
+    base, new = tmp_path / "base.csv", tmp_path / "new.csv"
+    points().write_csv(base)
+    faster = points().with_columns(
+        time_s=pl.when(pl.col("kernel") == "gemm_a").then(0.01).otherwise(pl.col("time_s")))
+    faster.with_columns(flop_per_s=pl.col("flop") / pl.col("time_s")).write_csv(new)
+    s = Selection(top=1)
+    runs = s.runs([to_points(pl.read_csv(base)), to_points(pl.read_csv(new))], PRESET)
+    assert [kernels(r) for r in runs] == [["gemm_a"], ["gemm_a"]]
+    table = tmp_path / "cmp.csv"
+    proc = rooflow("compare", str(base), str(new), "--peak-tflops", "100", "--peak-bandwidth",
+                   "1000", "--top", "1", "-o", str(tmp_path / "cmp.png"), "--table", str(table))
+    assert proc.returncode == 0, proc.stderr
+    cmp = pl.read_csv(table)
+    assert cmp["name"].to_list() == ["gemm_a"] and cmp["status"].to_list() == ["matched"]
+    assert cmp["speedup"].to_list() == pytest.approx([10.0])  # 0.1 s → 0.01 s

@@ -187,8 +187,8 @@ def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware
     output = output or Path(f"{baseline.stem}-vs-{new.stem}.png")
     _image_format(output)
     preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
-    tables = [analyze(selection(_load_files((f,), kind, _warn), preset), preset)
-              for f in (baseline, new)]
+    runs = selection.runs([_load_files((f,), kind, _warn) for f in (baseline, new)], preset)
+    tables = [analyze(run, preset) for run in runs]
     comp = compare_tables(*tables, normalize=normalize_names)
     title = title or f"{baseline.name} → {new.name} on {preset.key}"
     plot_comparison(comp, preset, output, title=title)
@@ -209,8 +209,7 @@ def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Output table, CSV or .json (default: stdout).")
 @table_options()
-def table(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, output,
-          selection) -> None:
+def table(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, output, selection):
     """Analysis table of any input rooflow reads (kind detected from the content)."""
     from rooflow.pipeline import report
 

@@ -95,6 +95,22 @@ class Selection:
         source = str(points["source"][0]) if points.height else None
         return select_points(points, self, preset, source)
 
+    def runs(self, runs: list[pl.DataFrame], preset=None) -> list[pl.DataFrame]:
+        """Each run of a comparison selected alike.
+
+        The filters apply to each run; ``top`` ranks the first run's kernels (the
+        baseline's) and keeps those kernel names in every run, so a kernel is compared, or
+        listed as missing from one run, never dropped from one side alone.
+        """
+        import polars as pl
+
+        filters = Selection(self.kernel, self.exclude, self.level, self.precision)
+        runs = [filters(run) for run in runs]
+        if self.top is None:
+            return runs
+        names = Selection(top=self.top)(runs[0], preset)["kernel"].unique()
+        return [run.filter(pl.col("kernel").is_in(names.implode())) for run in runs]
+
     def describe(self) -> str:
         """The selection as the command-line options that make it."""
         parts = [f"--{name} '{value}'"
