@@ -12,9 +12,9 @@ from pathlib import Path
 
 import click
 
+from rooflow.commands import Group, table_options
 from rooflow.defaults import DEFAULT_FAMILIES, DEFAULT_HARDWARE, config_defaults, plot_defaults
 from rooflow.errors import InputError
-from rooflow.export import table_options
 from rooflow.kinds import KINDS
 
 _positive = click.FloatRange(min=0, min_open=True)
@@ -38,7 +38,7 @@ hardware_file_option = click.option(
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings={"help_option_names": ["-h", "--help"]}, cls=Group)
 @click.version_option(package_name="rooflow")
 def cli() -> None:
     """Roofline analysis of GPU kernel measurements."""

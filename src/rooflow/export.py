@@ -9,7 +9,7 @@ add keys, never rename or drop one)::
     {
       "format": "rooflow-table",
       "version": 1,
-      "table": "analysis",              # or "comparison", "points"
+      "table": "analysis",              # or "comparison", "check", "points"
       "columns": ["series", ...],      # the CSV's header, in order
       "units": {"time_s": "s", ...},   # unit of every column that has one
       "records": [{"series": "Optimized", "time_s": 0.0012, ...}, ...]
@@ -61,6 +61,10 @@ UNITS: dict[str, str] = {
     "speedup": "ratio (new / baseline performance; byte/s for bandwidth-only rows)",
     "intensity_change": "ratio (new / baseline arithmetic intensity)",
     "time_saved_s": "s (baseline - new)",
+    "slowdown_pct": "% (time new / baseline - 1)",
+    "roof_drop_pct": "% (1 - % of roof new / baseline)",
+    "noise_pct": "% (median absolute deviation / median of the launch times)",
+    "allowed_pct": "%",
 }
 """Unit of each table column that has one (comparison columns also with their
 ``_baseline`` / ``_new`` suffix)."""
@@ -90,9 +94,11 @@ def table_format(path: str | Path | None, fmt: str | None = None) -> str:
 
 
 def table_kind(frame: pl.DataFrame) -> str:
-    """``comparison``, ``analysis`` or ``points``, from the columns."""
+    """``comparison``, ``check``, ``analysis`` or ``points``, from the columns."""
     if "status" in frame.columns and "speedup" in frame.columns:
         return "comparison"
+    if "status" in frame.columns and "allowed_pct" in frame.columns:
+        return "check"
     return "analysis" if "attainable" in frame.columns else "points"
 
 
@@ -160,16 +166,3 @@ def format_option(command):
         help="Table output format (default: json for a .json output, else csv; "
              "docs/cli.md#json-output).")(wrapper)
 
-
-def table_options(*, top: bool = True):
-    """Click decorator for the commands that write tables (plot, table, compare, convert).
-
-    The selection options (:func:`rooflow.selection.selection_options`, ``--top`` where a
-    preset ranks kernels) and :func:`format_option`.
-    """
-    from rooflow.selection import selection_options
-
-    def decorate(command):
-        return format_option(selection_options(top=top)(command))
-
-    return decorate

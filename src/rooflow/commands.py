@@ -1,0 +1,149 @@
+"""Click pieces the CLI (:mod:`rooflow.cli`) composes, kept here to keep it small.
+
+- :func:`table_options`: the options of the commands that write tables.
+- :func:`check_command`: ``rooflow check``, the CI performance gate (:mod:`rooflow.check`),
+  added to the command group by :class:`Group` when first asked for.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from rooflow.errors import InputError
+
+
+def table_options(*, top: bool = True):
+    """Click decorator for the commands that write tables (plot, table, compare, convert).
+
+    The selection options (:func:`rooflow.selection.selection_options`, ``--top`` where a
+    preset ranks kernels) and ``--format`` (:func:`rooflow.export.format_option`).
+    """
+    from rooflow.export import format_option
+    from rooflow.selection import selection_options
+
+    def decorate(command):
+        return format_option(selection_options(top=top)(command))
+
+    return decorate
+
+
+class Group(click.Group):
+    """The ``rooflow`` command group: the commands of :mod:`rooflow.cli`, and ``check``.
+
+    ``check`` is built on first use from the CLI's own preset and kind options and input
+    loaders, so it reads inputs and presets exactly as ``compare`` does.
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command's name, ``check`` included."""
+        return sorted({*super().list_commands(ctx), "check"})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command ``cmd_name``; ``check`` is built and added on first use."""
+        if cmd_name == "check" and cmd_name not in self.commands:
+            from rooflow import cli
+
+            self.add_command(check_command(cli.preset_options, cli.kind_option,
+                                           cli._load_files, cli._select_preset))
+        return super().get_command(ctx, cmd_name)
+
+
+def _bad_input(message: str):
+    """Exit 2 with the one error line: to a gate, exit 1 means "regressed"."""
+    click.echo(f"rooflow: error: {message}", err=True)
+    sys.exit(2)
+
+
+class _Gate(click.Command):
+    """A command whose usage errors exit 2, as its bad inputs do."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as err:
+            _bad_input(err.format_message())
+            raise  # not reached
+
+    def invoke(self, ctx: click.Context):
+        """Run the command; an option value refused in it (``--kernel '('``) exits 2."""
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as err:
+            _bad_input(err.format_message())
+
+
+def check_command(preset_options, kind_option, load_files, select_preset) -> click.Command:
+    """``rooflow check``, built with the CLI's preset options and loaders.
+
+    So its --hardware and --hardware-file behave as every other command's.
+    """
+
+    def fraction(value: str | None) -> float | None:
+        from rooflow.check import parse_fraction
+
+        if value is None:
+            return None
+        try:
+            return parse_fraction(value)
+        except ValueError:
+            _bad_input(f"--max-slowdown '{value}' is not a percentage (5%) or a fraction "
+                       "(0.05)")
+            raise  # not reached
+
+    @click.command("check", cls=_Gate)
+    @click.argument("baseline", type=click.Path(path_type=Path))
+    @click.argument("new", type=click.Path(path_type=Path))
+    @kind_option
+    @preset_options
+    @click.option("--max-slowdown", default="5%", show_default=True,
+                  help="Tolerance: slowdown (or drop in % of roof) allowed, e.g. 5% or 0.05.")
+    @click.option("--noise-k", type=click.FloatRange(min=0), default=3.0, show_default=True,
+                  help="Allowed multiple of the run-to-run noise (1.4826 x MAD of the "
+                       "launch times), where it is wider than --max-slowdown.")
+    @click.option("--normalize-names", is_flag=True,
+                  help="Match kernels without template arguments and parameter lists.")
+    @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
+                  help="Also write a Markdown summary (a CI job page) here.")
+    @click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path),
+                  help="Also write JUnit XML (one test case per kernel) here.")
+    @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+                  help="Also write the per-kernel table here (CSV; .json: JSON).")
+    @table_options()
+    def check(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware_file,
+              max_slowdown, noise_k, normalize_names, markdown_path, junit_path, output,
+              selection) -> None:
+        """CI gate: exit 1 when a kernel regressed from BASELINE to NEW, else 0.
+
+        A kernel regresses when it is slower (or further from its roof) by more than
+        --max-slowdown or its run-to-run noise. Prints one line per regressed kernel;
+        bad input exits 2 (docs/cli.md#performance-gate).
+        """
+        from rooflow.analysis import analyze
+        from rooflow.check import check_runs, junit, markdown, write
+        from rooflow.export import write_table
+
+        try:
+            preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+            runs = selection.runs([load_files((f,), kind) for f in (baseline, new)], preset)
+        except InputError as err:
+            _bad_input(str(err))
+        result = check_runs(*(analyze(r, preset) for r in runs),
+                            max_slowdown=fraction(max_slowdown) or 0.0, noise_k=noise_k,
+                            normalize=normalize_names)
+        title = f"rooflow check: {baseline.name} -> {new.name} on {preset.key}"
+        for path, text in ((markdown_path, markdown(result, title)),
+                           (junit_path, junit(result, "rooflow.check"))):
+            if path is not None:
+                write(text, path)
+        if output is not None:
+            write_table(result.table, output)
+        for line in result.lines():
+            click.echo(line)
+        click.echo(result.summary(), err=True)
+        if result.count("regressed"):
+            sys.exit(1)
+
+    return check

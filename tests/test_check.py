@@ -1,0 +1,137 @@
+"""`rooflow check`: the CI performance gate with a noise model (issue 21, item 2)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from rooflow.analysis import analyze
+from rooflow.check import check_runs, parse_fraction
+from rooflow.points import to_points
+from rooflow.roofs.preset import select_preset
+
+ROOFLOW = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "rooflow")
+PEAKS = ("--peak-tflops", "100", "--peak-bandwidth", "1000")
+PRESET = select_preset({}, None, peak_tflops=100, peak_bandwidth_gbs=1000)
+
+# Launch times in ms. gemm: median 1.00, |deviations| 0, .01, .01, 0, .02 → MAD 0.01 (1 %);
+# noisy: median 1.0, |deviations| 0, .2, .2, .1, .1 → MAD 0.1 (10 %); copy: no spread.
+GEMM = [1.00, 1.01, 0.99, 1.00, 1.02]
+NOISY = [1.0, 1.2, 0.8, 1.1, 0.9]
+COPY = [0.1, 0.1, 0.1]
+
+
+def run(gemm=1.0, noisy=1.0, extra=False) -> pl.DataFrame:
+    """Canonical points, one row per launch; times scaled by the factors given."""
+    rows = ([("gemm", 1e9, 1e6, t * gemm) for t in GEMM]
+            + [("noisy", 1e9, 1e6, t * noisy) for t in NOISY]
+            + [("copy", 0.0, 1e7, t) for t in COPY]
+            + ([("extra", 1e9, 1e6, 1.0)] if extra else []))
+    frame = pl.DataFrame(rows, schema=["kernel", "flop", "bytes", "ms"], orient="row")
+    return to_points(frame.with_columns(
+        time_s=pl.col("ms") / 1e3, row=pl.int_range(1, pl.len() + 1, dtype=pl.Int64),
+        arithmetic_intensity=pl.when(pl.col("flop") > 0).then(pl.col("flop") / pl.col("bytes")),
+        flop_per_s=pl.col("flop") / (pl.col("ms") / 1e3), source=pl.lit("run.csv")))
+
+
+def rooflow(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([ROOFLOW, *args], capture_output=True, text=True, timeout=120)
+
+
+def result(new: pl.DataFrame, **kwargs):
+    return check_runs(analyze(run(), PRESET), analyze(new, PRESET), **kwargs)
+
+
+def test_noise_model_worked_by_hand():
+    r = result(run(gemm=1.2, noisy=1.1, extra=True))
+    t = {row["kernel"]: row for row in r.table.iter_rows(named=True)}
+    # gemm: noise 1 % in each run → √(0.01² + 0.01²) = 1.414 %; 3 × 1.4826 × 1.414 % =
+    # 6.29 % allowed (> 5 %); 20 % slower → regressed
+    assert t["gemm"]["noise_pct_baseline"] == pytest.approx(1.0)
+    assert t["gemm"]["allowed_pct"] == pytest.approx(3 * 1.4826 * 2 ** 0.5, rel=1e-6)
+    assert t["gemm"]["slowdown_pct"] == pytest.approx(20.0)
+    assert t["gemm"]["roof_drop_pct"] == pytest.approx(100 * (1 - 1 / 1.2))
+    assert t["gemm"]["status"] == "regressed"
+    # noisy: 10 % in each run → 3 × 1.4826 × 14.14 % = 62.9 % allowed: 10 % slower is noise
+    assert t["noisy"]["allowed_pct"] == pytest.approx(3 * 1.4826 * 10 * 2 ** 0.5, rel=1e-6)
+    assert t["noisy"]["status"] == "ok"
+    # copy: no spread → the 5 % tolerance; unchanged
+    assert t["copy"]["allowed_pct"] == pytest.approx(5.0) and t["copy"]["status"] == "ok"
+    assert t["extra"]["status"] == "only in new" and t["extra"]["launches_baseline"] == 0
+    assert r.table["kernel"][0] == "gemm"  # regressions first
+    assert r.summary() == ("1 of 3 kernels regressed (allowed slowdown 5 %, or 3 x their "
+                           "noise); 1 only in new")
+
+
+def test_tolerance_and_noise_k_move_the_threshold():
+    assert result(run(gemm=1.2), max_slowdown=0.25).count("regressed") == 0
+    assert result(run(noisy=1.1), noise_k=0).count("regressed") == 1  # noise ignored
+    assert result(run()).count("regressed") == 0
+
+
+def test_parse_fraction():
+    assert parse_fraction("5%") == pytest.approx(0.05)
+    assert parse_fraction("0.1") == pytest.approx(0.1)
+    with pytest.raises(ValueError):
+        parse_fraction("-1%")
+
+
+def test_cli_exit_codes_lines_junit_json_markdown(tmp_path):
+    base, same, slower = (tmp_path / f"{n}.csv" for n in ("base", "same", "slower"))
+    run().write_csv(base)
+    run().write_csv(same)
+    run(gemm=1.2, extra=True).write_csv(slower)
+    proc = rooflow("check", str(base), str(same), *PEAKS)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == ""
+    junit, out, md = tmp_path / "check.xml", tmp_path / "check.json", tmp_path / "check.md"
+    proc = rooflow("check", str(base), str(slower), *PEAKS, "--junit", str(junit), "-o",
+                   str(out), "--markdown", str(md))
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "REGRESSED gemm: time 1 ms -> 1.2 ms (+20.0 %)")
+    assert "allowed 6.3 %" in lines[0]
+    suite = ET.parse(junit).getroot().find("testsuite")
+    assert suite is not None
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    assert sorted(cases) == ["copy", "extra", "gemm", "noisy"]
+    assert suite.get("failures") == "1" and suite.get("skipped") == "1"
+    assert cases["gemm"].find("failure") is not None
+    assert cases["extra"].find("skipped") is not None
+    document = json.loads(out.read_text())
+    assert document["table"] == "check" and document["units"]["slowdown_pct"].startswith("%")
+    assert [r["status"] for r in document["records"]][0] == "regressed"
+    assert "| `gemm` | **regressed** |" in md.read_text()
+    # selection applies: without gemm, nothing regressed
+    assert rooflow("check", str(base), str(slower), *PEAKS, "--exclude",
+                   "gemm").returncode == 0
+
+
+def test_cli_bad_input_exits_2(tmp_path):
+    run().write_csv(tmp_path / "base.csv")
+    proc = rooflow("check", str(tmp_path / "base.csv"), str(tmp_path / "missing.csv"), *PEAKS)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("rooflow: error: ") and proc.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("option", [("--max-slowdown", "x"), ("--bogus",), ("--kernel", "("),
+                                    ("--kernel", "attention")])
+def test_cli_bad_options_exit_2_not_1(tmp_path, option):
+    run().write_csv(tmp_path / "base.csv")
+    proc = rooflow("check", str(tmp_path / "base.csv"), str(tmp_path / "base.csv"), *PEAKS,
+                   *option)
+    assert proc.returncode == 2 and proc.stderr.startswith("rooflow: error: ")
+
+
+@pytest.mark.shared
+def test_a_real_workload_against_itself_passes(shared_data):
+    workload = str(shared_data / "omniperf/mi325x-hipkittens-gemm")
+    proc = rooflow("check", workload, workload, "--hardware", "mi325x")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines()[-1].startswith("0 of 32 kernels regressed")
