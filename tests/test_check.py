@@ -135,3 +135,24 @@ def test_a_real_workload_against_itself_passes(shared_data):
     proc = rooflow("check", workload, workload, "--hardware", "mi325x")
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.splitlines()[-1].startswith("0 of 32 kernels regressed")
+
+
+def test_per_kernel_tolerance_overrides_the_default():
+    # gemm 20 % slower: allowed 6.29 % by default, 25 % with its own tolerance
+    r = result(run(gemm=1.2), overrides={"GEMM": 0.25})
+    t = {row["kernel"]: row for row in r.table.iter_rows(named=True)}
+    assert t["gemm"]["allowed_pct"] == pytest.approx(25.0) and t["gemm"]["status"] == "ok"
+    assert t["copy"]["allowed_pct"] == pytest.approx(5.0)
+    # the first match wins
+    r = result(run(gemm=1.2), overrides={"gem": 0.1, "gemm": 0.25})
+    assert r.count("regressed") == 1
+
+
+def test_cli_allow(tmp_path):
+    base, slower = tmp_path / "base.csv", tmp_path / "slower.csv"
+    run().write_csv(base)
+    run(gemm=1.2).write_csv(slower)
+    assert rooflow("check", str(base), str(slower), *PEAKS, "--allow",
+                   "gemm=25%").returncode == 0
+    proc = rooflow("check", str(base), str(slower), *PEAKS, "--allow", "gemm")
+    assert proc.returncode == 2 and "--allow: 'gemm' is not REGEX=TOLERANCE" in proc.stderr

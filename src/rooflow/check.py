@@ -16,7 +16,9 @@ rocprof dispatches, repeated roofline rows):
 
 Verdict: slowdown = time_new / time_baseline − 1 and roof drop = 1 − pct_new / pct_baseline;
 allowed = max(``max_slowdown``, ``noise_k`` × 1.4826 × √(noise_baseline² + noise_new²))
-(1.4826 × MAD estimates a standard deviation; ``noise_k`` = 3 by default). A kernel
+(1.4826 × MAD estimates a standard deviation; ``noise_k`` = 3 by default; a kernel that a
+regular expression of ``overrides`` matches has that tolerance instead of
+``max_slowdown``, the first match winning). A kernel
 *regresses* when its slowdown or its roof drop is above the allowed value. Kernels of one
 run only are listed (``only in baseline`` / ``only in new``), never silently ignored,
 and do not fail the gate; kernels without a time in both runs are ``not judged``.
@@ -114,7 +116,8 @@ def _per_kernel(table: pl.DataFrame, normalize: bool) -> pl.DataFrame:
 
 def check_runs(baseline: pl.DataFrame, new: pl.DataFrame, *,
                max_slowdown: float = DEFAULT_MAX_SLOWDOWN, noise_k: float = DEFAULT_NOISE_K,
-               normalize: bool = False) -> CheckResult:
+               normalize: bool = False,
+               overrides: Mapping[str, float] | None = None) -> CheckResult:
     """Judge ``new`` against ``baseline`` (analysis tables of one preset; module docstring).
 
     Args:
@@ -124,6 +127,8 @@ def check_runs(baseline: pl.DataFrame, new: pl.DataFrame, *,
         max_slowdown: the tolerance (0.05: 5 %).
         noise_k: how many standard deviations of run-to-run noise a slowdown may reach.
         normalize: match kernels without template arguments and parameter lists.
+        overrides: regular expression (searched in the kernel name, case-insensitive) →
+            that kernel's tolerance instead of ``max_slowdown``; the first match wins.
     """
     import polars as pl
 
@@ -134,7 +139,11 @@ def check_runs(baseline: pl.DataFrame, new: pl.DataFrame, *,
     if "series_new" in joined.columns:  # matched on name alone: the baseline's series
         joined = joined.with_columns(series=pl.coalesce("series", "series_new"))
     noise = (pl.col("noise").fill_null(0) ** 2 + pl.col("noise_new").fill_null(0) ** 2).sqrt()
-    allowed = pl.max_horizontal(pl.lit(max_slowdown), noise_k * MAD_TO_SIGMA * noise)
+    tolerance = pl.lit(max_slowdown)
+    for pattern, value in reversed(list((overrides or {}).items())):  # the first wins
+        tolerance = pl.when(pl.col("name").str.contains(f"(?i){pattern}")).then(
+            pl.lit(value)).otherwise(tolerance)
+    allowed = pl.max_horizontal(tolerance, noise_k * MAD_TO_SIGMA * noise)
     slowdown = pl.col("time_new") / pl.col("time") - 1
     drop = 1 - pl.col("pct_new") / pl.col("pct")
     worse = (slowdown > allowed).fill_null(False) | (drop > allowed).fill_null(False)
@@ -159,6 +168,23 @@ def check_runs(baseline: pl.DataFrame, new: pl.DataFrame, *,
         [pl.col("status") != REGRESSED, pl.col("slowdown_pct").neg(), "_i"],
         nulls_last=True).drop("_i")
     return CheckResult(table=table, max_slowdown=max_slowdown, noise_k=noise_k)
+
+
+def parse_override(text: str) -> tuple[str, float]:
+    """``REGEX=5%`` → (regex, 0.05); a ValueError naming what is wrong."""
+    import re
+
+    pattern, sep, value = text.rpartition("=")
+    if not sep or not pattern:
+        raise ValueError(f"'{text}' is not REGEX=TOLERANCE (e.g. 'allreduce=15%')")
+    try:
+        re.compile(pattern)
+    except re.error as err:
+        raise ValueError(f"'{pattern}' is not a regular expression: {err}") from None
+    try:
+        return pattern, parse_fraction(value)
+    except ValueError:
+        raise ValueError(f"'{value}' is not a percentage (5%) or a fraction (0.05)") from None
 
 
 def parse_fraction(text: str) -> float:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -51,7 +52,7 @@ class Group(click.Group):
         return super().get_command(ctx, cmd_name)
 
 
-def _bad_input(message: str):
+def _bad_input(message: str) -> NoReturn:
     """Exit 2 with the one error line: to a gate, exit 1 means "regressed"."""
     click.echo(f"rooflow: error: {message}", err=True)
     sys.exit(2)
@@ -65,7 +66,6 @@ class _Gate(click.Command):
             return super().parse_args(ctx, args)
         except click.UsageError as err:
             _bad_input(err.format_message())
-            raise  # not reached
 
     def invoke(self, ctx: click.Context):
         """Run the command; an option value refused in it (``--kernel '('``) exits 2."""
@@ -91,7 +91,6 @@ def check_command(preset_options, kind_option, load_files, select_preset) -> cli
         except ValueError:
             _bad_input(f"--max-slowdown '{value}' is not a percentage (5%) or a fraction "
                        "(0.05)")
-            raise  # not reached
 
     @click.command("check", cls=_Gate)
     @click.argument("baseline", type=click.Path(path_type=Path))
@@ -100,6 +99,10 @@ def check_command(preset_options, kind_option, load_files, select_preset) -> cli
     @preset_options
     @click.option("--max-slowdown", default="5%", show_default=True,
                   help="Tolerance: slowdown (or drop in % of roof) allowed, e.g. 5% or 0.05.")
+    @click.option("--allow", "overrides", multiple=True, metavar="REGEX=TOLERANCE",
+                  help="Per-kernel tolerance instead of --max-slowdown for kernels the "
+                       "regular expression matches, e.g. 'allreduce=15%' (repeatable; the "
+                       "first match wins).")
     @click.option("--noise-k", type=click.FloatRange(min=0), default=3.0, show_default=True,
                   help="Allowed multiple of the run-to-run noise (1.4826 x MAD of the "
                        "launch times), where it is wider than --max-slowdown.")
@@ -113,8 +116,8 @@ def check_command(preset_options, kind_option, load_files, select_preset) -> cli
                   help="Also write the per-kernel table here (CSV; .json: JSON).")
     @table_options()
     def check(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware_file,
-              max_slowdown, noise_k, normalize_names, markdown_path, junit_path, output,
-              selection) -> None:
+              max_slowdown, overrides, noise_k, normalize_names, markdown_path, junit_path,
+              output, selection) -> None:
         """CI gate: exit 1 when a kernel regressed from BASELINE to NEW, else 0.
 
         A kernel regresses when it is slower (or further from its roof) by more than
@@ -122,9 +125,13 @@ def check_command(preset_options, kind_option, load_files, select_preset) -> cli
         bad input exits 2 (docs/cli.md#performance-gate).
         """
         from rooflow.analysis import analyze
-        from rooflow.check import check_runs, junit, markdown, write
+        from rooflow.check import check_runs, junit, markdown, parse_override, write
         from rooflow.export import write_table
 
+        try:
+            allow = dict(parse_override(o) for o in overrides)
+        except ValueError as err:
+            _bad_input(f"--allow: {err}")
         try:
             preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
             runs = selection.runs([load_files((f,), kind) for f in (baseline, new)], preset)
@@ -132,7 +139,7 @@ def check_command(preset_options, kind_option, load_files, select_preset) -> cli
             _bad_input(str(err))
         result = check_runs(*(analyze(r, preset) for r in runs),
                             max_slowdown=fraction(max_slowdown) or 0.0, noise_k=noise_k,
-                            normalize=normalize_names)
+                            normalize=normalize_names, overrides=allow)
         title = f"rooflow check: {baseline.name} -> {new.name} on {preset.key}"
         for path, text in ((markdown_path, markdown(result, title)),
                            (junit_path, junit(result, "rooflow.check"))):
