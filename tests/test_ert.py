@@ -13,6 +13,7 @@ from rooflow.roofs.ert import ert_preset
 ROOT = Path(__file__).resolve().parents[1]
 EDISON = ROOT.parent / "shared" / "data" / "ert" / "roofline.edison.nersc.gov.01.json"
 EXAMPLE = ROOT / "resources" / "ert" / "roofline.gpu-node-a100.json"
+KINGSPEAK = ROOT.parent / "shared" / "data" / "ert" / "kingspeak-p100-gpu" / "roofline.json"
 
 
 def write(tmp_path: Path, gbytes: list, gflops: list) -> Path:
@@ -48,7 +49,48 @@ def test_lowest_bandwidth_level_is_default_without_dram(tmp_path: Path) -> None:
     path = write(tmp_path, [["L1", 100.0], ["HBM", 10.0], ["L2", 50.0]], [["FP32 GFLOPs", 1e3]])
     preset = ert_preset(path)
     assert preset["default_memory"] == "HBM" and preset["compute"] == {"fp32": 1.0}
-    assert preset["name"] == "roofline (ERT empirical)"
+    # No HOSTNAME: a file named roofline.json (ERT's own name) is named by its folder.
+    assert preset["name"] == f"{tmp_path.name} (ERT empirical)"
+    other = path.rename(tmp_path / "gpu-a.json")
+    assert ert_preset(other)["name"] == "gpu-a (ERT empirical)"
+
+
+@pytest.mark.parametrize(
+    ("metadata", "name"),
+    [
+        # socket.gethostbyaddr() as JSON: [name, aliases, addresses]
+        ({"metadata": {"HOSTNAME": ["cn850", [], ["10.1.2.3"]]}}, "cn850"),
+        ({"metadata": {"HOSTNAME": [[], "", "cn851"]}}, "cn851"),
+        ({"metadata": {"HOSTNAME": "edison"}}, "edison"),
+        # ERT's Python 3 version: "KEY  value" lines under a section's metadata
+        ({"gflops_meta": ["META_DATA", "HOSTNAME  ('kp361.kingspeak.peaks', ['kp361'], "
+                          "['10.242.2.107'])"]}, "kp361.kingspeak.peaks"),
+        ({"metadata": {"HOSTNAME": [[], []]}}, "run7"),  # no string: the folder's name
+    ],
+)
+def test_hostname_is_a_readable_name(tmp_path: Path, metadata: dict, name: str) -> None:
+    folder = tmp_path / "run7"
+    folder.mkdir()
+    empirical: dict = {"gbytes": {"data": [["DRAM", 10.0]]},
+                       "gflops": {"data": [["FP64 GFLOPs", 1e3]]}}
+    if "gflops_meta" in metadata:
+        empirical["gflops"]["metadata"] = {"": metadata["gflops_meta"]}
+    else:
+        empirical |= metadata
+    path = folder / "roofline.json"
+    path.write_text(json.dumps({"empirical": empirical}))
+    assert ert_preset(path)["name"] == f"{name} (ERT empirical)"
+
+
+@pytest.mark.shared
+def test_kingspeak_hostname_from_its_metadata_lines() -> None:
+    # HOSTNAME  ('kp361.kingspeak.peaks', ['kp361'], ['10.242.2.107']) in
+    # empirical.gflops.metadata[""], the top-level metadata empty: the first string.
+    preset = ert_preset(KINGSPEAK)
+    assert preset["name"] == "kp361.kingspeak.peaks (ERT empirical)"
+    # gbytes.data L1 1723.76, L2 1301.09, DRAM 508.35 GB/s; gflops "FP64 GFLOPs" 4258.4.
+    assert preset["memory"] == pytest.approx({"L1": 1723.76, "L2": 1301.09, "DRAM": 508.35})
+    assert preset["compute"] == pytest.approx({"fp64": 4.2584})
 
 
 @pytest.mark.parametrize(

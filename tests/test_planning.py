@@ -442,7 +442,8 @@ def test_targets(res):
 
 def test_raw_input_follows_the_registry(res):
     _tree(res, "benchmarks/m.csv", "specs/s2.yaml", "specs/s1.yaml", "unitrace/u/bytes.txt",
-          "unitrace/u/flops.txt", "ncu/f/p1.csv", "roofline/r.parquet")
+          "unitrace/u/flops.txt", "unitrace/v/app_flops.1799853", "unitrace/v/app_bytes.1799860",
+          "unitrace/both.txt", "ncu/f/p1.csv", "roofline/r.parquet")
     plan = Plan(_config(), _hardware())
     # Benchmarks read every spec and the family models; a spec reads only its own file.
     assert plan.raw_input("benchmarks", "m") == {
@@ -450,8 +451,14 @@ def test_raw_input_follows_the_registry(res):
         "specs": ["resources/specs/s1.yaml", "resources/specs/s2.yaml"]}
     assert plan.raw_input("specs", "s1") == {
         "raw": "resources/specs/s1.yaml", "families": "config/families.yaml"}
+    # unitrace: a folder of reports under any names (NAME.<pid> as exported), or one report.
     assert plan.raw_input("unitrace", "u") == {
-        "raw": "resources/unitrace/u/bytes.txt", "companion0": "resources/unitrace/u/flops.txt"}
+        "raw": "resources/unitrace/u",
+        "raw_files": ["resources/unitrace/u/bytes.txt", "resources/unitrace/u/flops.txt"]}
+    assert plan.raw_input("unitrace", "v") == {
+        "raw": "resources/unitrace/v", "raw_files": [
+            "resources/unitrace/v/app_bytes.1799860", "resources/unitrace/v/app_flops.1799853"]}
+    assert plan.raw_input("unitrace", "both") == {"raw": "resources/unitrace/both.txt"}
     assert plan.raw_input("ncu", "f") == {
         "raw": "resources/ncu/f", "raw_files": ["resources/ncu/f/p1.csv"]}
     assert plan.raw_input("roofline", "r") == {"raw": "resources/roofline/r.parquet"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 
@@ -148,10 +149,11 @@ def test_yaml_tags_are_refused(tmp_path: Path) -> None:
         ("    dims: {M: 4, K: 5}", "    dims: {M: 99999999999999999999, K: 5}", "64-bit"),
         ("    dims: {M: 4, K: 5}", "    dims: {M: -4, K: 5}", "dim 'M' out of range"),
         ("    dims: {M: 4, K: 5}", "    dims: {M: 9007199254740993, K: 5}", "out of range"),
-        ("    dims: {M: 4, K: 5}", "    dims: {K: 5}", "does not set dim 'M' from 'inits'"),
         ("    dims: {M: 4, K: 5}", "    dims: {M: 4, K: 5, index: 1}", "dim name must be"),
-        ("    dims: {M: 4, K: 5}", "", "needs a 'dims' mapping"),
-        ('    flop: "M*K*2"\n', "    flop: 7\n", "needs a 'flop' formula string"),
+        ("    dims: {M: 4, K: 5}", "    dims: [4, 5]", "needs a 'dims' mapping"),
+        ('    flop: "M*K*2"\n', "    flop: [7]\n", "'flop' must be a formula string or a number"),
+        ('    flop: "M*K*2"\n', '    flop: "M*K*2"\n    bytes: true\n',
+         "'bytes' must be a formula"),
         ("    dtype: float32", "    dtype: float128", "unknown dtype"),
         ("  - params: [A]\n    dtype", "  - params: [Z]\n    dtype", "'params' must name"),
     ],
@@ -174,10 +176,14 @@ def test_errors_name_the_variant_and_line(tmp_path: Path) -> None:
     assert err.value.column == "M"
 
 
-def test_second_variant_list_element_refused(tmp_path: Path) -> None:
+def test_further_variant_list_elements_are_indexed_variants(tmp_path: Path) -> None:
+    # Xe-Forge reads every entry of a variant's list (its variant_index): KEY, KEY[1], ...
     text = GOOD + '  - params: [A]\n    dims: {M: 1, K: 1}\n    flop: "M"\n'
-    with pytest.raises(InputError, match="one-element list"):
-        read_spec(_write(tmp_path, text))
+    spec = read_spec(_write(tmp_path, text))
+    assert list(spec.variants) == ["ci", "bench-gpu", "bench-gpu[1]"]
+    second = spec.variants["bench-gpu[1]"]
+    assert (second.dims, second.flop, second.label, second.line) == ({"M": 1, "K": 1}, "M",
+                                                                      None, 12)
 
 
 def test_repeated_top_level_key(tmp_path: Path) -> None:
@@ -193,9 +199,12 @@ def test_repeated_top_level_key(tmp_path: Path) -> None:
         ("inputs: {}\n", "no variants"),
         ("family: 3\n" + GOOD, "'family' must be a non-empty string"),
         ("inputs:\n  A: {shape: [M, 0.5], dtype: int8}\nci: []\n", "shape must be a list"),
-        ("inputs:\n  A: {shape: [M]}\nci: []\n", "needs 'shape' and 'dtype'"),
+        ("inputs:\n  A: 3\nci: []\n", "must be a mapping of 'shape' and 'dtype'"),
         ("inits: [M]\nci: []\n", "'inits' must be a list"),
-        ("ci:\n  dims: {M: 1}\n", "one-element list"),
+        ("inits:\n  - hidden: [1, 2]\nci: []\n", "'inits' must be a list"),
+        ("ci:\n  dims: {M: 1}\n", "must be a list of mappings"),
+        ("ci:\n  - 3\n", "must be a list of mappings"),
+        ("default_variant: ci\nlowering: {target: xpu}\nci: []\n", "no variants"),
     ],
 )
 def test_document_structure_errors(tmp_path: Path, text: str, message: str) -> None:
@@ -248,3 +257,139 @@ def test_string_dim_used_in_a_formula_is_named(tmp_path: Path) -> None:
         '    flop: "M*K*2"', '    flop: "M*K*2*S"')
     with pytest.raises(InputError, match="dim 'S' is used in a formula, so it must be a number"):
         read_spec(_write(tmp_path, text))
+
+
+# Specs as Xe-Forge writes them (its own loader, xe_forge/core/spec_loader.py parse_spec) ----
+
+XE_FORGE = """\
+inputs:
+  X:
+    shape: [M, K]
+    dtype: bfloat16
+  bias:
+    shape: [N]
+inits:
+  - hidden_size: N
+  - eps: "1e-6"
+  - dim: D_HEAD
+default_variant: bench-gpu
+lowering:
+  target: xpu
+  passes: [tile, fuse]
+mode: gemm
+ci:
+  - params: [X]
+    dims: {M: 4, K: 8, N: 16}
+bench-gpu:
+  # Linear with its weight (K x N) built from inits: not an input
+  - params: [X]
+    dims: {M: 1024, K: 8192, N: 8192}
+    flop: "2*M*N*K"
+bench-gpu-compulsory:
+  - params: [X]
+    dims: {M: 1024, K: 8192, N: 8192}
+    flop: "2*M*N*K"
+    bytes: "2*(M*K + K*N + M*N)"
+bench-gpu-count:
+  - params: [X, bias]
+    dims: {M: 2, K: 3, N: 5}
+    flop: 60
+  - params: [X]
+    dims: {M: 1, K: 3, N: 5}
+    flop: 30
+"""
+
+
+def test_xe_forge_spec_keys_are_accepted_as_its_loader_does(tmp_path, caplog) -> None:
+    with caplog.at_level(logging.DEBUG, logger="rooflow.specs"):
+        spec = read_spec(_write(tmp_path, XE_FORGE))
+    # Lists are variants (each entry of one: KEY, KEY[1]); other keys are not, said at debug.
+    assert list(spec.variants) == ["ci", "bench-gpu", "bench-gpu-compulsory", "bench-gpu-count",
+                                   "bench-gpu-count[1]"]
+    said = caplog.text
+    for key in ("default_variant", "lowering", "mode"):
+        assert f"key {key!r} is not a variant" in said
+    # Keyword inits: N is a dim of the variants, "1e-6" a literal, D_HEAD names no dim (a
+    # literal text to Xe-Forge as well): accepted, the last one said at debug.
+    assert "sets no dim 'D_HEAD'" in said
+    # Without dtype an input is float32 (Xe-Forge's default); flop may be a number, or absent.
+    assert spec.inputs["bias"] == Tensor(("N",), "float32")
+    assert spec.variants["bench-gpu-count"].flop == "60"
+    assert spec.variants["ci"].flop is None
+    assert spec.variants["bench-gpu"].label == ("Linear with its weight (K x N) built from "
+                                                "inits: not an input")
+
+
+def test_xe_forge_spec_points_bytes_formula_and_inputs_only(tmp_path) -> None:
+    from rooflow.adapters.specs import spec_points
+
+    points = spec_points(_write(tmp_path, XE_FORGE, "9_Linear.yaml"), {})
+    rows = {r["kernel"]: r for r in points.iter_rows(named=True)}
+    assert list(rows) == ["bench-gpu", "bench-gpu-compulsory", "bench-gpu-count",
+                          "bench-gpu-count[1]"]
+    # FLOP 2·1024·8192·8192 = 137,438,953,472. Inputs only: X bf16 1024·8192·2 = 16,777,216
+    # bytes → AI 8,192 (the weight, an init, is no input: traffic undercounted).
+    gemm = rows["bench-gpu"]
+    assert (gemm["flop"], gemm["bytes"], gemm["bytes_model"]) == (137_438_953_472,
+                                                                  16_777_216, "inputs-only")
+    assert gemm["arithmetic_intensity"] == 8192
+    # The variant's bytes formula: 2·(1024·8192 + 8192·8192 + 1024·8192) = 2·83,886,080
+    # = 167,772,160 bytes → AI 137,438,953,472 / 167,772,160 = 819.2 (compulsory traffic).
+    given = rows["bench-gpu-compulsory"]
+    assert (given["bytes"], given["bytes_model"]) == (167_772_160, "given")
+    assert given["arithmetic_intensity"] == pytest.approx(819.2)
+    # flop: 60 (a number); X bf16 2·3·2 = 12 + bias fp32 5·4 = 20 → 32 bytes.
+    count = rows["bench-gpu-count"]
+    assert (count["flop"], count["bytes"]) == (60, 32)
+    # The list's second entry: flop 30, X 1·3·2 = 6 bytes.
+    assert (rows["bench-gpu-count[1]"]["flop"], rows["bench-gpu-count[1]"]["bytes"]) == (30, 6)
+
+
+def test_variant_without_flop_is_no_point(tmp_path, caplog) -> None:
+    from rooflow.adapters.specs import spec_points
+
+    text = XE_FORGE.replace('    flop: "2*M*N*K"\nbench-gpu-compulsory', "bench-gpu-compulsory")
+    with caplog.at_level(logging.WARNING, logger="rooflow.specs"):
+        points = spec_points(_write(tmp_path, text, "9_Linear.yaml"), {})
+    assert "bench-gpu" not in points["kernel"].to_list()
+    assert "variant 'bench-gpu' has no 'flop' formula" in caplog.text
+    only_ci = "inputs:\n  X: {shape: [M]}\nbench-gpu:\n  - dims: {M: 4}\n"
+    with pytest.raises(InputError, match="no 'bench\\*' variant has a 'flop' formula"):
+        spec_points(_write(tmp_path, only_ci + "ci:\n  - dims: {M: 1}\n    flop: 1\n"), {})
+
+
+def test_inputs_only_is_marked_in_the_table_and_on_the_plot(tmp_path) -> None:
+    # The inputs-only point's intensity is an upper bound: said in the table's note column,
+    # on the static plot's notes and on the page; the point with a bytes formula is not.
+    from rooflow.adapters.specs import spec_points
+    from rooflow.analysis import INPUTS_ONLY_NOTE, analyze
+    from rooflow.plotting.roofline import figure
+    from rooflow.roofs import load_preset
+
+    points = spec_points(_write(tmp_path, XE_FORGE, "9_Linear.yaml"), {})
+    preset = load_preset("h100-sxm")
+    table = analyze(points, preset)
+    notes = dict(zip(table["kernel"], table["roof_note"].cast(pl.String), strict=True))
+    assert notes["bench-gpu"].endswith(INPUTS_ONLY_NOTE)
+    assert INPUTS_ONLY_NOTE not in notes["bench-gpu-compulsory"]
+    assert "intensity is an upper bound" in INPUTS_ONLY_NOTE
+    fig = figure(table, preset)
+    (box,) = [t for t in fig.axes[0].texts if t.get_gid() == "notes"]
+    lines = box.get_text().splitlines()
+    assert INPUTS_ONLY_NOTE in lines and len(lines) == len(set(lines))
+    given = analyze(points.filter(pl.col("bytes_model") == "given"), preset)
+    assert not given["roof_note"].cast(pl.String).str.contains("upper bound").any()
+
+
+@pytest.mark.shared
+def test_shared_inputs_only_spec_is_marked_from_the_cli(tmp_path) -> None:
+    # 4_UnifiedAttention_MixedDtype has no family model: its bytes are its inputs'.
+    from rooflow.analysis import INPUTS_ONLY_NOTE
+    from rooflow.cli import main
+
+    out = tmp_path / "t.csv"
+    main(["table", str(VLLM / "4_UnifiedAttention_MixedDtype.yaml"), "--hardware",
+          "arc-pro-b70", "-o", str(out)])
+    table = pl.read_csv(out)
+    assert (table["bytes_model"] == "inputs-only").all()
+    assert table["roof_note"].str.contains(INPUTS_ONLY_NOTE, literal=True).all()

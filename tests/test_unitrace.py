@@ -181,6 +181,73 @@ def test_sniff(sample):
 
 
 @pytest.mark.shared
+def test_a_folder_of_reports_as_exported_is_detected_and_read(sample, tmp_path):
+    from rooflow.kinds import detect_kind, kind_mismatch
+
+    # The shared folder as pti-gpu ships it: NAME.<pid> reports beside a device config.
+    folder = sample["flops"].parent
+    assert sniff(folder) and detect_kind(folder) == "unitrace"
+    assert kind_mismatch("unitrace", folder) is None  # the workflow's check on its input
+    pair = unitrace_points(sample["flops"], sample["bytes"])
+    assert load_points("unitrace", folder).equals(pair)
+    # The two reports in either order: told apart by their counters.
+    assert load_points("unitrace", [sample["bytes"], sample["flops"]]).equals(pair)
+    # More than one program's reports in a folder: which pair is meant is not guessed.
+    crowded = tmp_path / "crowded"
+    crowded.mkdir()
+    for path in (sample["flops"], sample["bytes"]):
+        shutil.copy(path, crowded / path.name)
+        shutil.copy(path, crowded / (path.name + "0"))
+    with pytest.raises(InputError, match="holds 4 unitrace reports.*folder of its own"):
+        load_points("unitrace", crowded)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "notes.txt").write_text("no report\n")
+    assert not sniff(empty)
+    with pytest.raises(InputError, match="holds no unitrace report"):
+        load_points("unitrace", empty)
+
+
+def test_one_report_with_both_counter_sets_is_read_alone(tmp_path):
+    # A file beside no flops.txt/bytes.txt is read alone: here it holds both sets.
+    both = ["GpuTime[ns]", *FLOP_HEADER[1:], *BYTE_HEADER[1:]]
+    # FP32 10 events × 32 = 320 FLOP (the only work); GpuTime 1,000 ns; DRAM 3 + 1 = 4 B.
+    path = tmp_path / "app.4242"
+    path.write_text(report([("k", [1000, 0, 10, 0, 0, 0, 0, 5, 5, 3, 1, 0, 0])], both))
+    points = load_points("unitrace", path)
+    dram = points.filter(level="DRAM").row(0, named=True)
+    assert (dram["flop"], dram["bytes"], dram["precision"]) == (320, 4, "fp32")
+    assert dram["flop_per_s"] == pytest.approx(3.2e8)  # 320 FLOP / 1e-6 s
+    assert load_points("unitrace", tmp_path).equals(points)  # the folder: its one report
+
+
+@pytest.mark.shared
+def test_cli_reads_reports_under_their_own_names(sample, tmp_path, capsys):
+    # plot/table/convert take the two NAME.<pid> reports (any order) or their folder; the
+    # device config of the same folder gives the roofs (--hardware-file).
+    config = str(sample["config"])
+    folder = sample["flops"].parent
+    outputs = {}
+    for name, files in (("pair", [sample["flops"], sample["bytes"]]),
+                        ("reversed", [sample["bytes"], sample["flops"]]),
+                        ("folder", [folder])):
+        out = tmp_path / f"{name}.csv"
+        main(["table", *map(str, files), "--hardware-file", config, "-o", str(out)])
+        outputs[name] = out.read_text()
+        image = tmp_path / f"{name}.png"
+        main(["plot", *map(str, files), "--hardware-file", config, "-o", str(image)])
+        assert image.stat().st_size > 0
+    assert outputs["pair"] == outputs["reversed"] == outputs["folder"]
+    assert outputs["pair"].count("\n") == 5  # header + 4 points
+    # The hgemm meets the fp16-tensor roof of PVC_1tile: FP16_XMX_GFLOPS 314000 → 314e12.
+    assert "fp16-tensor,314000000000000.0" in outputs["pair"]
+    converted = tmp_path / "points.csv"
+    main(["convert", str(folder), "-o", str(converted)])
+    assert converted.read_text().count("\n") == 5
+    assert "read as unitrace" in capsys.readouterr().err
+
+
+@pytest.mark.shared
 def test_device_config_preset(sample):
     mapping = intel_preset(sample["config"])
     # GFLOP/s / 1000 → TFLOP/s: FP16 39000 → 39, XMX 314000 → 314, FP32/FP64 32000 → 32.

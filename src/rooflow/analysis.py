@@ -44,6 +44,11 @@ def _cat(text: str) -> pl.Expr:
 
 KERNEL_KEY = ["source", "row", "kernel", "series", "pair", "label"]
 
+INPUTS_ONLY_NOTE = "bytes of the inputs only (a lower bound): intensity is an upper bound"
+"""``roof_note`` of a point whose bytes are ``bytes_model`` inputs-only: a spec variant
+without a family model or ``bytes`` formula counts its input tensors once, not its outputs
+or weights, so the traffic is at least that and the point lies at most that far right."""
+
 TABLE_COLUMNS = [
     "series", "family", "label", "pair", "kernel", "level", "precision", "precision_mix",
     "unit", "flop", "bytes", "time_s", "arithmetic_intensity", "performance", "theoretical",
@@ -78,7 +83,8 @@ def analyze(
         values (their kernel is judged on the levels the preset has); rows whose precision
         has no compute roof there (:func:`no_compute_roof`) keep null attainable, bound,
         pct_of_roof, headroom and per-kernel values, and a theoretical one no performance
-        (there is no roof to place it on); ``roof_note`` says which roof is missing.
+        (there is no roof to place it on); ``roof_note`` says which roof is missing, and
+        marks a point whose bytes are its inputs' only (:data:`INPUTS_ONLY_NOTE`).
     """
     precisions = points["precision"].unique().to_list()
     levels = points["level"].unique().to_list()
@@ -122,7 +128,7 @@ def analyze(
         .then(_cat("memory"))
         .otherwise(_cat("compute")),
         pct_of_memory_roof=pl.col("achieved_bandwidth") / pl.col("memory_roof") * 100,
-        roof_note=_roof_note(preset, levels, precisions),
+        roof_note=_roof_note(preset, levels, precisions, _has_inputs_only(points)),
     )
     frame = frame.with_columns(performance=pl.coalesce("flop_per_s", "attainable"))
     frame = frame.with_columns(
@@ -139,16 +145,24 @@ def analyze(
     return frame.select(columns).collect()
 
 
-def _roof_note(preset: Preset, levels: list[str], precisions: list[str]) -> pl.Expr:
-    """Which roof a row lacks on ``preset`` ("" when it has both).
+def _has_inputs_only(points: pl.DataFrame) -> bool:
+    """Whether some point's bytes are its inputs' only (``bytes_model`` inputs-only)."""
+    return "inputs-only" in points["bytes_model"].unique().cast(pl.String).to_list()
 
-    Built from per-level and per-precision lookups (Categorical), never a string per row.
+
+def _roof_note(preset: Preset, levels: list[str], precisions: list[str],
+               inputs_only: bool = False) -> pl.Expr:
+    """Which roof a row lacks on ``preset`` ("" when it has both); :data:`INPUTS_ONLY_NOTE`.
+
+    Built from per-level and per-precision lookups (Categorical), never a string per row;
+    the bytes note is added (after "; " when a roof note is there) only when
+    ``inputs_only`` says some row needs it.
     """
     no_level = pl.col("level").replace_strict(
         {lv: f"no {lv} roof on {preset.key}" for lv in levels}, return_dtype=_CAT)
     no_precision = pl.col("precision").replace_strict(
         {p: f"no {p} roof on {preset.key}" for p in precisions}, return_dtype=_CAT)
-    return (
+    note = (
         pl.when(pl.col("memory_roof").is_null())
         .then(no_level)
         .when(pl.col("bandwidth_only"))
@@ -159,6 +173,13 @@ def _roof_note(preset: Preset, levels: list[str], precisions: list[str]) -> pl.E
         .then(no_precision)
         .otherwise(_cat(""))
     )
+    if not inputs_only:
+        return note
+    text = note.cast(pl.String)
+    marked = (pl.when(text == "").then(pl.lit(INPUTS_ONLY_NOTE))
+              .otherwise(pl.concat_str([text, pl.lit(f"; {INPUTS_ONLY_NOTE}")])))
+    return (pl.when(pl.col("bytes_model") == "inputs-only").then(marked.cast(_CAT))
+            .otherwise(note))
 
 
 def _kernel_level(frame: pl.LazyFrame) -> pl.LazyFrame:

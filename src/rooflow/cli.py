@@ -27,14 +27,14 @@ def _warn(message: str) -> None:
 
 
 def _load_presets(path: Path):
-    from rooflow.roofs.datasheet import load_hardware
+    from rooflow.roofs import read_presets
 
-    return load_hardware(path)
+    return read_presets(path)
 
 
 hardware_file_option = click.option(
-    "--hardware-file", type=click.Path(dir_okay=False, path_type=Path),
-    default=DEFAULT_HARDWARE, show_default=True, help="Hardware presets YAML.",
+    "--hardware-file", type=click.Path(path_type=Path), default=DEFAULT_HARDWARE,
+    show_default=True, help="Hardware presets YAML, or a measured-peaks file (docs/cli.md).",
 )
 
 
@@ -52,17 +52,18 @@ kind_option = click.option(
 
 
 def _load_files(files: tuple[Path, ...], kind: str | None, log=None):
-    """Canonical points of every file (kind detected per file unless forced)."""
+    """Canonical points of every file (kind detected unless forced); unitrace reports: one run."""
     import polars as pl
 
     from rooflow.adapters import detect_kind, load_points
 
+    found = [(path, kind or detect_kind(path)) for path in files]
+    reports = [p for p, k in found if k == "unitrace" and not p.is_dir()]
     frames = []
-    for path in files:
-        this = kind or detect_kind(path)
-        frames.append(load_points(this, path))
+    for path, this in ((p, k) for p, k in found if p not in reports[1:]):
+        frames.append(load_points(this, reports if path in reports[:1] else path))
         if log is not None:
-            log(f"{path}: read as {this}")
+            log(f"{', '.join(map(str, reports)) if path in reports else path}: read as {this}")
     return pl.concat(frames, how="vertical")
 
 
@@ -89,10 +90,9 @@ def _image_format(output: Path) -> str:
 
 
 def _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file):
-    from rooflow.roofs.preset import select_preset
+    from rooflow.roofs import choose_preset
 
-    presets = _load_presets(hardware_file) if hardware else {}
-    return select_preset(presets, hardware, peak_tflops=peak_tflops,
+    return choose_preset(hardware_file, hardware, peak_tflops=peak_tflops,
                          peak_bandwidth_gbs=peak_bandwidth)
 
 

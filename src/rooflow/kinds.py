@@ -93,9 +93,11 @@ KINDS: dict[str, Kind] = {
              "rocprof (v1) CSVs of one program: timing run + counter runs, joined"),
         Kind("rocprofv3", "rocprofv3/{name}_counter_collection.csv", "amd.rocprofv3",
              "rocprofv3 counter collection CSV (+ NAME_agent_info.csv)"),
-        Kind("unitrace", "unitrace/{name}/bytes.txt", "intel.unitrace",
-             "Intel unitrace folder: bytes.txt (ComputeBasic run) + flops.txt "
-             "(VectorEngine138 run)", companions=("unitrace/{name}/flops.txt",)),
+        Kind("unitrace", "unitrace/{name}.txt", "intel.unitrace",
+             "Intel unitrace reports of one program: a folder holding the FLOP run's "
+             "(VectorEngine138) and the bytes run's (ComputeBasic) reports, under any names "
+             "(NAME.<pid>, or flops.txt + bytes.txt), or one report holding both",
+             folder="unitrace/{name}/*"),
         Kind("pytorch", "pytorch/{name}.json", "pytorch",
              "PyTorch profiler trace (Kineto JSON, or .json.gz) recorded with "
              "record_shapes=True: one point per operator shape",

@@ -117,9 +117,27 @@ def rocprofv3(path: Path) -> bool:
 
 
 def unitrace(path: Path) -> bool:
-    """A unitrace metrics report: its kernel-metrics marker and table header."""
+    """A unitrace metrics report (its kernel-metrics marker and table header), or a folder.
+
+    A folder holding one: the reports of a program's runs, under any names (``NAME.<pid>``).
+    """
+    if path.is_dir():
+        return any(unitrace(p) for p in _folder_files(path))
     head = head_text(path, 4 << 20)
     return UNITRACE_MARKER in head and "Kernel,Device," in head
+
+
+def unitrace_reports(folder: Path) -> list[Path]:
+    """The unitrace reports directly in ``folder``, by name (other files ignored)."""
+    return [p for p in _folder_files(folder) if unitrace(p)]
+
+
+def _folder_files(folder: Path) -> list[Path]:
+    """The files directly in ``folder``, by name, hidden ones left out."""
+    try:
+        return sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    except OSError:
+        return []
 
 
 def json_head(path: Path, limit: int = HEAD_BYTES) -> str:

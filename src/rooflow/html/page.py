@@ -223,6 +223,13 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
         missing = ", ".join(unjudged["roof_note"].cast(pl.String).unique(maintain_order=True))
         notes.append(f"{unjudged.height} points not judged ({missing}): no attainable, bound "
                      "or headroom; drawn as ⊗.")
+    if "roof_note" in table.columns:
+        from rooflow.analysis import INPUTS_ONLY_NOTE
+
+        bound = table["roof_note"].cast(pl.String).str.contains(INPUTS_ONLY_NOTE, literal=True)
+        if bound.any():
+            notes.append(f"{int(bound.sum())} points: {INPUTS_ONLY_NOTE} (bytes_model "
+                         "inputs-only: outputs and weights not counted).")
     skipped = table.height - placed
     if skipped:
         notes.append(f"{skipped} rows not drawn: bandwidth-only (no operations, so no "

@@ -222,7 +222,8 @@ def kernel_metrics(
 
     Raises:
         InputError: as :meth:`FamilyModel.apply` and :func:`rooflow.models.formula.evaluate`,
-            naming ``source`` (the file the dims came from; default ``spec.path``).
+            naming ``source`` (the file the dims came from; default ``spec.path``); a
+            variant without a ``flop`` formula and no model.
     """
     source = source or str(spec.path)
     given = variant_formula(spec, dims, "bytes", source, where, row)
@@ -236,8 +237,15 @@ def kernel_metrics(
         if need.any():
             counted = counted.scatter(need.arg_true(),
                                       _inputs_bytes(spec, dims.filter(need), source, where, row))
+        flop = variant_formula(spec, dims, "flop", source, where, row)
+        if flop.has_nulls():
+            i = int(flop.is_null().arg_true()[0])
+            prefix = f"{dims[where][i]}: " if where else ""
+            raise InputError(source, f"{prefix}no 'flop' formula, and no family model to count "
+                             "FLOP with", row=int(dims[row][i]) if row else i + 1,
+                             column="flop", check="flop formula")
         frame = dims.with_columns(
-            flop=variant_formula(spec, dims, "flop", source, where, row),
+            flop=flop,
             bytes=counted,
             series=pl.Series(_dtype_labels(spec, dims), dtype=pl.String),
             bytes_model=pl.lit("inputs-only"),

@@ -5,9 +5,11 @@ A spec file looks like ``resources/specs/1_BatchedMoE.yaml`` (Xe-Forge's ``examp
     family: BatchedMoE            # optional; else from the file name (see rooflow.models.families)
     inputs:                       # tensor -> shape (dim names or ints) and dtype
       A: {shape: [E, M, K], dtype: bfloat16}
-    inits:                        # dims every variant must set
+    inits:                        # Model.__init__ arguments: {param: DIM or a literal}
       - dim: E
-    bench-gpu-1:                  # a variant: a one-element list of a mapping
+      - eps: "1e-6"
+    default_variant: bench-gpu-1  # not a variant (ignored, as every non-list key)
+    bench-gpu-1:                  # a variant: a list of a mapping
       # gpt-oss 20b: input -> swiglu input      <- the variant's label
       - params: [A]               # tensors the kernel reads (default: all inputs)
         dtype: bfloat16           # optional: replaces floating-point tensor dtypes
@@ -15,13 +17,21 @@ A spec file looks like ``resources/specs/1_BatchedMoE.yaml`` (Xe-Forge's ``examp
         flop: "E*M*N*K*2"         # FLOP formula over dims (rooflow.models.formula)
         bytes: "..."              # optional byte formula over dims
 
-Every key other than ``family``, ``inputs`` and ``inits`` is a variant. YAML is read
+What is accepted follows Xe-Forge's own loader (``xe_forge/core/spec_loader.py``,
+``parse_spec``): every top-level key whose value is a list is a variant, every other one
+(``default_variant``, a ``lowering:`` mapping, ...) is not and is ignored with a debug line
+(logger ``rooflow.specs``); ``family`` is rooflow's own. A list of several mappings gives
+variants ``KEY``, ``KEY[1]``, ``KEY[2]``, ... (Xe-Forge's variant index); ``inits`` entries
+are ``{param: value}`` mappings whose value is a dim of the variant or a literal; an input
+without ``dtype`` is ``float32``; ``flop`` may be a number, or left out (such a variant is
+no point). YAML is read
 with ``yaml.safe_load`` after an event pass that refuses alias bombs; comments are
 read from the raw text because YAML drops them.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from dataclasses import dataclass
@@ -52,6 +62,9 @@ DTYPE_WIDTHS: dict[str, int] = {
     "uint8": 1,
 }
 _RESERVED = {"family", "inputs", "inits"}
+_VARIANT_KEYS = {"params", "dims", "flop", "bytes", "dtype"}
+"""Keys of a variant's mapping: a top-level mapping holding one is a mis-written variant."""
+_LOG = logging.getLogger("rooflow.specs")
 # Column names that frames built from a spec use besides its dims.
 RESERVED_COLUMNS = frozenset({
     "variant", "index", "dtype", "at", "label", "series", "flop", "bytes",
@@ -71,13 +84,13 @@ class Tensor(NamedTuple):
 
 @dataclass(frozen=True)
 class Variant:
-    """One variant of a spec: dims, FLOP formula text and optional byte formula text."""
+    """One variant of a spec: dims, FLOP formula text (None: not given) and byte formula text."""
 
     key: str
     label: str | None
     dtype: str | None
     dims: dict[str, int | float]
-    flop: str
+    flop: str | None
     bytes: str | None
     params: tuple[str, ...]
     line: int
@@ -234,10 +247,11 @@ def read_spec(path: str | Path) -> Spec:
 
     Raises:
         InputError: unreadable or malformed YAML (with line), an alias bomb, a wrong
-            structure (not a mapping, a variant not a one-element list of a mapping,
-            missing ``dims``/``flop``, a dim not an integer, a negative dim, a dim
-            from ``inits`` missing, a param not under ``inputs``, an unknown dtype),
-            each naming the file, the line and the variant.
+            structure (not a mapping, a variant not a list of mappings, ``dims`` not a
+            mapping, ``flop``/``bytes`` neither a formula nor a number, a dim not an
+            integer, a negative dim, an ``inits`` entry not a mapping, a param not under
+            ``inputs``, an unknown dtype), each naming the file, the line and the variant;
+            no variant.
     """
     path = Path(path)
     source = str(path)
@@ -262,8 +276,21 @@ def read_spec(path: str | Path) -> Spec:
     for key, body in doc.items():
         if key in _RESERVED:
             continue
+        # Xe-Forge's parse_spec: a list is a variant, any other value is not. A mapping
+        # holding variant keys is a variant written without its "- " (refused below).
+        if not (isinstance(body, list) and body) and not (
+                isinstance(body, dict) and _VARIANT_KEYS & set(body)):
+            _LOG.debug("%s: %skey %r is not a variant (%s): ignored", source, at(key), key,
+                       "an empty list" if isinstance(body, list) else type(body).__name__)
+            continue
         line, label = keys.get(str(key), (0, None))
-        variants[str(key)] = _read_variant(str(key), body, label, line, inputs, inits, source)
+        if not isinstance(body, list):
+            raise InputError(source, f"{at(key)}variant {key!r} must be a list of mappings "
+                             "('- params: ...' items)", check="structure", value="dict")
+        for index, entry in enumerate(body):
+            name = f"{key}[{index}]" if index else str(key)
+            variants[name] = _read_variant(name, entry, None if index else label, line,
+                                           inputs, inits, source)
     if not variants:
         raise InputError(source, "spec has no variants", check="structure")
 
@@ -311,9 +338,11 @@ def _read_inputs(raw: object, source: str, at: str) -> dict[str, Tensor]:
     inputs = {}
     for name, body in raw.items():
         where = f"{at}input {name!r}"
-        if not isinstance(body, dict) or "shape" not in body or "dtype" not in body:
-            raise InputError(source, f"{where} needs 'shape' and 'dtype'", check="structure")
-        shape = body["shape"]
+        if not isinstance(body, dict):
+            raise InputError(source, f"{where} must be a mapping of 'shape' and 'dtype'",
+                             check="structure", value=type(body).__name__)
+        # Xe-Forge's defaults: no shape is a scalar, no dtype float32.
+        shape = body.get("shape", [])
         if not isinstance(shape, list) or not all(
             (isinstance(d, str) and _NAME.match(d))
             or (isinstance(d, int) and not isinstance(d, bool) and d > 0)
@@ -321,21 +350,27 @@ def _read_inputs(raw: object, source: str, at: str) -> dict[str, Tensor]:
         ):
             raise InputError(source, f"{where}: shape must be a list of dim names or "
                              "positive integers", column="shape", value=shape)
-        dtype = body["dtype"]
+        dtype = body.get("dtype", "float32")
         dtype_width(dtype, source=source, where=where)
         inputs[str(name)] = Tensor(tuple(shape), dtype)
     return inputs
 
 
-def _read_inits(raw: object, source: str, at: str) -> tuple[str, ...]:
+def _read_inits(raw: object, source: str, at: str) -> dict[str, object]:
+    """``inits``: Model.__init__ parameter → a dim name or a literal value, in file order.
+
+    Xe-Forge passes a variant's dim when the value names one, else the value itself
+    (``- dim: E``, ``- hidden_size: HIDDEN``, ``- eps: "1e-6"``).
+    """
     if raw is None:
-        return ()
+        return {}
     if not isinstance(raw, list) or not all(
-        isinstance(item, dict) and isinstance(item.get("dim"), str) for item in raw
+        isinstance(item, dict) and item and all(isinstance(k, str) for k in item)
+        and all(isinstance(v, str | int | float) for v in item.values()) for item in raw
     ):
-        raise InputError(source, f"{at}'inits' must be a list of {{dim: NAME}}",
+        raise InputError(source, f"{at}'inits' must be a list of {{param: DIM or value}}",
                          check="structure", value=raw)
-    return tuple(item["dim"] for item in raw)
+    return {k: v for item in raw for k, v in item.items()}
 
 
 def _read_variant(
@@ -344,18 +379,22 @@ def _read_variant(
     label: str | None,
     line: int,
     inputs: dict[str, Tensor],
-    inits: tuple[str, ...],
+    inits: dict[str, object],
     source: str,
 ) -> Variant:
+    """One entry of a variant's list (``body``: its mapping)."""
     where = f"line {line}: variant {key!r}" if line else f"variant {key!r}"
-    if not (isinstance(body, list) and len(body) == 1 and isinstance(body[0], dict)):
-        raise InputError(source, f"{where} must be a one-element list of a mapping",
-                         check="structure", value=type(body).__name__)
-    entry = body[0]
-    dims = entry.get("dims")
-    if not isinstance(dims, dict) or not dims:
+    if not isinstance(body, dict):
+        raise InputError(source, f"{where} must be a list of mappings ('- params: ...', "
+                         "'  dims: ...' items)", check="structure", value=type(body).__name__)
+    entry = dict(body)
+    for attr in ("flop", "bytes"):  # Xe-Forge takes a number for a formula
+        if _is_number(entry.get(attr)):
+            entry[attr] = repr(entry[attr])
+    dims = entry.get("dims", {})
+    if not isinstance(dims, dict):
         raise InputError(source, f"{where} needs a 'dims' mapping", column="dims",
-                         check="structure")
+                         check="structure", value=type(dims).__name__)
     for name in dims:
         if (not isinstance(name, str) or not _NAME.match(name) or name.startswith("__")
                 or name in RESERVED_COLUMNS):
@@ -380,18 +419,18 @@ def _read_variant(
         if name in numeric and not 0 <= value <= MAX_DIM:
             raise InputError(source, f"{where}: dim {name!r} out of range [0, 2**53]",
                              column=name, check="in_range(0, 2**53)", value=value)
-    missing = [d for d in inits if d not in dims]
-    if missing:
-        raise InputError(source, f"{where} does not set dim {missing[0]!r} from 'inits'",
-                         column=missing[0], check="inits")
+    for param, value in inits.items():
+        if isinstance(value, str) and _NAME.match(value) and value not in dims:
+            _LOG.debug("%s: %s sets no dim %r: init %r is passed as the text, as Xe-Forge "
+                       "does", source, where, value, param)
     flop = entry.get("flop")
-    if not isinstance(flop, str) or not flop.strip():
-        raise InputError(source, f"{where} needs a 'flop' formula string", column="flop",
-                         value=flop)
+    if flop is not None and (not isinstance(flop, str) or not flop.strip()):
+        raise InputError(source, f"{where}: 'flop' must be a formula string or a number",
+                         column="flop", value=flop)
     formula_bytes = entry.get("bytes")
     if formula_bytes is not None and (not isinstance(formula_bytes, str)
                                       or not formula_bytes.strip()):
-        raise InputError(source, f"{where}: 'bytes' must be a formula string",
+        raise InputError(source, f"{where}: 'bytes' must be a formula string or a number",
                          column="bytes", value=formula_bytes)
     dtype = entry.get("dtype")
     if dtype is not None:

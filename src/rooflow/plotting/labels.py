@@ -137,14 +137,18 @@ def label_points(ax, shown: pl.DataFrame, left_out: int, scale: float, *, annota
 
 
 def notes(table: pl.DataFrame, n_above: int, n_op: int) -> list[str]:
-    """Lines drawn in the plot's upper-left corner: above-roof count, missing roofs, OP rows."""
+    """Lines drawn in the plot's upper-left corner: above-roof count, missing roofs, OP rows.
+
+    A row's notes joined by "; " are a line each (a roof note, and bytes of the inputs only).
+    """
     out = []
     if n_above:
         out.append(f"{n_above} point{'s' if n_above > 1 else ''} above the roof: "
                    "check peaks, units or clocks")
-    if "roof_note" in table.columns:
-        out += [n for n in table["roof_note"].drop_nulls().unique(maintain_order=True).to_list()
-                if n]
+    if "roof_note" in table.columns:  # a row's notes are joined by "; ": one line each
+        out += list(dict.fromkeys(
+            part for n in table["roof_note"].drop_nulls().unique(maintain_order=True).to_list()
+            for part in str(n).split("; ") if part))
     if n_op:
         out.append(f"{n_op} integer-OP point{'s' if n_op > 1 else ''} drawn as ◆ in OP/s "
                    "against integer roofs")

@@ -15,7 +15,9 @@ Nsight Compute   ``resources/ncu/NAME.csv`` or a folder of    :mod:`.ncu` → ``
 ================ ============================================ =========================
 
 :data:`MEASURED` is the one list of measured-peaks files; the workflow discovers them
-from it.
+from it. The command line's ``--hardware-file`` takes any of them too
+(:func:`read_presets`, :func:`choose_preset`), detected from the content
+(:func:`peaks_source`).
 """
 
 from __future__ import annotations
@@ -76,24 +78,127 @@ MEASURED: dict[str, MeasuredSource] = {
 }
 
 
-def measured_source(path: str | Path | Sequence[str | Path]) -> MeasuredSource:
-    """The measured-peaks kind of ``path``.
+def peaks_source(path: str | Path | Sequence[str | Path]) -> MeasuredSource | None:
+    """The measured-peaks kind of ``path`` from its content, or None when it is none.
 
-    ``.json`` is ERT; an ``ncu --csv`` export, a folder or several files are Nsight
-    Compute passes; a CSV of ``key,value`` lines with pti-gpu keys (``FP32_GFLOPS``, ...)
-    an Intel device config; any other file an Omniperf ``roofline.csv``.
+    An ERT ``roofline.json`` (``.json``, or a JSON object naming ``empirical``); a pti-gpu
+    device config (``key,value`` lines with pti-gpu keys such as ``FP32_GFLOPS``); an
+    Omniperf/rocprof-compute ``roofline.csv`` (``device`` and ``HBMBw`` columns) or a
+    workload folder holding one; Nsight Compute: several files, or a file or folder that
+    :func:`rooflow.formats.sniffing.ncu` recognises (whether it holds the peaks is
+    :func:`.ncu.ncu_preset`'s to say). Reads only the first bytes, as input detection does.
     """
+    from rooflow.formats import sniffing
     from rooflow.roofs.intel_config import sniff as is_intel
 
-    if not isinstance(path, str | Path) or Path(path).is_dir():
+    if not isinstance(path, str | Path):
         return MEASURED["ncu"]
-    if Path(path).suffix == ".json":
+    path = Path(path)
+    if path.is_dir():
+        if (path / "roofline.csv").is_file():
+            return MEASURED["omniperf"]
+        return MEASURED["ncu"] if sniffing.ncu(path) else None
+    head = sniffing.head_text(path).lstrip()
+    if path.suffix.lower() == ".json" or (head.startswith("{") and '"empirical"' in head):
         return MEASURED["ert"]
     if is_intel(path):
         return MEASURED["intel"]
-    from rooflow.formats.sniffing import ncu as is_ncu
+    if sniffing.ncu(path):
+        return MEASURED["ncu"]
+    if {"device", "hbmbw"} <= set(sniffing.csv_header(path)):
+        return MEASURED["omniperf"]
+    return None
 
-    return MEASURED["ncu" if is_ncu(Path(path)) else "omniperf"]
+
+def measured_source(path: str | Path | Sequence[str | Path]) -> MeasuredSource:
+    """The measured-peaks kind of ``path`` (:func:`peaks_source`; else Omniperf).
+
+    Anything :func:`peaks_source` does not recognise is read as an Omniperf
+    ``roofline.csv``, whose reader then names the columns it lacks.
+    """
+    return peaks_source(path) or MEASURED["omniperf"]
+
+
+def measured_name(path: str | Path | Sequence[str | Path]) -> str:
+    """The ``NAME`` of the preset ``PREFIX-NAME`` of a measured-peaks file given by hand.
+
+    A folder's name; a file's stem, or its folder's name when the stem is the tools'
+    own ``roofline`` (ERT ``roofline.json``, a workload's ``roofline.csv``: the folder
+    names the run, as in the workflow's ``rocprof/NAME/roofline.csv``); of several files,
+    the first's. Spaces become ``_``.
+    """
+    first = Path(path if isinstance(path, str | Path) else next(iter(path)))
+    if first.is_dir():
+        name = first.resolve().name
+    elif first.stem == "roofline":
+        name = first.resolve().parent.name
+    else:
+        name = first.stem
+    return name.replace(" ", "_")
+
+
+def read_presets(path: str | Path) -> dict[str, Preset]:
+    """The presets of a ``--hardware-file``: a hardware.yaml's, or a measured-peaks file's one.
+
+    ``path`` is a hardware.yaml (``.yaml``/``.yml``, or any file that no peaks reader
+    recognises but names ``presets:``), or a measured-peaks file or folder
+    (:func:`peaks_source`), whose preset is ``PREFIX-NAME`` (:func:`measured_name`).
+
+    Raises:
+        InputError: neither, or a bad file (as :func:`load_preset`).
+    """
+    from rooflow.formats.sniffing import head_text
+    from rooflow.roofs.datasheet import load_hardware
+
+    path = Path(path)
+    source = None if path.suffix.lower() in (".yaml", ".yml") else peaks_source(path)
+    if source is not None:
+        key = f"{source.prefix}-{measured_name(path)}"
+        return {key: load_preset(key, measured_file=path)}
+    if (path.suffix.lower() in (".yaml", ".yml") or not path.exists()
+            or any(line.startswith("presets:") for line in head_text(path).splitlines())):
+        return load_hardware(path)
+    raise InputError(
+        str(path), "neither a hardware.yaml (presets:) nor a measured-peaks file: an ERT "
+        "roofline.json, a rocprof-compute/Omniperf roofline.csv (or its workload folder), a "
+        "pti-gpu device config CSV, or an ncu --csv export with the device's peaks",
+        check="hardware file",
+    )
+
+
+def choose_preset(
+    hardware_file: str | Path,
+    key: str | None,
+    *,
+    peak_tflops: float | None = None,
+    peak_bandwidth_gbs: float | None = None,
+) -> Preset:
+    """The preset the command line draws on: ``--hardware`` of ``--hardware-file``, or peaks.
+
+    A hardware.yaml: as :func:`rooflow.roofs.preset.select_preset` (``key``, else both
+    peaks for a custom roof). A measured-peaks file holds one preset, taken when ``key``
+    is left out; ``--peak-tflops``/``--peak-bandwidth`` override its defaults.
+
+    Raises:
+        InputError: as :func:`read_presets` and ``select_preset``; ``key`` is not the one
+            preset of a measured-peaks file.
+    """
+    from rooflow.roofs.preset import select_preset
+
+    path = Path(hardware_file)
+    measured = path.suffix.lower() not in (".yaml", ".yml") and peaks_source(path) is not None
+    presets = read_presets(path) if key or measured else {}
+    if measured:
+        (only,) = presets
+        if key not in (None, only):
+            raise InputError(
+                str(path), f"a measured-peaks file holds one preset, {only!r}: give "
+                f"--hardware {only} or leave --hardware out", column="hardware", value=key,
+                check="preset of the peaks file",
+            )
+        key = only
+    return select_preset(presets, key, peak_tflops=peak_tflops,
+                         peak_bandwidth_gbs=peak_bandwidth_gbs)
 
 
 def load_preset(
@@ -106,9 +211,10 @@ def load_preset(
     Args:
         key: preset id.
         hardware_file: datasheet presets (default: the packaged ``hardware.yaml``).
-        measured_file: an ERT ``roofline.json``, an Omniperf ``roofline.csv``, a pti-gpu
-            device config CSV, or ``ncu --csv`` export(s) with "Theoretical" peaks (a
-            file, a folder of passes or several files); the preset is then named ``key``.
+        measured_file: an ERT ``roofline.json``, an Omniperf ``roofline.csv`` (or its
+            workload folder), a pti-gpu device config CSV, or ``ncu --csv`` export(s)
+            with "Theoretical" peaks (a file, a folder of passes or several files); the
+            preset is then named ``key``.
 
     Raises:
         InputError: unknown key, or a bad hardware/peaks file.
@@ -123,6 +229,9 @@ def load_preset(
             raise InputError(str(hardware_file), "unknown hardware preset", value=key)
         return presets[key]
     source = measured_source(measured_file)
+    if (source.prefix == "omniperf" and isinstance(measured_file, str | Path)
+            and Path(measured_file).is_dir()):
+        measured_file = Path(measured_file) / "roofline.csv"  # a workload folder
     where = (str(measured_file) if isinstance(measured_file, str | Path)
              else ", ".join(map(str, measured_file)))
     return preset_from_mapping(key, source.mapping(measured_file), source=where)

@@ -20,6 +20,7 @@ from rooflow.errors import InputError
 from rooflow.levels import canonical_level, known_levels
 from rooflow.validate import check
 
+_QUOTED = re.compile(r"""(['"])([^'"]+)\1""")
 _GFLOPS_LABEL = re.compile(r"^(?:(FP64|FP32|FP16|BF16)\s+)?GFLOPs$", re.IGNORECASE)
 
 
@@ -35,10 +36,12 @@ def ert_preset(path: str | Path) -> dict:
 
     Returns:
         The preset mapping of ``config/hardware.yaml``: ``name`` (the run's
-        ``HOSTNAME``, else the file name), ``source``, ``compute`` (fp64/fp32/fp16/bf16 →
-        TFLOP/s), ``memory`` (DRAM, HBM, L3, L2, L1, LDS → GB/s, as measured),
-        ``default_compute`` (the highest-throughput precision), ``default_memory``
-        (``DRAM`` when measured, else the lowest-bandwidth level), ``empirical`` True.
+        ``HOSTNAME``, its first string when it is a list; else the file's stem, or its
+        folder's name for a file named ``roofline.json``), ``source``, ``compute``
+        (fp64/fp32/fp16/bf16 → TFLOP/s), ``memory`` (DRAM, HBM, L3, L2, L1, LDS → GB/s,
+        as measured), ``default_compute`` (the highest-throughput precision),
+        ``default_memory`` (``DRAM`` when measured, else the lowest-bandwidth level),
+        ``empirical`` True.
 
     Raises:
         InputError: not JSON; no ``empirical.gbytes.data``/``empirical.gflops.data``
@@ -78,11 +81,8 @@ def ert_preset(path: str | Path) -> dict:
         raise InputError(str(path), "the same precision is given twice",
                          column="empirical.gflops.data")
 
-    # empirical is a mapping here (_roofs read its sections).
-    metadata = empirical.get("metadata") if isinstance(empirical, dict) else None
-    if not isinstance(metadata, dict):
-        metadata = {}
-    host = str(metadata.get("HOSTNAME") or path.stem)
+    host = _hostname(empirical) or (path.parent.resolve().name if path.stem == "roofline"
+                                    else path.stem)
     return {
         "name": f"{host} (ERT empirical)",
         "source": f"{path} (empirical, Empirical Roofline Toolkit roofline.json)",
@@ -92,6 +92,48 @@ def ert_preset(path: str | Path) -> dict:
         "default_memory": "DRAM" if "DRAM" in memory else min(memory, key=memory.__getitem__),
         "empirical": True,
     }
+
+
+def _hostname(empirical: object) -> str:
+    """The machine the run names: ``HOSTNAME`` of the metadata, its first string.
+
+    ERT writes the metadata as a mapping (``empirical.metadata``, or a section's
+    ``metadata``) or as a list of ``"KEY  value"`` strings (its Python 3 version, under
+    an empty key of a section's ``metadata``). ``HOSTNAME`` is a name, or what
+    ``socket.gethostbyaddr`` returns: ``[name, aliases, addresses]`` in JSON, or that
+    tuple's Python text ``('kp361.kingspeak.peaks', ['kp361'], [...])`` in a string.
+    "" when no block names one.
+    """
+    if not isinstance(empirical, dict):
+        return ""
+    blocks = [empirical.get("metadata")] + [
+        section.get("metadata") for section in empirical.values() if isinstance(section, dict)]
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        values = [block.get("HOSTNAME")]
+        for lines in block.values():
+            for line in lines if isinstance(lines, list) else []:
+                key, _, rest = str(line).strip().partition(" ")
+                if key == "HOSTNAME":
+                    values.append(rest)
+        for value in values:
+            if host := _first_string(value):
+                return host
+    return ""
+
+
+def _first_string(value: object) -> str:
+    """The first non-empty string of ``value`` (nested lists, or a tuple's Python text)."""
+    if isinstance(value, list):
+        return next((s for v in value if (s := _first_string(v))), "")
+    if not isinstance(value, str):
+        return ""
+    text = value.strip()
+    if text.startswith(("(", "[")):
+        quoted = _QUOTED.search(text)
+        return quoted.group(2).strip() if quoted else ""
+    return text
 
 
 def _roofs(path: Path, empirical: object, section: str) -> pl.DataFrame:

@@ -53,6 +53,7 @@ import polars as pl
 from rooflow.adapters.breakdown import breakdown_table, bytes_column, kernel_points, ops_column
 from rooflow.adapters.intel.report import Launch, read_launches
 from rooflow.errors import InputError
+from rooflow.formats.sniffing import UNITRACE_MARKER, head_text, unitrace_reports
 from rooflow.settings import Settings
 
 FLOPS_GROUP, BYTES_GROUP = "VectorEngine138", "ComputeBasic"
@@ -160,34 +161,86 @@ def unitrace_points(flops_report: str | Path, bytes_report: str | Path | None = 
 
 
 def load(path: str | Path | Sequence[str | Path], settings: Settings) -> pl.DataFrame:
-    """Registry entry: a dataset folder holding ``flops.txt`` and ``bytes.txt``, or the reports.
+    """Registry entry: a dataset folder, a report, or the reports of one program's runs.
 
-    ``path`` is the folder or a file in it. A folder with only ``bytes.txt`` is refused
-    (see the module doc); with only ``flops.txt`` the report must hold the byte counters.
-    A list is the reports themselves, any names: ``[FLOPS, BYTES]``, or ``[FLOPS]`` when
-    it holds both counter sets (:func:`unitrace_points`).
+    ``path`` is
+
+    * a folder holding ``flops.txt`` (and ``bytes.txt``), or a file in it: those two
+      reports (rooflow's first dataset layout). Only ``bytes.txt`` is refused (see the
+      module doc); with only ``flops.txt`` the report must hold the byte counters;
+    * any other folder: the unitrace reports in it, under any names (as unitrace writes
+      them, ``NAME.<pid>``; other files are ignored): one FLOP and one bytes report, or
+      one report holding both counter sets;
+    * any other file: that report alone (it must hold both counter sets);
+    * a list: the reports themselves, any names, one or two.
+
+    Two reports are told apart by their counters (:func:`report_counters`), in any
+    order: the FLOP run's, then the bytes run's (:func:`unitrace_points`).
 
     Raises:
-        InputError: a report is missing, more than two reports, or as
+        InputError: a report is missing, no report or more than two, or as
             :func:`unitrace_points`.
     """
     if not isinstance(path, str | Path):
-        reports = list(path)
+        reports = [Path(p) for p in path]
         if not 1 <= len(reports) <= 2:
             raise InputError(", ".join(map(str, reports)) or None, "unitrace reads a FLOP "
                              "report and a bytes report of one program (two files)",
                              check="reports")
-        return unitrace_points(*reports)
-    folder = Path(path)
-    folder = folder.parent if folder.is_file() else folder
+        return unitrace_points(*_runs(reports))
+    path = Path(path)
+    folder = path if path.is_dir() else path.parent
     flops, bytes_ = folder / FLOPS_FILE, folder / BYTES_FILE
-    if not flops.is_file():
-        raise InputError(
-            str(flops), f"file not found: the FLOP counters ({_names(_flop_needed())}) come "
-            f"from a second run, unitrace --group {FLOPS_GROUP} -q -o {FLOPS_FILE} app",
-            check="flops report",
-        )
-    return unitrace_points(flops, bytes_ if bytes_.is_file() else None)
+    if flops.is_file() or bytes_.is_file():  # the dataset folder of the workflow
+        if not flops.is_file():
+            raise InputError(
+                str(flops), f"file not found: the FLOP counters ({_names(_flop_needed())}) "
+                f"come from a second run, unitrace --group {FLOPS_GROUP} -q -o {FLOPS_FILE} "
+                "app", check="flops report",
+            )
+        return unitrace_points(flops, bytes_ if bytes_.is_file() else None)
+    if not path.is_dir():
+        return unitrace_points(path)
+    reports = unitrace_reports(path)
+    if not reports:
+        raise InputError(str(path), "holds no unitrace report (the text report of unitrace "
+                         "-q, with a '== Kernel Metrics ==' section)", check="reports")
+    if len(reports) > 2:
+        raise InputError(str(path), f"holds {len(reports)} unitrace reports "
+                         f"({', '.join(r.name for r in reports)}): a dataset is the FLOP "
+                         "report and the bytes report of one program; put each pair in a "
+                         "folder of its own, or give the two files", check="reports")
+    return unitrace_points(*_runs(reports))
+
+
+def report_counters(path: str | Path) -> set[str]:
+    """The counter sets a report's metrics header names: ``"flops"``, ``"bytes"`` (or both).
+
+    A text search of the report's first 4 MiB past its metrics marker (as kind detection
+    reads), not a parse: :func:`unitrace_points` checks the counters themselves.
+    """
+    section = head_text(Path(path), 4 << 20).partition(UNITRACE_MARKER)[2]
+    found = set()
+    if any(metric in section for metric in _flop_needed()):
+        found.add("flops")
+    if any(counter in section for counter in LEVELS["DRAM"]):
+        found.add("bytes")
+    return found
+
+
+def _runs(reports: list[Path]) -> tuple[Path, Path | None]:
+    """``(FLOP report, bytes report)`` of one or two reports, told apart by their counters.
+
+    Two reports stay in the order given unless the second is the FLOP run and the first
+    is not (or the first the bytes run and the second not).
+    """
+    if len(reports) == 1:
+        return reports[0], None
+    first, second = reports
+    one, two = report_counters(first), report_counters(second)
+    if ("flops" in two and "flops" not in one) or ("bytes" in one and "bytes" not in two):
+        first, second = second, first
+    return first, second
 
 
 def _flop_needed() -> list[str]:
