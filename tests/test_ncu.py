@@ -118,6 +118,8 @@ def test_failed_profile_is_rejected_naming_kernel_and_metric() -> None:
         ncu_points(path)
     text = str(err.value)
     assert "sigma_gpp_gpu_39" in text and "dram__bytes.sum" in text and "'nan'" in text
+    assert "failed or incomplete profile" in text
+    assert "the profiler reported: ==ERROR== LaunchFailed" in text  # its preamble
     assert err.value.row == 1 and "\n" not in text
 
 
@@ -242,7 +244,8 @@ def test_2020_header_units_and_split_dram_bytes(tmp_path: Path) -> None:
     ("override", "check", "fragment"),
     [
         ({"dram__bytes.sum": ("%", "14")}, "unit", "is in '%'"),
-        ({"dram__bytes.sum": ("byte", "n/a")}, "numeric", "has no value"),
+        # n/a: not measured for this launch, so the kernel has no bytes at any level
+        ({"dram__bytes.sum": ("byte", "n/a")}, "required metrics", "no bytes at any memory"),
         ({"dram__bytes.sum": ("byte", "fourteen")}, "numeric", "is not a number"),
         ({"dram__bytes.sum": ("byte", "-14")}, ">= 0", "is negative"),
         ({"gpu__time_duration.sum": ("nsecond", "0")}, "time > 0", "no positive time"),
@@ -258,11 +261,20 @@ def test_bad_metric_values(tmp_path: Path, override: dict, check: str, fragment:
 
 
 def test_metric_absent_for_one_launch(tmp_path: Path) -> None:
+    # Launch 1 of kernel k has no DRAM bytes: k's DRAM bytes are unknown, so k (its only
+    # level) cannot be placed; per launch, launch 0 is (28 FLOP / 14 byte = AI 2).
     partial = metrics()
     del partial["dram__bytes.sum"]
     path = write_long(tmp_path, [("0", "k", metrics()), ("1", "k", partial)])
-    with pytest.raises(InputError, match=r"launch 1\) lacks metric dram__bytes.sum"):
+    with pytest.raises(InputError, match=r"launch 1\): no bytes at any memory level.*dram"):
         ncu_kernels(path)
+    said: list[str] = []
+    points = ncu_points(path, per_launch=True, log=said.append)
+    assert points["label"].to_list() == ["k [launch 0]"]
+    assert points["arithmetic_intensity"].to_list() == [2.0]
+    assert [s for s in said if "left out" in s] == [
+        f"{path}: left out: kernel 'k' (launch 1): no bytes at any memory level (none of "
+        "them has a value here): collect DRAM dram__bytes.sum"]
 
 
 def test_not_an_ncu_export(tmp_path: Path) -> None:

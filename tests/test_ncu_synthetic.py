@@ -6,6 +6,7 @@ import csv
 import io
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from rooflow.adapters import KINDS, detect_kind
@@ -254,3 +255,155 @@ def test_half_section_counts_packed_half2_and_its_preset_agrees(tmp_path: Path) 
     path = export(tmp_path / "adds.csv", [(0, "hfma2_loop", adds)])
     flop = ncu_points(path, log=lambda _: None)["flop"][0]
     assert flop == pytest.approx(77_967_360_000 + 4 * 1_410_000)
+
+
+# Per-kernel judgement, rates without a time, each section's own clock (issue 19, items 2-4)
+
+
+def test_an_n_a_metric_is_absent_for_its_kernel_not_a_failed_profile(tmp_path: Path) -> None:
+    # A Blackwell consumer GPU has no fp64 tensor path: src_fp64 is n/a, every other
+    # counter valid. ffma 1,000 → 2,000 FLOP fp32; fp16 op-path 3,000 → fp16-tensor;
+    # 5,000 FLOP over 1,000 byte = AI 5, in 1 µs = 5e9 FLOP/s.
+    values = {"sm__sass_thread_inst_executed_op_ffma_pred_on.sum": ("inst", "1,000"),
+              OPS.format("fp64"): ("", "n/a"), OPS.format("fp16_dst_fp32"): ("", "3,000"),
+              "gpu__time_duration.sum": ("usecond", "1"), "dram__bytes.sum": ("byte", "1,000")}
+    path = export(tmp_path / "rtx5070.csv", [(0, "k", values)], cc="12.0")
+    said: list[str] = []
+    point = ncu_points(path, log=said.append).row(0, named=True)
+    assert (point["precision"], point["flop"]) == ("fp16-tensor", 5_000)
+    assert point["arithmetic_intensity"] == 5 and point["flop_per_s"] == pytest.approx(5e9)
+    assert not any("left out" in s for s in said)
+    k = ncu_breakdown(path).kernels.row(0, named=True)
+    assert k["ops_fp64_tensor"] is None and k["ops_fp16_tensor"] == 3_000
+
+
+def test_an_unplaceable_kernel_is_left_out_beside_good_ones(tmp_path: Path) -> None:
+    # "mma": 1,000 tensor-pipe instructions on CC 8.0, no op-path counters, no factor:
+    # left out with one line naming what to collect; "ok": 28 FLOP fp64 / 14 byte = AI 2.
+    ok = {f"sm__sass_thread_inst_executed_op_{op}_pred_on.sum": ("inst", v)
+          for op, v in (("dfma", "10"), ("dmul", "5"), ("dadd", "3"))}
+    ok |= {"sm__inst_executed_pipe_tensor.sum": ("inst", "0"),
+           "dram__bytes.sum": ("byte", "14"), "gpu__time_duration.sum": ("nsecond", "2")}
+    mma = ok | {"sm__inst_executed_pipe_tensor.sum": ("inst", "1,000")}
+    path = export(tmp_path / "two.csv", [(0, "ok", ok), (1, "mma", mma), (2, "ok", ok)])
+    said: list[str] = []
+    points = ncu_points(path, log=said.append)
+    assert points["kernel"].to_list() == ["ok"] and points["arithmetic_intensity"][0] == 2
+    left = [s for s in said if "left out" in s]
+    assert len(left) == 1 and "'mma' (launch 1, CC 8.0)" in left[0]
+    assert "sm__ops_path_tensor_" in left[0] and "--tensor-flop-per-inst" in left[0]
+    # With a factor, both: mma 1,000 × 4,096 + 28 FLOP.
+    both = ncu_breakdown(path, tensor_flop_per_inst={"8.0": 4096}).kernels
+    assert both["flop"].to_list() == [56, 4_096_028]
+    # Only the unplaceable one: the export fails with its reason.
+    alone = export(tmp_path / "mma.csv", [(1, "mma", mma)])
+    with pytest.raises(InputError, match=r"'mma' \(launch 1, CC 8.0\) ran 1,000"):
+        ncu_points(alone, log=lambda _: None)
+
+
+@pytest.mark.parametrize("command", ["plot", "table", "compare", "convert", "from-ncu"])
+def test_every_command_takes_the_tensor_factor(tmp_path: Path, command: str) -> None:
+    from click.testing import CliRunner
+
+    from rooflow.cli import cli
+
+    # 1,000 tensor-pipe inst × 512 (--tensor-flop-per-inst 8.0=512) = 512,000 FLOP over
+    # 1,000 byte (AI 512) in 1 µs.
+    values = {"sm__inst_executed_pipe_tensor.sum": ("inst", "1,000"),
+              "gpu__time_duration.sum": ("usecond", "1"), "dram__bytes.sum": ("byte", "1,000")}
+    path = export(tmp_path / "mma.csv", [(0, "mma", values)])
+    out = tmp_path / ("out.png" if command in ("plot", "compare") else "out.csv")
+    args = {"plot": ["plot", str(path)], "table": ["table", str(path)],
+            "compare": ["compare", str(path), str(path)],
+            "convert": ["convert", str(path)], "from-ncu": ["from-ncu", str(path)]}[command]
+    preset = ["--hardware", "a100-sxm"] if command in ("plot", "table", "compare") else []
+    runner = CliRunner()
+    refused = runner.invoke(cli, [*args, *preset, "-o", str(out)])
+    assert refused.exit_code != 0 and "tensor_flop_per_inst" in str(refused.exception)
+    result = runner.invoke(cli, [*args, *preset, "-o", str(out),
+                                 "--tensor-flop-per-inst", "8.0=512"])
+    assert result.exit_code == 0, result.output
+    if command in ("table", "convert", "from-ncu"):
+        row = pl.read_csv(out).row(0, named=True)
+        assert (row["flop"], row["arithmetic_intensity"]) == (512_000, 512)
+    bad = runner.invoke(cli, [*args, "--tensor-flop-per-inst", "8.0=x"])
+    assert bad.exit_code == 2 and "CC=FLOP" in bad.output
+
+
+SECTION = {  # Double roofline section: rates with its clock, no duration
+    "SM Frequency": ("cycle/nsecond", "1"),
+    "Predicated-On DFMA Operations Per Cycle": ("inst/cycle", "40"),
+    "Predicated-On DADD Thread Instructions Executed Per Cycle": ("inst/cycle", "5"),
+    "Predicated-On DMUL Thread Instructions Executed Per Cycle": ("inst/cycle", "5"),
+    "DRAM Bandwidth": ("Gbyte/second", "100"),
+}
+
+
+def test_a_roofline_section_without_a_duration_gives_a_point_from_its_rates(
+        tmp_path: Path) -> None:
+    # fp64 per cycle: 40 (the DFMA _x2 operations) + 5 + 5 = 50 FLOP × 1 GHz = 5e10 FLOP/s;
+    # DRAM 100 GB/s → AI 5e10 / 1e11 = 0.5. No time: flop, bytes, time unknown, no time
+    # saved, said once.
+    path = export(tmp_path / "section.csv", [(0, "dgemm", SECTION)])
+    said: list[str] = []
+    points = ncu_points(path, log=said.append)
+    point = points.row(0, named=True)
+    assert (point["level"], point["precision"]) == ("DRAM", "fp64")
+    assert point["arithmetic_intensity"] == pytest.approx(0.5)
+    assert point["flop_per_s"] == pytest.approx(5e10)
+    assert point["flop"] is None and point["bytes"] is None and point["time_s"] is None
+    assert sum("without a kernel time" in s for s in said) == 1
+    assert check_points(points, str(path)).height == 1
+    row = analyze(points, load_preset("a100-sxm")).row(0, named=True)
+    # a100-sxm fp64 9.7 TFLOP/s, HBM 2,039 GB/s: attainable 0.5 × 2.039e12 = 1.0195e12.
+    assert row["attainable"] == pytest.approx(1.0195e12)
+    assert row["pct_of_roof"] == pytest.approx(100 * 5e10 / 1.0195e12)
+    assert row["potential_time_saved_s"] is None
+    # Counts without a time cannot be placed: the reason names the time metrics.
+    counts = export(tmp_path / "counts.csv", [(0, "k", {
+        "sm__sass_thread_inst_executed_op_dfma_pred_on.sum": ("inst", "10"),
+        "dram__bytes.sum": ("byte", "14")})])
+    with pytest.raises(InputError, match=r"no kernel time.*gpu__time_duration.sum"):
+        ncu_points(counts, log=lambda _: None)
+
+
+def test_merged_sections_scale_their_rates_by_their_own_clock(tmp_path: Path) -> None:
+    # Pass a (Double section): 2 µs at SM 1 GHz, DFMA 40 operations/cycle, DRAM 100 GB/s.
+    # Pass b (Single section): 2.2 µs at SM 0.9 GHz, FFMA 20 operations/cycle.
+    # fp64 = 40 × 2 µs × 1 GHz = 80,000; fp32 = 20 × 2.2 µs × 0.9 GHz = 39,600 (pass a's
+    # clock and time would give 40,000: +1 %). Time 2 µs (pass a); DRAM 200,000 byte.
+    # Without durations: rates 40 × 1 GHz + 20 × 0.9 GHz = 5.8e10 FLOP/s (a's clock:
+    # 6e10), AI 5.8e10 / 1e11 = 0.58.
+    single = {"SM Frequency": ("cycle/nsecond", "0.9"),
+              "Predicated-On FFMA Operations Per Cycle": ("inst/cycle", "20")}
+    double = {k: SECTION[k] for k in ("SM Frequency", "Predicated-On DFMA Operations Per Cycle",
+                                      "DRAM Bandwidth")}
+    folder = tmp_path / "sections"
+    folder.mkdir()
+    export(folder / "a.csv", [(0, "k", double | {"Duration": ("usecond", "2")})])
+    export(folder / "b.csv", [(0, "k", single | {"Duration": ("usecond", "2.2")})])
+    k = ncu_breakdown(folder).kernels.row(0, named=True)
+    assert (k["ops_fp64"], k["ops_fp32"]) == (pytest.approx(80_000), pytest.approx(39_600))
+    assert k["time_s"] == pytest.approx(2e-6) and k["bytes_dram"] == pytest.approx(200_000)
+    rates = tmp_path / "rates"
+    rates.mkdir()
+    export(rates / "a.csv", [(0, "k", double)])
+    export(rates / "b.csv", [(0, "k", single)])
+    point = ncu_points(rates, log=lambda _: None).row(0, named=True)
+    assert point["flop_per_s"] == pytest.approx(5.8e10)
+    assert point["arithmetic_intensity"] == pytest.approx(0.58)
+
+
+def test_the_profilers_own_error_is_quoted(tmp_path: Path) -> None:
+    path = tmp_path / "denied.csv"
+    path.write_text(
+        "==PROF== Connected to process 4242 (/usr/bin/app)\n"
+        "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA "
+        "GPU Performance Counters on the target device 0.\n"
+        "==PROF== Disconnected from process 4242\n"
+        "==ERROR== An error was reported by the driver\n")
+    with pytest.raises(InputError) as err:
+        ncu_points(path)
+    text = str(err.value)
+    assert "no Nsight Compute table: the profiler reported ==ERROR== ERR_NVGPUCTRPERM - " in text
+    assert "| ==ERROR== An error was reported by the driver" in text and "\n" not in text

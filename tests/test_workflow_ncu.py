@@ -85,3 +85,27 @@ def test_an_export_without_peaks_gives_no_preset(built, shared_data):
         assert "ncu-v100/" not in out
     finally:
         v100.unlink()
+
+
+@pytest.fixture(scope="module")
+def built_report(shared_data, tmp_path_factory) -> Path:
+    work = copy_workflow(tmp_path_factory.mktemp("wf_ncu_rep"), resources=False)
+    (work / "config" / "config.yaml").write_text(CONFIG)
+    (work / "resources" / "ncu").mkdir(parents=True)
+    (work / "resources" / "ncu" / "va.ncu-rep").symlink_to(
+        shared_data / "ncu-rep/rtx3060-vector-add/vector_add.ncu-rep")
+    snakemake(work)
+    return work
+
+
+def test_a_report_is_a_dataset_with_its_own_preset(built_report):
+    # resources/ncu/va.ncu-rep: dataset ncu-va and preset ncu-va from its peaks, as its CSV
+    # export above (same roofs; DRAM 3,238,610,688 byte in the report → AI 0.2072150):
+    # 0.2072150 × 287.644 GB/s = 59.604 GFLOP/s attainable, 50.392 achieved → 84.55 %.
+    t = pl.read_csv(built_report / "results/tables/ncu-va/ncu-va.csv")
+    dram = t.filter(pl.col("level") == "DRAM").row(0, named=True)
+    assert dram["kernel"] == "vector_add(double *, double *, double *)"
+    assert dram["attainable"] == pytest.approx(59.604e9, rel=1e-4)
+    assert dram["pct_of_roof"] == pytest.approx(84.54, abs=0.02)
+    assert (built_report / "results/plots/ncu-va/ncu-va.png").stat().st_size > 10_000
+    assert not list((built_report / "results").rglob("h100-sxm/ncu-va*"))

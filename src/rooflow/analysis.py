@@ -204,8 +204,10 @@ def _kernel_level(frame: pl.LazyFrame) -> pl.LazyFrame:
         binding=(pl.col("_i") == pl.col("_first")).fill_null(False),
         kernel_bound=binding_class.gather(pl.col("_first")),
         # No headroom (no roof at any level) saves no time, not 0: max_horizontal skips null.
+        # No time (a point placed from rates) saves no known time either.
         potential_time_saved_s=pl.when(pl.col("theoretical") | above
-                                       | pl.col("kernel_headroom").is_null())
+                                       | pl.col("kernel_headroom").is_null()
+                                       | pl.col("time_s").is_null())
         .then(None)
         .otherwise(pl.max_horizontal(saved, pl.lit(0.0))),
     ).drop("_i", "_k", "_first")

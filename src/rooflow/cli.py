@@ -12,6 +12,8 @@ from pathlib import Path
 
 import click
 
+from rooflow.adapter_options import settings as _settings
+from rooflow.adapter_options import tensor_option
 from rooflow.commands import Group, table_options
 from rooflow.defaults import DEFAULT_FAMILIES, DEFAULT_HARDWARE, config_defaults, plot_defaults
 from rooflow.errors import InputError
@@ -46,9 +48,11 @@ def cli() -> None:
 
 files_argument = click.argument("files", nargs=-1, required=True,
                                 type=click.Path(path_type=Path))
-kind_option = click.option(
-    "--kind", type=click.Choice(list(KINDS)), default=None,
-    help="Input kind, instead of detecting it from the content (see README).")
+def kind_option(command):
+    """``--kind``, and the adapters' settings (:mod:`rooflow.adapter_options`)."""
+    return click.option("--kind", type=click.Choice(list(KINDS)), default=None, help="Input "
+                        "kind, instead of detecting it from the content (see README).")(
+                            tensor_option(command))
 
 
 def _load_files(files: tuple[Path, ...], kind: str | None, log=None):
@@ -61,7 +65,7 @@ def _load_files(files: tuple[Path, ...], kind: str | None, log=None):
     reports = [p for p, k in found if k == "unitrace" and not p.is_dir()]
     frames = []
     for path, this in ((p, k) for p, k in found if p not in reports[1:]):
-        frames.append(load_points(this, reports if path in reports[:1] else path))
+        frames.append(load_points(this, reports if path in reports[:1] else path, _settings()))
         if log is not None:
             log(f"{', '.join(map(str, reports)) if path in reports else path}: read as {this}")
     return pl.concat(frames, how="vertical")
@@ -310,7 +314,8 @@ def convert(files, kind, output, selection) -> None:
     """
     from rooflow.adapters import load_points
 
-    _write(selection(load_points(_input_kind(files, kind), _one_input(files))), output)
+    _write(selection(load_points(_input_kind(files, kind), _one_input(files), _settings())),
+           output)
 
 
 @cli.command("from-benchmark")
@@ -355,24 +360,18 @@ def from_spec(yaml_file, output, variant_prefix, families, family_map) -> None:
                 type=click.Path(path_type=Path))
 @output_option
 @click.option("--per-launch", is_flag=True, help="One point per launch, not per kernel name.")
-@click.option("--tensor-flop-per-inst", type=_positive, default=None,
-              help="FLOP per tensor-pipe instruction for CCs without a known factor (known: "
-                   "7.0 = 512); used only when the export has no sm__ops_path_tensor_* "
-                   "counters.")
 @click.option("--preset-out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the export's theoretical peaks as a hardware.yaml preset.")
-def from_ncu(exports, output, per_launch, tensor_flop_per_inst, preset_out) -> None:
-    """Nsight Compute CSV export(s) → canonical points (`convert --kind ncu` + options).
+@tensor_option
+def from_ncu(exports, output, per_launch, preset_out) -> None:
+    """Nsight Compute export(s) → canonical points (`convert --kind ncu` + options).
 
-    Several CSVs (or a folder of them) are passes of one run: metrics are merged per
-    kernel and launch ID, the first file's value winning.
+    CSV exports or .ncu-rep reports; several (or a folder of CSVs) are passes of one run:
+    metrics are merged per kernel and launch ID, the first file's value winning.
     """
     from rooflow.adapters import load_points
-    from rooflow.settings import Settings
 
-    factor = {"default": tensor_flop_per_inst} if tensor_flop_per_inst else {}
-    points = load_points("ncu", _one_input(exports),
-                         Settings(per_launch=per_launch, tensor_flop_per_inst=factor))
+    points = load_points("ncu", _one_input(exports), _settings(per_launch=per_launch))
     if preset_out is not None:
         import yaml
 

@@ -85,8 +85,9 @@ KINDS: dict[str, Kind] = {
         Kind("specs", "specs/{name}.yaml", "specs",
              "kernel spec YAML: shapes and a FLOP formula per variant", reads=("families",)),
         Kind("ncu", "ncu/{name}.csv", "ncu",
-             "Nsight Compute `ncu --csv` export (details or raw page), or a folder of "
-             "several passes of one run", folder="ncu/{name}/*.csv"),
+             "Nsight Compute `ncu --csv` export (details or raw page) or `ncu -o` report "
+             "(.ncu-rep), or a folder of several CSV passes of one run",
+             folder="ncu/{name}/*.csv", alternate="ncu/{name}.ncu-rep"),
         Kind("rocprof", "rocprof/{name}/pmc_perf.csv", "amd.rocprof",
              "rocprof-compute/Omniperf workload folder (pmc_perf.csv, sysinfo.csv)"),
         Kind("rocprofv1", "rocprofv1/{name}/results.csv", "amd.rocprofv1",

@@ -173,7 +173,8 @@ class Plan:
         measured = [
             (f"{prefix}-{name}", source, name, path)
             for prefix, source in MEASURED.items()
-            for name, path in sources(prefix, source.pattern, source.folder, root=root).items()
+            for name, path in sources(prefix, source.pattern, source.folder, source.alternate,
+                                      root=root).items()
             if source.has_peaks(path)
         ]
         self.measured = {

@@ -136,7 +136,7 @@ def precision_mix(ops: Mapping[str, float | None]) -> str:
     total = math.fsum(v for _, v in used)
     # Shares in tenths of a percent, rounded to 1e-9 before the floor so that an exact
     # 99.6% computed as 995.9999… tenths is not floored to 99.5%.
-    exact = [round(1000 * v / total, 9) for _, v in used]
+    exact = [round(v / total * 1000, 9) for _, v in used]  # v/total first: no overflow
     tenths = [math.floor(e) for e in exact]
     left = 1000 - sum(tenths)  # < len(used): each remainder is < 1
     for i in sorted(range(len(used)), key=lambda i: (tenths[i] - exact[i], -used[i][1]))[:left]:

@@ -16,6 +16,9 @@ HEAD_BYTES = 65_536
 
 NCU_KEY = ("ID", "Kernel Name")
 """First cell and a further cell of an ``ncu --csv`` header line (details and raw pages)."""
+REPORT_SUFFIX = ".ncu-rep"
+REPORT_MAGIC = b"NVR\x00"
+"""Suffix and first bytes of an Nsight Compute report (``ncu -o NAME``)."""
 ROCPROF_V1_KEY = ("Index", "KernelName")
 """Columns that identify a rocprof v1 per-dispatch CSV and one dispatch in it."""
 ROCPROFV3_SUFFIX = "_counter_collection.csv"
@@ -81,12 +84,25 @@ def specs(path: Path) -> bool:
     return path.suffix.lower() in (".yaml", ".yml") and "flop:" in head_text(path)
 
 
-def ncu(path: Path) -> bool:
-    """An ``ncu --csv`` export, or a folder of them (several passes of one run).
+def is_ncu_report(path: Path) -> bool:
+    """A ``.ncu-rep`` file that starts as Nsight Compute reports do."""
+    if path.suffix.lower() != REPORT_SUFFIX:
+        return False
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(REPORT_MAGIC)) == REPORT_MAGIC
+    except OSError:
+        return False
 
-    A file: a page header line (after any program output) in its first 64 KiB. A folder:
-    it holds ``*.csv`` files and every one is an export.
+
+def ncu(path: Path) -> bool:
+    """An ``ncu --csv`` export or ``.ncu-rep`` report, or a folder of exports (passes).
+
+    A file: a report's first bytes, or a page header line (after any program output) in
+    its first 64 KiB. A folder: it holds ``*.csv`` files and every one is an export.
     """
+    if is_ncu_report(path):
+        return True
     files = _csv_files(path, "*.csv")
     return bool(files) and all(
         any(is_ncu_header(line) for line in head_text(f).splitlines()) for f in files)

@@ -42,6 +42,7 @@ class MeasuredSource:
         module: module (in this package) of ``function``.
         function: ``function(path) -> dict``, the preset mapping (hardware.yaml layout).
         folder: the folder form, as :attr:`rooflow.adapters.Kind.folder`.
+        alternate: another file form, as :attr:`rooflow.adapters.Kind.alternate`.
         peaks: function of ``module`` that tells cheaply whether a file (or folder) holds
             the peaks; empty: every file found does.
         kind: input kind whose dataset ``<kind>-NAME`` is this preset's own export: the
@@ -55,6 +56,7 @@ class MeasuredSource:
     folder: str = ""
     peaks: str = ""
     kind: str = ""
+    alternate: str = ""
 
     def mapping(self, path: str | Path | Sequence[str | Path]) -> dict:
         """The preset mapping (hardware.yaml layout) read from ``path``."""
@@ -73,7 +75,8 @@ MEASURED: dict[str, MeasuredSource] = {
         MeasuredSource("omniperf", "rocprof/{name}/roofline.csv", "omniperf", "omniperf_preset"),
         MeasuredSource("intel", "intel/{name}.csv", "intel_config", "intel_preset"),
         MeasuredSource("ncu", KINDS["ncu"].pattern, "ncu", "ncu_preset",
-                       folder=KINDS["ncu"].folder, peaks="has_peaks", kind="ncu"),
+                       folder=KINDS["ncu"].folder, peaks="has_peaks", kind="ncu",
+                       alternate=KINDS["ncu"].alternate),
     )
 }
 

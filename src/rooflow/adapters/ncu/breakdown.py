@@ -1,13 +1,17 @@
 """Launch metrics → per-launch (or per-kernel) operations by precision, bytes by level, time.
 
-Formulas and metric ids: :mod:`rooflow.formats.ncu.metrics` (NERSC method, Nsight Compute roofline
-sections). Per export, each quantity uses the first way of measuring it (a
-:class:`~rooflow.formats.ncu.metrics.Source`) whose metrics the export has:
+Formulas and metric ids: :mod:`rooflow.formats.ncu.metrics` (NERSC method, Nsight Compute
+roofline sections); one launch is judged in :mod:`.launch`. Each quantity uses the first
+way of measuring it (a :class:`~rooflow.formats.ncu.metrics.Source`) that has values:
 
 * time: ``gpu__time_duration.sum``, else elapsed cycles / cycles per second
   (``sm__``, ``smsp__``, ``gpc__``);
 * SM cycles, for ``.per_cycle_elapsed`` rates: ``sm__cycles_elapsed.avg`` (or
-  ``smsp__``), else time × SM frequency; ``.per_second`` rates are × time;
+  ``smsp__``), else time × SM frequency; ``.per_second`` rates are × time; each pass's
+  rates with that pass's own clock, cycles and duration where it has them;
+* no time (a roofline section without a duration): the work and traffic as rates,
+  ``.per_second`` as given and ``.per_cycle_elapsed`` × SM frequency, give the point
+  (intensity = FLOP/s ÷ byte/s) without a time;
 * vector FLOP per precision: :data:`~rooflow.formats.ncu.metrics.FLOP_PER_INST` × thread
   instructions: fp64, fp32 2·FMA + MUL + ADD; fp16 4·HFMA + 2·HADD + 2·HMUL (packed half2,
   as the Half roofline section and every fp16 roof);
@@ -15,14 +19,19 @@ sections). Per export, each quantity uses the first way of measuring it (a
   ``sm__inst_executed_pipe_tensor.sum`` × FLOP per instruction, counted as fp16-tensor
   (the NERSC method's HMMA assumption). The factor is looked up as
   ``tensor_flop_per_inst[CC]``, then :data:`~rooflow.formats.ncu.metrics.KNOWN_TENSOR_FLOP_PER_INST`
-  (CC 7.0: 512), then ``tensor_flop_per_inst["default"]``; tensor instructions with no
-  factor are an error naming the op-path counters to collect.
+  (CC 7.0: 512), then ``tensor_flop_per_inst["default"]``; a kernel with tensor
+  instructions and no factor is left out, its line naming the op-path counters to collect.
 * bytes per level: :data:`~rooflow.formats.ncu.metrics.LEVELS`;
 * dominant precision, ``flop`` and ``precision_mix``:
   :func:`rooflow.adapters.breakdown.summarize_precisions`, as for every profiler.
 
-What the export lacks (a precision, the tensor counters, a level) is listed in
-:attr:`NcuBreakdown.missing`; kernels without FLOP keep their bytes (bandwidth-only).
+Per launch, each quantity uses the first way whose metrics have a value for that launch:
+a metric whose value is empty, ``nan`` or ``n/a`` is one the launch does not measure
+(a tensor path the GPU lacks), never a failed profile. What the whole export lacks (a
+precision, the tensor counters, a level) is listed in :attr:`NcuBreakdown.missing`;
+kernels without FLOP keep their bytes (bandwidth-only). A kernel that cannot be placed is
+left out with one line in :attr:`NcuBreakdown.left_out`; the export fails only when no
+kernel can be placed.
 """
 
 from __future__ import annotations
@@ -39,34 +48,13 @@ from rooflow.adapters.breakdown import (
     bytes_column,
     ops_column,
 )
+from rooflow.adapters.ncu.launch import Launch, Plan, export_plan, launch_record
 from rooflow.errors import InputError
-from rooflow.formats.ncu.metrics import (
-    CLOCKS,
-    DURATION,
-    FLOP_PER_INST,
-    KNOWN_TENSOR_FLOP_PER_INST,
-    LEVELS,
-    SASS,
-    TENSOR_INST,
-    UNIT_CLASSES,
-    VECTOR,
-    Source,
-    tensor_inst_sources,
-    tensor_sources,
-    vector_sources,
-)
 from rooflow.formats.ncu.passes import export_files, read_passes
 from rooflow.formats.units import MISSING_VALUES
 
 KERNEL_COLUMNS = (*BREAKDOWN_COLUMNS, "launch_id", "file", "cc")
 """Columns of :attr:`NcuBreakdown.kernels`, in order: the breakdown, then ncu's own."""
-
-_TENSOR_HINT = (
-    "collect the tensor op-path counters (ncu --metrics regex:sm__ops_path_tensor_.*, "
-    "e.g. sm__ops_path_tensor_src_fp16_dst_fp32.sum) or set config "
-    "ncu.tensor_flop_per_inst {{\"{cc}\": FLOP per instruction}} (or \"default\"; CLI "
-    "--tensor-flop-per-inst)"
-)
 
 
 @dataclass(frozen=True)
@@ -79,55 +67,100 @@ class NcuBreakdown:
             the export has no counters for, ``bytes_<level>`` null for a level it lacks:
             DRAM, L2, L1 are measured), then ``launch_id`` (first launch's ID), ``file``
             (the export its ``row`` is in) and ``cc`` (compute capability, "" unknown).
+            A kernel without a time (``time_s`` null: the export gives its work and
+            traffic as rates only, e.g. a roofline section without a duration) has its
+            ``ops_`` and ``bytes_`` per second.
         missing: metric groups the export lacks (one line each), for the caller to log.
-        notes: other remarks (passes disagreeing, unknown tensor source types).
+        notes: other remarks (passes disagreeing, unknown tensor source types, launches
+            without a level's bytes, untimed launches averaged).
+        left_out: one line per kernel (per launch with ``per_launch``) that cannot be
+            placed: why, and what to collect.
     """
 
     kernels: pl.DataFrame
     missing: tuple[str, ...]
     notes: tuple[str, ...]
+    left_out: tuple[str, ...] = ()
 
 
-class _Launch:
-    """One launch's metrics with checked lookups."""
+def _kernel_sums(
+    records: list[dict], plan: Plan
+) -> tuple[list[dict], list[str], dict[str, InputError]]:
+    """One row per kernel name from its launches (in order of first launch), and notes.
 
-    def __init__(self, rows: dict[str, dict]) -> None:
-        self.rows = rows
-        self.first = min(rows.values(), key=lambda r: (r["order"], r["row"]))
+    Timed launches sum (operations of a precision over the launches that count it; a
+    level's bytes only if every launch has them, else the level is left out for the
+    kernel, said in a note). A kernel with an untimed launch is placed from rates:
+    each launch's work per second (a timed one's over its time), averaged over its
+    launches, each weighted alike, time null (said in a note when it has several).
 
-    def check(self, used: Sequence[tuple[str, str]]) -> None:
-        """Check every used metric, in row order, so the first bad row is reported."""
-        order = sorted(used, key=lambda mu: self.rows[mu[0]]["row"] if mu[0] in self.rows else 0)
-        for metric, unit in order:
-            self.value(metric, unit)
+    Returns:
+        (rows, notes, kernels left out: no level measured for all their launches).
+    """
+    by_kernel: dict[str, list[dict]] = {}
+    for record in records:
+        by_kernel.setdefault(record["kernel"], []).append(record)
+    out: list[dict] = []
+    notes: list[str] = []
+    left: dict[str, InputError] = {}
+    ops_columns = [ops_column(p) for p in plan.counted]
+    byte_columns = [bytes_column(lvl) for lvl in plan.levels]
+    for kernel, launches in by_kernel.items():
+        first = launches[0]
+        timed = all(r["time_s"] is not None for r in launches)
+        if not timed:
+            launches = [{**r, **{c: (r[c] / r["time_s"] if r.get(c) is not None else None)
+                                 for c in (*ops_columns, *byte_columns)}}
+                        if r["time_s"] is not None else r for r in launches]
+            if len(launches) > 1:
+                notes.append(f"kernel '{kernel}': {len(launches)} launches, some without a "
+                             "kernel time: placed from their rates averaged over the "
+                             "launches, each weighted alike")
+        combine = sum if timed else (lambda values: sum(values) / len(values))
+        row = {**first, "launches": len(launches),
+               "time_s": sum(r["time_s"] for r in launches) if timed else None}
+        for column in ops_columns:
+            values = [r[column] for r in launches if r.get(column) is not None]
+            row[column] = combine(values) if values else None
+        for column in byte_columns:
+            lacking = [r["launch_id"] for r in launches if r.get(column) is None]
+            if lacking and len(lacking) < len(launches):
+                notes.append(f"kernel '{kernel}': no {column.removeprefix('bytes_').upper()} "
+                             f"bytes for launch {', '.join(map(str, lacking[:5]))} "
+                             f"({len(lacking)} of {len(launches)}): that level is left out "
+                             "for the kernel")
+            row[column] = None if lacking else combine([r[column] for r in launches])
+        huge = next((c for c in (*ops_columns, *byte_columns)
+                     if row[c] is not None and row[c] == float("inf")), None)
+        if huge:
+            left[kernel] = InputError(first["file"], f"kernel '{kernel}': its {huge} summed "
+                                      "over its launches overflow", row=first["row"],
+                                      check="finite")
+        elif all(row[c] is None for c in byte_columns):
+            left[kernel] = InputError(
+                first["file"], f"kernel '{kernel}': no memory level has bytes for all of "
+                f"its {len(launches)} launches: collect the same byte metrics for every "
+                "launch (or use per-launch points)", row=first["row"],
+                check="required metrics")
+        if kernel in left:
+            continue
+        out.append(row)
+    return out, notes, left
 
-    def value(self, metric: str, unit: str) -> float:
-        row = self.rows.get(metric)
-        first = self.first
-        where = f"kernel '{first['kernel']}' (launch {first['launch']})"
-        if row is None:
-            raise InputError(first["file"], f"{where} lacks metric {metric}", row=first["row"],
-                             column=metric, check="required metrics")
 
-        def fail(message: str, check: str) -> InputError:
-            return InputError(row["file"], f"{where}: metric {metric} {message}", row=row["row"],
-                              column=metric, check=check, value=row["text"])
+def _profiler_said(files: Sequence[Path]) -> str:
+    """"; the profiler reported: ==ERROR== …" from CSV exports that hold such lines, else ""."""
+    from rooflow.formats.ncu.layout import profiler_errors
 
-        text = (row["text"] or "").strip().lower()
-        if not text or text in MISSING_VALUES:
-            raise fail("has no value (failed or incomplete profile?)", "numeric")
-        if row["value"] is None:
-            raise fail("is not a number", "numeric")
-        if row["value"] < 0:
-            raise fail("is negative", ">= 0")
-        if row["unit"] not in UNIT_CLASSES[unit]:
-            raise fail(f"is in {row['unit']!r}, not in one of {sorted(UNIT_CLASSES[unit])}",
-                       "unit")
-        return float(row["value"])
-
-
-def _usable(present: set[str], sources: Sequence[Source], per: set[str]) -> Source | None:
-    return next((s for s in sources if set(s.metrics) <= present and s.per in per), None)
+    lines: list[str] = []
+    for path in files:
+        if path.suffix.lower() == ".csv":
+            try:
+                lines += profiler_errors(path.read_text(encoding="utf-8-sig",
+                                                        errors="replace").splitlines())
+            except OSError:
+                continue
+    return "; the profiler reported: " + " | ".join(lines[:3]) if lines else ""
 
 
 def ncu_breakdown(
@@ -138,132 +171,78 @@ def ncu_breakdown(
 ) -> NcuBreakdown:
     """Per-kernel operations by precision, bytes by memory level and time (module doc).
 
+    Each kernel is judged on its own: a metric without a value for a launch (empty,
+    ``nan``, ``n/a``) is one that launch does not measure; a kernel that cannot be
+    placed (a bad value, no bytes at any level, tensor instructions without a factor, no
+    time and no rates) is left out with a line in :attr:`NcuBreakdown.left_out`, and the
+    export fails only when no kernel is left.
+
     Args:
-        paths: one ``ncu --csv`` export, several passes of one run, or a folder of them.
+        paths: one export (CSV or ``.ncu-rep``), several passes of one run, or a folder.
         per_launch: one row per launch; by default one row per kernel name, summed over
             its launches, kernels in order of first launch.
         tensor_flop_per_inst: compute capability (``"8.0"``) or ``"default"`` → FLOP per
             tensor-pipe instruction (used only without op-path counters).
 
     Raises:
-        InputError: unreadable export; no time; neither bytes nor operations; a used
-            metric that is missing for a launch, ``nan``/``n/a``/text, negative or in the
-            wrong unit; tensor-pipe instructions with no op-path counters and no factor;
-            a kernel time that is not positive.
+        InputError: unreadable export; neither bytes at any level nor anything else a
+            roofline needs in the whole export (naming the metric groups); no kernel that
+            can be placed (the reason of the first one left out, with its row, metric and
+            value where it has them).
     """
     files = export_files(paths)
     table, notes = read_passes(files)
-    present = set(table["metric"].unique().to_list())
-    missing: list[str] = []
-
-    time = DURATION if set(DURATION.metrics) <= present else next(
-        (Source(pair, "cycle") for pair in CLOCKS if set(pair) <= present), None)
-    cycles = next((c for c, _ in CLOCKS[:2] if c in present), None)
-    freq = next((f for _, f in CLOCKS if f in present), None)
-    per = {"", "second"} | ({"cycle"} if cycles or freq else set())
-
-    vector = {}
-    for prec, letter in VECTOR.items():
-        by_op = {op: _usable(present, vector_sources(letter + op), per)
-                 for op in FLOP_PER_INST[letter]}
-        if any(by_op.values()):
-            vector[prec] = (letter, by_op)
-            missing += [f"{prec} {letter}{op} counts ({SASS.format(letter + op)})"
-                        for op, s in by_op.items() if s is None]
-        else:
-            missing.append(f"{prec} FLOP ({SASS.format(letter + 'fma|mul|add')})")
-    tensor, unknown = tensor_sources(present)
-    tensor = [(s, p) for s, p in tensor if s.per in per]
-    notes += [f"tensor op-path source type {t} has no rooflow precision: not counted"
-              for t in unknown]
-    inst = None if tensor else _usable(present, tensor_inst_sources(), per)
-    if not tensor and inst is None:
-        missing.append(f"tensor operations (sm__ops_path_tensor_src_<type>[_dst_<type>].sum, "
-                       f"or {TENSOR_INST})")
-    # Precisions without a counter in the export stay null in the breakdown, not 0.
-    counted = dict.fromkeys([*vector, *(p for _, p in tensor),
-                             *(["fp16-tensor"] if inst is not None else [])])
-    levels = {lvl: s for lvl, srcs in LEVELS.items() if (s := _usable(present, srcs, per))}
-    missing += [f"{lvl} bytes ({LEVELS[lvl][0].describe()})" for lvl in LEVELS
-                if lvl not in levels]
+    # The ways to measure come from every metric the export names; what it lacks (to
+    # log) from those with a value somewhere: an all-n/a metric is not measured.
+    named = set(table["metric"].unique().to_list())
+    text = pl.col("text").str.strip_chars()
+    present = set(table.filter(~text.str.to_lowercase().is_in(list(MISSING_VALUES))
+                               & (text != ""))["metric"].unique().to_list())
+    plan, _, _ = export_plan(named)
+    _, missing, more = export_plan(present)
+    notes += more
     source = files[0] if len(files) == 1 else ", ".join(map(str, files))
-    if time is None:
-        raise InputError(str(source), "lacks the kernel time: collect gpu__time_duration.sum "
-                         "(or sm__cycles_elapsed.avg + sm__cycles_elapsed.avg.per_second)",
-                         check="required metrics")
-    if not levels:
+    if not plan.levels:
         raise InputError(str(source), f"lacks {len(missing)} metric group(s) a roofline "
                          "needs: " + "; ".join(missing), check="required metrics")
-
-    chosen = [s for s in (inst, *levels.values(), *(s for s, _ in tensor),
-                          *(s for _, ops in vector.values() for s in ops.values())) if s]
-    if not any(s.per == "cycle" for s in chosen):
-        cycles = freq = None
-    used = [(m, s.unit) for s in chosen for m in s.metrics]
-    used += list(zip(time.metrics, ("second",) if time is DURATION else ("cycle", "hz"),
-                     strict=True))
-    used += [(cycles, "cycle")] if cycles else [(freq, "hz")] if freq else []
     factors = {str(k): float(v) for k, v in (tensor_flop_per_inst or {}).items()}
-    records = []
-    launches = table.partition_by("kernel", "launch", maintain_order=True)
-    for frame in launches:
-        launch = _Launch({r["metric"]: r for r in frame.iter_rows(named=True)})
-        first = launch.first
-        launch.check(used)
-        if time is DURATION:
-            t = launch.value(time.metrics[0], "second")
-        else:  # a zero clock means no time, not a division error
-            rate = launch.value(time.metrics[1], "hz")
-            t = launch.value(time.metrics[0], "cycle") / rate if rate > 0 else 0.0
-        if not 0 < t < float("inf"):
-            raise InputError(first["file"], f"kernel '{first['kernel']}' (launch "
-                             f"{first['launch']}) has no positive time", row=first["row"],
-                             check="time > 0", value=t)
-        sm_cycles = (launch.value(cycles, "cycle") if cycles
-                     else t * launch.value(freq, "hz") if freq else None)
-
-        def measure(s: Source, launch=launch, t=t, sm_cycles=sm_cycles) -> float:
-            total = sum(launch.value(m, s.unit) for m in s.metrics) * s.scale
-            total *= {"": 1.0, "second": t, "cycle": sm_cycles or 0.0}[s.per]
-            if total == float("inf"):
-                raise InputError(launch.first["file"], f"kernel '{launch.first['kernel']}' "
-                                 f"(launch {launch.first['launch']}): {s.describe()} overflows",
-                                 row=launch.first["row"], check="finite", value=total)
-            return total
-
-        ops = dict.fromkeys(counted, 0.0)
-        for prec, (letter, by_op) in vector.items():
-            weights = FLOP_PER_INST[letter]
-            ops[prec] = sum(weights[op] * measure(s) for op, s in by_op.items() if s)
-        for s, prec in tensor:
-            ops[prec] += measure(s)
-        if inst is not None and (count := measure(inst)) > 0:
-            cc = first["cc"]
-            factor = factors.get(cc, KNOWN_TENSOR_FLOP_PER_INST.get(cc, factors.get("default")))
-            if factor is None:
-                raise InputError(
-                    first["file"], f"kernel '{first['kernel']}' (launch {first['launch']}, CC "
-                    f"{cc or 'unknown'}) ran {count:,.0f} tensor-pipe instructions, but FLOP per "
-                    "instruction depend on the MMA shape and the export has no op-path "
-                    "counters: " + _TENSOR_HINT.format(cc=cc or "8.0"), row=first["row"],
-                    column=inst.metrics[0], check="tensor FLOP")
-            ops["fp16-tensor"] += count * factor
-        records.append({
-            "kernel": first["kernel"], "launch_id": first["launch"], "launches": 1,
-            "row": first["row"], "file": first["file"], "cc": first["cc"],
-            "device": first["device"], **{ops_column(p): v for p, v in ops.items()},
-            "time_s": t, **{bytes_column(lvl): measure(s) for lvl, s in levels.items()},
-        })
+    records: list[dict] = []
+    # kernel (per_launch: kernel and launch) → why it is left out, first reason kept
+    failed: dict[tuple[str, int | None], InputError] = {}
+    for frame in table.partition_by("kernel", "launch", maintain_order=True):
+        launch = Launch({r["metric"]: r for r in frame.iter_rows(named=True)})
+        key = (launch.first["kernel"], launch.first["launch"] if per_launch else None)
+        try:
+            record = launch_record(launch, plan, factors)
+        except InputError as why:
+            failed.setdefault(key, why)
+            continue
+        records.append(record)
+    if not per_launch:
+        records = [r for r in records if (r["kernel"], None) not in failed]
+        records, more, left = _kernel_sums(records, plan)
+        notes += more
+        failed |= {(kernel, None): err for kernel, err in left.items()}
+    left_out = tuple(
+        "left out: " + err.message + (f" ({err.column}: {err.value!r})"
+                                      if err.column and err.value is not None else "")
+        for err in failed.values())
+    if not records:
+        said = _profiler_said(files)
+        if failed:
+            err = next(iter(failed.values()))
+            message = (err.message if len(failed) == 1 else
+                       f"no kernel can be placed ({len(failed)} left out); the first: "
+                       + err.message)
+            raise InputError(err.file, message + said, row=err.row, column=err.column,
+                             check=err.check, value=err.value)
+        raise InputError(str(source), "no kernel with bytes at a memory level measured for "
+                         "every launch", check="required metrics")
     schema = {"kernel": pl.String(), "launch_id": pl.Int64(), "launches": pl.Int64(),
               "row": pl.Int64(), "file": pl.String(), "cc": pl.String(),
-              "device": pl.String(), **{ops_column(p): pl.Float64() for p in counted},
-              "time_s": pl.Float64(), **{bytes_column(lvl): pl.Float64() for lvl in levels}}
+              "device": pl.String(), **{ops_column(p): pl.Float64() for p in plan.counted},
+              "time_s": pl.Float64(),
+              **{bytes_column(lvl): pl.Float64() for lvl in plan.levels}}
     kernels = pl.DataFrame(records, schema=schema)
-    if not per_launch:
-        kernels = kernels.group_by("kernel", maintain_order=True).agg(
-            pl.col("launch_id", "row", "file", "cc", "device").first(),
-            pl.all().exclude("kernel", "launch_id", "row", "file", "cc", "device").sum(),
-        )
     return NcuBreakdown(breakdown_table(kernels).select(KERNEL_COLUMNS), tuple(missing),
-                        tuple(notes))
-
+                        tuple(notes), left_out)

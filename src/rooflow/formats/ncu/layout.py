@@ -35,7 +35,7 @@ import pandera.polars as pa
 import polars as pl
 
 from rooflow.errors import InputError
-from rooflow.formats.sniffing import is_ncu_header
+from rooflow.formats.sniffing import REPORT_SUFFIX, is_ncu_header
 from rooflow.formats.units import number, to_base_units
 from rooflow.validate import check, read_text
 
@@ -61,6 +61,10 @@ def _table_rows(path: Path) -> list[list[str]]:
     lines = text.splitlines()
     start = next((i for i, line in enumerate(lines) if is_ncu_header(line)), None)
     if start is None:
+        said = profiler_errors(lines)
+        if said:  # the profiler's own reason (ERR_NVGPUCTRPERM, LaunchFailed, ...)
+            raise InputError(str(path), "no Nsight Compute table: the profiler reported "
+                             + " | ".join(said), check="ncu csv header")
         raise InputError(
             str(path), 'no Nsight Compute table: no header line starting with "ID" and naming '
             '"Kernel Name" (export with ncu --csv)', check="ncu csv header",
@@ -83,13 +87,30 @@ def _table_rows(path: Path) -> list[list[str]]:
     return [header, *rows[1:]]
 
 
+def profiler_errors(lines: list[str], limit: int = 3) -> list[str]:
+    """The profiler's ``==ERROR==`` lines (at most ``limit``, each cut to 200 characters).
+
+    ncu writes them where the table would be when it cannot profile, e.g. ``==ERROR==
+    ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance
+    Counters ...``, and keeps lines it prints more than once apart (first kept).
+    """
+    found: list[str] = []
+    for line in lines:
+        text = " ".join(line.split())
+        if text.startswith("==ERROR==") and text not in found:
+            found.append(text[:200])
+    return found[:limit]
+
+
 def _frame(header: list[str], rows: list[list[str]]) -> pl.DataFrame:
     columns = {name: [(r[j].strip() or None) for r in rows] for j, name in enumerate(header)}
     return pl.DataFrame(columns, schema={h: pl.String() for h in header})
 
 
 def read_ncu(path: str | Path) -> pl.DataFrame:
-    """Read an ``ncu --csv`` export (details or raw page) into one long table.
+    """Read an ``ncu --csv`` export (details or raw page) or report into one long table.
+
+    A ``.ncu-rep`` report is read by :func:`rooflow.formats.ncu.report.read_report`.
 
     Returns:
         :data:`LONG_COLUMNS`, one row per launch × metric: ``row`` (i64, 1-based data
@@ -103,16 +124,22 @@ def read_ncu(path: str | Path) -> pl.DataFrame:
         empty, ``nan``, ``n/a`` or text), ``text`` (str, the cell as written).
 
     Raises:
-        InputError: unreadable file, no ``"ID",...`` header line, malformed CSV, a row
-            longer than the header, an ``ID`` that is not an integer or an empty
-            ``Kernel Name``.
+        InputError: unreadable file, no ``"ID",...`` header line (quoting the profiler's
+            ``==ERROR==`` lines where the file has them), malformed CSV, a row longer than
+            the header, an ``ID`` that is not an integer or an empty ``Kernel Name``; a
+            report as :func:`~rooflow.formats.ncu.report.read_report`.
     """
     path = Path(path)
-    header, *rows = _table_rows(path)
-    if any(field in header for field in _LONG_FIELDS):
-        long = _from_long(header, rows, path)
+    if path.suffix.lower() == REPORT_SUFFIX:
+        from rooflow.formats.ncu.report import read_report
+
+        long = read_report(path)
     else:
-        long = _from_wide(header, rows, path)
+        header, *rows = _table_rows(path)
+        if any(field in header for field in _LONG_FIELDS):
+            long = _from_long(header, rows, path)
+        else:
+            long = _from_wide(header, rows, path)
     long = to_base_units(long.with_columns(number(pl.col("text")).alias("value")))
     return _identity(long).select(LONG_COLUMNS)
 

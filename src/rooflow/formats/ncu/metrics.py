@@ -49,6 +49,11 @@ UNIT_CLASSES: dict[str, frozenset[str]] = {
     "count/second": frozenset({"", "inst/second", "op/second", "thread/second"}),
     "byte": frozenset({"byte"}),
     "byte/second": frozenset({"byte/second"}),
+    # The sections' derived__…bytes….per_second rates (= cycles active per second × bytes
+    # per cycle) carry their byte count's unit or none in reports (RTX 4060 report:
+    # derived__lts__lts2xbar_bytes.sum.per_second 'byte', …l1tex…mem_lg.sum.per_second
+    # ''), though their values are byte/s.
+    "derived byte/second": frozenset({"byte/second", "byte", ""}),
     "sector": frozenset({"sector", ""}),
     "cycle": frozenset({"cycle", ""}),
     "hz": frozenset({"hz"}),
@@ -130,7 +135,8 @@ LEVELS: dict[str, tuple[Source, ...]] = {
         Source(("derived__lts__lts2xbar_bytes.sum",), "byte"),
         Source(("lts__lts2xbar_cycles_active.sum",), "cycle", 32.0),
         Source(("lts__t_bytes.sum.per_second",), "byte/second", per="second"),
-        Source(("derived__lts__lts2xbar_bytes.sum.per_second",), "byte/second", per="second"),
+        Source(("derived__lts__lts2xbar_bytes.sum.per_second",), "derived byte/second",
+               per="second"),
         Source(("lts__lts2xbar_cycles_active.sum.per_second",), "hz", 32.0, "second"),
     ),
     "L1": (
@@ -141,8 +147,8 @@ LEVELS: dict[str, tuple[Source, ...]] = {
         *(Source((f"l1tex__lsu_writeback_active{s}.sum",), "cycle", 128.0)
           for s in ("_mem_lg", "_mem_lgds", "")),
         Source(("l1tex__t_bytes.sum.per_second",), "byte/second", per="second"),
-        *(Source((f"derived__l1tex__lsu_writeback_bytes{s}.sum.per_second",), "byte/second",
-                 per="second") for s in ("_mem_lg", "_mem_lgds", "")),
+        *(Source((f"derived__l1tex__lsu_writeback_bytes{s}.sum.per_second",),
+                 "derived byte/second", per="second") for s in ("_mem_lg", "_mem_lgds", "")),
         *(Source((f"l1tex__lsu_writeback_active{s}.sum.per_second",), "hz", 128.0, "second")
           for s in ("_mem_lg", "_mem_lgds", "")),
     ),

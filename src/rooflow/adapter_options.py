@@ -1,0 +1,57 @@
+"""Command-line options of the adapter settings (:class:`rooflow.settings.Settings`).
+
+Every command that reads inputs (``plot``, ``table``, ``compare``, ``convert``, ``check``,
+``from-ncu``) takes them through :data:`tensor_option`; the values are kept on the click
+context, so the commands' signatures do not change, and :func:`settings` turns them into
+the :class:`~rooflow.settings.Settings` the adapters read (None: the defaults).
+
+``--tensor-flop-per-inst [CC=]FLOP`` (repeatable) is config ``ncu.tensor_flop_per_inst``:
+FLOP per ``sm__inst_executed_pipe_tensor`` instruction, by compute capability or for every
+one (``default``), for ncu exports without ``sm__ops_path_tensor_*`` counters.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+_KEY = "rooflow.tensor_flop_per_inst"
+
+
+class TensorFactor(click.ParamType):
+    """``FLOP`` (any compute capability: config key ``default``) or ``CC=FLOP``."""
+
+    name = "[CC=]FLOP"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> tuple[str, float]:
+        """``(CC or "default", FLOP)``; a usage error unless FLOP is a finite number > 0."""
+        if isinstance(value, tuple):
+            return value
+        cc, _, flop = str(value).rpartition("=")
+        try:
+            factor = float(flop)
+        except ValueError:
+            factor = 0.0
+        if not 0 < factor < float("inf"):
+            self.fail(f"'{value}' is not FLOP > 0 or CC=FLOP (8.0=4096)", param, ctx)
+        return (cc.strip() or "default", factor)
+
+
+tensor_option = click.option(
+    "--tensor-flop-per-inst", type=TensorFactor(), multiple=True, expose_value=False,
+    callback=lambda ctx, _, values: ctx.meta.update({_KEY: dict(values)}),
+    help="ncu: FLOP per tensor-pipe instruction where the export has no "
+         "sm__ops_path_tensor_* counters, for every CC or as CC=FLOP (repeatable; config "
+         "ncu.tensor_flop_per_inst; known: 7.0=512).")
+
+
+def settings(**given: Any):
+    """Adapter settings: the running command's options and ``given`` ones; None: defaults."""
+    from rooflow.settings import Settings
+
+    ctx = click.get_current_context(silent=True)
+    factors = ctx.meta.get(_KEY) if ctx else None
+    if factors:
+        given["tensor_flop_per_inst"] = factors
+    return Settings(**given) if given else None
