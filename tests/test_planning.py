@@ -6,6 +6,7 @@ relative) and checks discovery, conflicts, presets, comparisons and targets.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -85,12 +86,17 @@ def test_discover_missing_folder_is_empty(res):
     assert discover("resources/ert/{name}.json") == []
 
 
-@pytest.mark.parametrize("bad", ["bad name", ".hidden", "-dash", "ümlaut"])
-def test_discover_refuses_a_name_it_cannot_build(res, bad):
+@pytest.mark.parametrize("bad", ["bad name", ".hidden", "-dash", "ümlaut", "my data", "._flash",
+                                 ".#flash", "~$flash"])
+def test_discover_skips_a_name_it_cannot_build_with_one_line(res, bad):
+    # macOS ._x, Emacs .#x, Office ~$x droppings and names with spaces: one line each, and
+    # the other files of the folder are still datasets.
     _tree(res, "roofline/ok.csv", f"roofline/{bad}.csv")
-    with pytest.raises(ValueError, match=re.escape(
-            f"cannot build 'resources/roofline/{bad}.csv': file names may hold only")):
-        discover("resources/roofline/{name}.csv")
+    skipped = []
+    assert discover("resources/roofline/{name}.csv", skipped) == ["ok"]
+    assert skipped == [(bad, f"skipped 'resources/roofline/{bad}.csv': a file name may hold "
+                             "only letters, digits, '_', '.', '-' and must start with a letter "
+                             "or digit")]
 
 
 def test_discover_a_folder_named_like_a_file_is_found(res):
@@ -107,20 +113,91 @@ def test_sources_alternate_and_folder_forms(res):
         "x": "resources/ncu/x.csv", "y": "resources/ncu/y"}
 
 
-def test_sources_refuses_a_name_in_two_file_forms(res):
-    _tree(res, "roofline/a.csv", "roofline/a.parquet")
+def test_sources_skips_a_name_in_two_file_forms(res):
+    _tree(res, "roofline/a.csv", "roofline/a.parquet", "roofline/b.csv")
     with pytest.raises(ValueError, match=re.escape(
             "cannot build roofline-a: it is both resources/roofline/a.csv and "
             "resources/roofline/a.parquet; keep one of them")):
-        Plan(_config(), _hardware())
+        sources("roofline", "roofline/{name}.csv", alternate="roofline/{name}.parquet")
+    plan = Plan(_config(), _hardware())  # which one is meant is not guessed: neither
+    assert list(plan.datasets) == ["roofline-b"]
+    assert plan.warnings == ["skipped roofline-a: it is both resources/roofline/a.csv and "
+                             "resources/roofline/a.parquet; keep one of them"]
 
 
-def test_sources_refuses_a_file_and_a_folder_of_one_name(res):
+def test_sources_skips_a_file_and_a_folder_of_one_name(res):
     _tree(res, "ncu/a.csv", "ncu/a/p1.csv")
-    with pytest.raises(ValueError, match=re.escape(
-            "cannot build ncu-a: it is both resources/ncu/a.csv and the folder "
-            "resources/ncu/a/; keep one of them")):
-        Plan(_config(), _hardware())
+    plan = Plan(_config(), _hardware())
+    assert plan.datasets == {}
+    assert plan.skipped == ["skipped ncu-a: it is both resources/ncu/a.csv and the folder "
+                            "resources/ncu/a/; keep one of them"]
+
+
+def test_links_to_nothing_and_fifos_are_skipped_with_one_line_each(res):
+    _tree(res, "roofline/ok.csv", "ncu/run/p1.csv", "specs/s.yaml")
+    (res / "roofline/dangling.csv").symlink_to(res / "nowhere.csv")
+    (res / "roofline/loop_a.csv").symlink_to(res / "roofline/loop_b.csv")
+    (res / "roofline/loop_b.csv").symlink_to(res / "roofline/loop_a.csv")
+    (res / "roofline/.#ok.csv").symlink_to("user@host.1234:1700000000")  # an Emacs lock
+    (res / "ncu/run/p2.csv").symlink_to(res / "gone.csv")  # in a folder dataset
+    os.mkfifo(res / "roofline/fifo.csv")  # reading it would block the job for ever
+    plan = Plan(_config(), _hardware())
+    assert sorted(plan.datasets) == ["ncu-run", "roofline-ok", "specs-s"]
+    nothing = "a link to nothing (its target is missing, or a loop)"
+    assert sorted(plan.skipped) == sorted([
+        f"skipped 'resources/roofline/dangling.csv': {nothing}",
+        f"skipped 'resources/roofline/loop_a.csv': {nothing}",
+        f"skipped 'resources/roofline/loop_b.csv': {nothing}",
+        "skipped 'resources/roofline/.#ok.csv': a file name may hold only letters, digits, "
+        "'_', '.', '-' and must start with a letter or digit",
+        f"skipped 'resources/ncu/run/p2.csv': {nothing}",
+        "skipped 'resources/roofline/fifo.csv': not a regular file (a FIFO, socket or device)",
+    ])
+    assert plan.warnings[:len(plan.skipped)] == plan.skipped
+    # the folder dataset keeps its readable files only: no missing input for Snakemake
+    assert plan.raw_input("ncu", "run") == {
+        "raw": "resources/ncu/run", "raw_files": ["resources/ncu/run/p1.csv"]}
+
+
+def test_unreadable_files_are_skipped(res, monkeypatch):
+    _tree(res, "roofline/ok.csv", "roofline/secret.csv")
+    real = os.access
+    monkeypatch.setattr("os.access", lambda p, m: "secret" not in str(p) and real(p, m))
+    plan = Plan(_config(), _hardware())
+    assert list(plan.datasets) == ["roofline-ok"]
+    assert plan.skipped == ["skipped 'resources/roofline/secret.csv': a file that cannot be "
+                            "read"]
+
+
+def test_a_comparison_of_a_skipped_dataset_is_left_out_not_an_error(res):
+    _tree(res, "roofline/a.csv")
+    (res / "roofline/b.csv").symlink_to(res / "nowhere.csv")
+    plan = Plan(_config(comparisons={"t": {"baseline": "roofline-a", "new": "roofline-b"}}),
+                _hardware())
+    assert plan.comparisons == {}
+    assert plan.skipped[-1] == "skipped comparison 't': its dataset 'roofline-b' was skipped"
+    assert "results/compare/h100-sxm/t.png" not in plan.targets()
+
+
+def test_corrupt_points_files_are_removed_to_be_rebuilt(res):
+    import polars as pl
+
+    _tree(res, "roofline/a.csv", "roofline/b.csv", "roofline/c.csv", "roofline/d.csv")
+    plan = Plan(_config(), _hardware())
+    points = {d: Path(p) for d, p in plan.points_files().items()}
+    for path in points.values():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    pl.DataFrame({"x": [1.0, 2.0]}).write_parquet(points["roofline-a"])
+    whole = points["roofline-a"].read_bytes()
+    points["roofline-b"].write_bytes(whole[: len(whole) // 2])  # a killed run
+    points["roofline-c"].write_bytes(b"garbage" * 100)  # overwritten
+    # roofline-d: not built yet
+    lines = plan.remove_corrupt_points()
+    assert [p.exists() for p in points.values()] == [True, False, False, False]
+    assert lines == [
+        f"{points[d].as_posix()} was not a whole Parquet file (a killed run, a full disk?): "
+        "removed, rebuilt when a job needs it" for d in ("roofline-b", "roofline-c")]
+    assert plan.remove_corrupt_points() == []
 
 
 def test_source_input_lists_a_folders_files(res):
@@ -434,6 +511,7 @@ def test_targets(res):
         "results/compare/h100-sxm/t.csv",
         "results/compare/h100-sxm/t.html",
         "results/summary.md",
+        "results/datasets_read.txt",
     ]
     assert plan.aggregate_points("h100-sxm") == [
         "results/points/roofline/a.parquet", "results/points/roofline/b.parquet"]

@@ -111,10 +111,11 @@ def test_new_file_reruns_only_its_jobs(examples_build):
     new.write_text("series,label,ai,tflops\nkernel,x,12,3\n")
     try:
         # 1 points job, 1 report and 1 interactive page per preset, the per-preset
-        # aggregates (overview plot and table, overview page), the summary, all.
+        # aggregates (overview plot and table, overview page), the summary, the check that
+        # every dataset was read, all.
         assert job_counts(examples_build, *EXAMPLE_CONFIG) == {
             "points": 1, "report": 2, "html": 2, "aggregate": 2, "html_overview": 2,
-            "summary": 1, "all": 1}
+            "summary": 1, "datasets_read": 1, "all": 1}
     finally:
         new.unlink()
 
@@ -129,7 +130,7 @@ def test_subfolders_are_not_inputs(examples_build):
         shutil.rmtree(old)
 
 
-def test_bad_file_fails_its_jobs_only(examples_build):
+def test_bad_file_fails_its_dataset_only(examples_build):
     bad = examples_build / "resources/roofline/broken.csv"
     bad.write_text("series,ai,tflops\nkernel,10,1\nkernel,12,-5\n")
     good = examples_build / "resources/roofline/fine.csv"
@@ -139,12 +140,19 @@ def test_bad_file_fails_its_jobs_only(examples_build):
         assert proc.returncode != 0
         screen = proc.stdout + proc.stderr
         line = "rooflow: error: resources/roofline/broken.csv, row 2, column 'tflops'"
-        assert line in screen
+        assert screen.count(line) == 1 and "Traceback" not in screen
         assert "-5" in screen
         assert line in (examples_build / "logs/points/roofline/broken.log").read_text()
-        assert not (examples_build / "results/points/roofline/broken.parquet").exists()
-        assert not list((examples_build / "results").rglob("roofline-broken*"))
+        # Its outputs say it failed (rooflow.failed); the others, the aggregates and the
+        # summary are built; the run fails in rule datasets_read, naming it.
+        assert "Error in rule datasets_read" in screen
+        table = examples_build / "results/tables/h100-sxm/roofline-broken.csv"
+        assert table.read_text().startswith("dataset,error\nroofline-broken,")
         assert (examples_build / "results/plots/h100-sxm/roofline-fine.png").exists()
+        overview = (examples_build / "results/tables/h100-sxm/all.csv").read_text()
+        assert "roofline-fine" in overview and "roofline-broken" not in overview
+        assert "| roofline-broken | " + line in (
+            examples_build / "results/summary.md").read_text()
         assert "Traceback" not in (examples_build / "logs/points/roofline/broken.log").read_text()
     finally:
         bad.unlink()

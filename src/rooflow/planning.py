@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from glob import glob
-from typing import TypeVar
 
-from rooflow.errors import InputError
+from rooflow.failed import is_whole_parquet
 from rooflow.formats.devices import device_names
 from rooflow.kinds import DATASET_NAME, KINDS
+from rooflow.preflight import unusable
 from rooflow.roofs import MEASURED
 from rooflow.roofs.preset import Preset, device_preset
 
@@ -29,54 +29,53 @@ RESOURCES = "resources"
 """The raw-input folder the workflow reads (relative to its working folder)."""
 
 _NAME_OK = re.compile(f"^{DATASET_NAME}$")
-_T = TypeVar("_T")
 
 
-def load_checked(load: Callable[[str], _T], path: str) -> _T:
-    """``load(path)``, its :class:`~rooflow.errors.InputError` raised as one line.
-
-    Used for hardware.yaml and families.yaml, read once before any job: Snakemake shows a
-    ``ValueError`` raised while parsing the workflow as its message only.
-    """
-    try:
-        return load(path)
-    except InputError as err:
-        raise ValueError(f"rooflow: error: {err}") from None
-
-
-def discover(pattern: str) -> list[str]:
+def discover(pattern: str, skipped: list[tuple[str, str]] | None = None) -> list[str]:
     """The NAMEs ``pattern`` matches on disk, sorted and unique.
 
     ``{name}`` stands for one path part, ``*`` for any one file of a folder. Matches what
     Snakemake's ``glob_wildcards`` finds with ``[^/]+`` constraints (files and folders,
     hidden ones too), so a file in a subfolder is no dataset.
 
-    Raises:
-        ValueError: a NAME that is not :data:`~rooflow.kinds.DATASET_NAME`; it could not
-            be built, and skipping it would build nothing for it without a word.
+    What the workflow cannot take is skipped, ``(NAME, line)`` appended to ``skipped``: a NAME
+    that is not :data:`~rooflow.kinds.DATASET_NAME` (``my data.csv``, editor and OS
+    droppings such as ``._x.csv``, ``.#x.csv``, ``~$x.csv``) and paths no job could read
+    (:func:`rooflow.preflight.unusable`).
+    One such file never stops the others.
     """
     norm = os.path.normpath(pattern)
     regex = re.compile(
         re.escape(norm).replace(r"\{name\}", "(?P<name>[^/]+)").replace(r"\*", "[^/]+") + "$"
     )
     top = os.path.dirname(norm[: norm.index("{")]) or "."
-    found = [
-        match["name"]
-        for folder, dirs, files in os.walk(top)
-        for entry in (*files, *dirs)
-        if (match := regex.match(os.path.normpath(os.path.join(folder, entry))))
-    ]
-    bad = [name for name in found if not _NAME_OK.match(name)]
-    if bad:
-        raise ValueError(
-            f"cannot build {pattern.format(name=bad[0])!r}: file names may hold only "
-            "letters, digits, '_', '.', '-' and must start with a letter or digit"
-        )
+    found, lines = [], []
+    for folder, dirs, files in os.walk(top):
+        for entry in (*files, *dirs):
+            path = os.path.normpath(os.path.join(folder, entry))
+            if not (match := regex.match(path)):
+                continue
+            name = match["name"]
+            if not _NAME_OK.match(name):
+                lines.append((name, f"skipped {pattern.format(name=name)!r}: a file name may "
+                              "hold only letters, digits, '_', '.', '-' and must start with "
+                              "a letter or digit"))
+            elif why := unusable(path):
+                lines.append((name, f"skipped {path!r}: {why}"))
+            else:
+                found.append(name)
+    if skipped is not None:
+        skipped += sorted(set(lines))
     return sorted(set(found))
 
 
 def sources(
-    prefix: str, pattern: str, folder: str = "", alternate: str = "", root: str = RESOURCES
+    prefix: str,
+    pattern: str,
+    folder: str = "",
+    alternate: str = "",
+    root: str = RESOURCES,
+    skipped: list[tuple[str, str]] | None = None,
 ) -> dict[str, str]:
     """NAME → the file, or the folder of files, that ``PREFIX-NAME`` is read from.
 
@@ -86,27 +85,36 @@ def sources(
         folder: the folder form (:attr:`rooflow.kinds.Kind.folder`), or empty.
         alternate: another file form (:attr:`rooflow.kinds.Kind.alternate`), or empty.
         root: the raw-input folder the patterns are under.
+        skipped: where ``(PREFIX-NAME, line)`` of what is skipped go (:func:`discover`),
+            a NAME in two forms (``x.csv`` and ``x.parquet``, or ``x.csv`` and a folder
+            ``x/``) included: which one is meant is not guessed, so neither is built.
 
     Raises:
-        ValueError: one NAME in two forms (``x.csv`` and ``x.parquet``, or ``x.csv`` and a
-            folder ``x/``): which one is meant is not guessed.
+        ValueError: a NAME in two forms, when no ``skipped`` list is given.
     """
-    found = {name: f"{root}/{pattern}".format(name=name) for name in discover(f"{root}/{pattern}")}
+    names: list[tuple[str, str]] = []
+    found = {name: f"{root}/{pattern}".format(name=name)
+             for name in discover(f"{root}/{pattern}", names)}
+    twice = set()
     for form, is_folder in ((alternate, False), (folder, True)):
         if not form:
             continue
-        for name in discover(f"{root}/{form}"):
+        for name in discover(f"{root}/{form}", names):
             path = f"{root}/{form}".format(name=name)
             if is_folder:
                 path = os.path.dirname(path)
             if name in found:
                 what = f"the folder {path}/" if is_folder else path
-                raise ValueError(
-                    f"cannot build {prefix}-{name}: it is both {found[name]} and "
-                    f"{what}; keep one of them"
-                )
+                line = f"{prefix}-{name}: it is both {found[name]} and {what}; keep one of them"
+                if skipped is None:
+                    raise ValueError(f"cannot build {line}")
+                names.append((name, f"skipped {line}"))
+                twice.add(name)
+                continue
             found[name] = path
-    return found
+    if skipped is not None:
+        skipped += [(f"{prefix}-{name}", line) for name, line in names]
+    return {name: path for name, path in found.items() if name not in twice}
 
 
 def source_input(key: str, path: str, folder: str) -> dict[str, str | list[str]]:
@@ -117,8 +125,13 @@ def source_input(key: str, path: str, folder: str) -> dict[str, str | list[str]]
     """
     files: dict[str, str | list[str]] = {key: path}
     if folder and os.path.isdir(path):
-        files[f"{key}_files"] = sorted(glob(os.path.join(path, os.path.basename(folder))))
+        files[f"{key}_files"] = sorted(
+            f for f in glob(os.path.join(path, os.path.basename(folder))) if not unusable(f))
     return files
+
+
+DATASETS_READ = "results/datasets_read.txt"
+"""Output of rule ``datasets_read``, written when every dataset was read (:mod:`rooflow.failed`)."""
 
 
 def points_file(kind: str, name: str) -> str:
@@ -150,9 +163,12 @@ class Plan:
         known_presets: every preset a dataset or comparison may name.
         comparisons: config ``comparisons``: name → ``{baseline, new, presets?, ...}``.
         all_presets: sorted, every preset some dataset is drawn on.
-        warnings: one line per dataset drawn on presets that are not its GPU's (config
-            ``device``/``presets`` naming another GPU's preset, or no preset for its GPU),
-            for the workflow to print once.
+        skipped: one line per file or folder under ``root`` that is no dataset because
+            the workflow cannot take it (:func:`discover`), and per comparison left out
+            because a dataset of it was skipped.
+        warnings: the ``skipped`` lines, then one line per dataset drawn on presets that
+            are not its GPU's (config ``device``/``presets`` naming another GPU's preset,
+            or no preset for its GPU), for the workflow to print once.
     """
 
     def __init__(
@@ -161,8 +177,9 @@ class Plan:
         self.config = config
         self.hardware = hardware
         self.root = root
+        skipped: list[tuple[str, str]] = []
         self.sources = {
-            kind: sources(kind, k.pattern, k.folder, k.alternate, root)
+            kind: sources(kind, k.pattern, k.folder, k.alternate, root, skipped)
             for kind, k in KINDS.items()
         }
         self.datasets = {
@@ -174,7 +191,7 @@ class Plan:
             (f"{prefix}-{name}", source, name, path)
             for prefix, source in MEASURED.items()
             for name, path in sources(prefix, source.pattern, source.folder, source.alternate,
-                                      root=root).items()
+                                      root=root, skipped=skipped).items()
             if source.has_peaks(path)
         ]
         self.measured = {
@@ -194,11 +211,28 @@ class Plan:
             if (preset := device_preset(hardware, names))
         }
         self.known_presets = set(hardware) | set(self.measured)
-        self.comparisons: Mapping[str, Mapping] = config.get("comparisons", {})
-        self.warnings: list[str] = []
+        self.skipped = list(dict.fromkeys(line for _, line in skipped))
+        gone = {key for key, _ in skipped} - set(self.datasets)
+        self.comparisons: Mapping[str, Mapping] = self._comparisons(
+            config.get("comparisons", {}), gone)
+        self.warnings: list[str] = list(self.skipped)
         # Decided once per dataset: the input functions ask for them per job.
         self._presets = {d: self._decide_presets(d) for d in self.datasets}
         self.all_presets = sorted({p for presets in self._presets.values() for p in presets})
+
+    def _comparisons(
+        self, comparisons: Mapping[str, Mapping], gone: set[str]
+    ) -> dict[str, Mapping]:
+        """Config ``comparisons`` less those naming a dataset whose file was skipped."""
+        kept = {}
+        for name, entry in comparisons.items():
+            lost = [entry[s] for s in ("baseline", "new") if entry[s] in gone]
+            if lost:
+                self.skipped.append(f"skipped comparison {name!r}: its dataset {lost[0]!r} "
+                                    "was skipped")
+            else:
+                kept[name] = entry
+        return kept
 
     def dataset_options(self, dataset: str) -> dict:
         """Plot defaults overlaid by the dataset's own entry in config ``datasets``."""
@@ -300,8 +334,8 @@ class Plan:
     def targets(self) -> list[str]:
         """Every output of the workflow (``rule all``).
 
-        Per dataset and preset, per preset, per comparison and preset, and the summary
-        when there is any dataset.
+        Per dataset and preset, per preset, per comparison and preset, and the summary and
+        the check that every dataset was read (:data:`DATASETS_READ`) when there is any dataset.
         """
         targets = []
         for dataset in self.datasets:
@@ -329,7 +363,7 @@ class Plan:
                     f"results/compare/{preset}/{name}.{ext}" for ext in ("png", "csv", "html")
                 ]
         if self.datasets:
-            targets.append("results/summary.md")
+            targets += ["results/summary.md", DATASETS_READ]
         return targets
 
     def raw_input(self, kind: str, name: str) -> dict[str, str | list[str]]:
@@ -344,7 +378,9 @@ class Plan:
         default = f"{self.root}/{k.pattern}".format(name=name)
         files = source_input("raw", self.sources[kind].get(name, default), k.folder)
         for i, companion in enumerate(k.companions):
-            files[f"companion{i}"] = f"{self.root}/{companion}".format(name=name)
+            path = f"{self.root}/{companion}".format(name=name)
+            if not unusable(path):  # else the job says it is missing: no other stops
+                files[f"companion{i}"] = path
         if "families" in k.reads:
             files["families"] = self.config["families"]
         if "specs" in k.reads:
@@ -354,6 +390,28 @@ class Plan:
     def preset_input(self, preset: str) -> dict[str, str | list[str]]:
         """hardware.yaml, plus a measured preset's file (or folder, and the files in it)."""
         return {"hardware": self.config["hardware"]} | self.measured.get(preset, {})
+
+    def points_files(self) -> dict[str, str]:
+        """Dataset id → its points file, every dataset."""
+        return {d: points_file(*kind_name) for d, kind_name in self.datasets.items()}
+
+    def remove_corrupt_points(self) -> list[str]:
+        """Remove the points files that are not whole Parquet files; one line for each.
+
+        A run killed while the file system was writing, a full disk or anything else
+        overwriting it: read, it would fail every job after it and remove their good
+        outputs. Removed, it is never read: its ``points`` job rebuilds it when a job needs
+        it (rule ``datasets_read`` does, on a failing run; any rerun of its dataset or of
+        the aggregates does), and the outputs made from it before stay. Reads 16 bytes of
+        each (:func:`rooflow.failed.is_whole_parquet`).
+        """
+        lines = []
+        for path in self.points_files().values():
+            if os.path.lexists(path) and not is_whole_parquet(path):
+                os.remove(path)
+                lines.append(f"{path} was not a whole Parquet file (a killed run, a full "
+                             "disk?): removed, rebuilt when a job needs it")
+        return lines
 
     def aggregate_points(self, preset: str) -> list[str]:
         """The points tables of the datasets drawn on ``preset``."""

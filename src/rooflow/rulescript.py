@@ -5,20 +5,42 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from rooflow.errors import InputError, internal_error_line
 
 
-def run(step: Callable[[Callable[[str], None]], None], log_path: str) -> None:
+def traceback_path(log_path: str | Path) -> Path:
+    """Where a job's traceback goes: beside its log, ``<log>.traceback``.
+
+    Never in the log itself: the workflow profiles show a failed job's log on screen
+    (``show-failed-logs``), and that must be the one error line.
+    """
+    return Path(f"{log_path}.traceback")
+
+
+def run(
+    step: Callable[[Callable[[str], None]], None],
+    log_path: str,
+    failed: Callable[[str], None] | None = None,
+) -> None:
     """Run ``step(log)`` with stderr sent to the rule's log file.
 
-    An :class:`InputError` becomes one line, written to the log and to the
-    terminal, and exit code 1 (Snakemake then removes the job's outputs); any other
-    error one "internal error" line on the terminal, its traceback in the log, exit 2.
+    An :class:`InputError` becomes one line ``rooflow: error: ...`` in the log and exit
+    code 1 (Snakemake then removes the job's outputs); any other error one line
+    ``rooflow: internal error: ... (details in <log>.traceback)``, the traceback in that
+    file, exit 2. The profiles' ``show-failed-logs`` puts the log, so that line, on
+    screen; nothing else is printed there.
+
+    ``failed``: called with the line instead of failing (the job then ends with exit 0),
+    for a job whose outputs record the failure (the ``points`` job's failed points file).
+
     Plots are drawn with matplotlib's Agg (a job has no display).
     """
     # Read when matplotlib is first imported: jobs that draw nothing never import it.
     os.environ["MPLBACKEND"] = "agg"
+    details = traceback_path(log_path)
+    details.unlink(missing_ok=True)  # an earlier run's: not this one's
     with open(log_path, "w") as log_file:
         sys.stderr = log_file
 
@@ -28,12 +50,18 @@ def run(step: Callable[[Callable[[str], None]], None], log_path: str) -> None:
         try:
             step(log)
         except InputError as err:
-            line = f"rooflow: error: {err}"
-            log(line)
-            print(line, file=sys.__stderr__, flush=True)
-            sys.exit(1)
-        except Exception as err:  # noqa: BLE001 - bugs become one line; traceback in the log
+            code, line = 1, f"rooflow: error: {err}"
+        except Exception as err:  # noqa: BLE001 - bugs become one line; traceback apart
             log_file.flush()
-            line = internal_error_line(err, log_path)
-            print(line, file=sys.__stderr__, flush=True)
-            sys.exit(2)
+            code, line = 2, internal_error_line(err, str(details))
+        else:
+            return
+        log(line)
+        if failed is not None:
+            try:
+                failed(line)
+                return
+            except Exception as err:  # noqa: BLE001 - e.g. a full disk: one line as well
+                code, line = 2, internal_error_line(err, str(details))
+                log(line)
+        sys.exit(code)

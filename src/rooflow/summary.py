@@ -11,15 +11,20 @@ time they could save against the memory roof. Only what can improve is ranked:
 - a kernel whose precision has no compute roof on the preset is not judged there
   (:func:`rooflow.analysis.no_compute_roof`): listed per missing roof;
 - points above their roof come first, as findings (check peaks, units or clocks).
+
+Datasets the workflow could not build (:mod:`rooflow.failed`) and input files it skipped are
+listed first, with their error lines. Every name is Markdown-escaped
+(:func:`rooflow.escape.markdown_cell`): a ``|``, newline or HTML in a kernel name stays text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import polars as pl
 
 from rooflow.analysis import KERNEL_KEY, no_compute_roof
+from rooflow.escape import markdown_cell as _md
 
 TOP = 20
 
@@ -43,12 +48,17 @@ def _num(v: float | None, fmt: str) -> str:
     return "–" if v is None else format(v, fmt)
 
 
+def _name(r: dict) -> str:
+    """The kernel's label, else its name, as Markdown text."""
+    return _md(r["label"] or r["kernel"])
+
+
 def _row(i: int, r: dict) -> str:
     """The cells every ranking shares, up to and including headroom."""
     achieved, attainable = _achieved(r)
     pct = r["pct_of_memory_roof"] if r.get("bandwidth_only") else r["pct_of_roof"]
-    return (f"| {i} | {r['dataset']} | {r['label'] or r['kernel']} | {r['series']} "
-            f"| {r['kernel_bound']} | {achieved} | {attainable} "
+    return (f"| {i} | {_md(r['dataset'])} | {_name(r)} | {_md(r['series'])} "
+            f"| {_md(r['kernel_bound'])} | {achieved} | {attainable} "
             f"| {_num(pct, '.1f')} | {_num(r['kernel_headroom'], '.2f')}× |")
 
 
@@ -64,8 +74,8 @@ def _above_roof(tables: Mapping[str, pl.DataFrame]) -> list[str]:
     for preset, rows in found.items():
         for r in rows.iter_rows(named=True):
             pct = r["pct_of_memory_roof"] if r.get("bandwidth_only") else r["pct_of_roof"]
-            lines.append(f"| {preset} | {r['dataset']} | {r['label'] or r['kernel']} "
-                         f"| {r['series']} | {r['level']} | {_num(pct, '.0f')} |")
+            lines.append(f"| {_md(preset)} | {_md(r['dataset'])} | {_name(r)} "
+                         f"| {_md(r['series'])} | {_md(r['level'])} | {_num(pct, '.0f')} |")
     return lines + [""]
 
 
@@ -101,8 +111,8 @@ def _superseded(rows: pl.DataFrame, top: int) -> list[str]:
              "| dataset | kernel | series | pair | achieved | pair speedup |", "|---" * 6 + "|"]
     for r in rows.head(top).iter_rows(named=True):
         speedup = _num(r.get("pair_speedup"), ".2f")
-        lines.append(f"| {r['dataset']} | {r['label'] or r['kernel']} | {r['series']} "
-                     f"| {r['pair']} | {_achieved(r)[0]} | {speedup}× |")
+        lines.append(f"| {_md(r['dataset'])} | {_name(r)} | {_md(r['series'])} "
+                     f"| {_md(r['pair'])} | {_achieved(r)[0]} | {speedup}× |")
     return lines + _more(rows, top)
 
 
@@ -111,17 +121,41 @@ def _no_roof(preset: str, rows: pl.DataFrame, top: int) -> list[str]:
     counts = rows.group_by("precision", maintain_order=True).len()
     lines = [f"Not judged on {preset}: no compute roof of their precision (no attainable, "
              "bound, headroom or time saved; draw them on a preset with that roof):", ""]
-    lines += [f"- no {p} roof on {preset}: {n} kernel{'s' if n > 1 else ''}"
+    lines += [f"- no {_md(p)} roof on {preset}: {n} kernel{'s' if n > 1 else ''}"
               for p, n in counts.iter_rows()]
     lines += ["", "| dataset | kernel | series | precision | achieved | time (s) |",
               "|---" * 6 + "|"]
-    lines += [f"| {r['dataset']} | {r['label'] or r['kernel']} | {r['series']} "
-              f"| {r['precision']} | {_achieved(r)[0]} | {_num(r['time_s'], '.4g')} |"
+    lines += [f"| {_md(r['dataset'])} | {_name(r)} | {_md(r['series'])} "
+              f"| {_md(r['precision'])} | {_achieved(r)[0]} | {_num(r['time_s'], '.4g')} |"
               for r in rows.head(top).iter_rows(named=True)]
     return lines + _more(rows, top)
 
 
-def summary_markdown(tables: Mapping[str, pl.DataFrame], top: int = TOP) -> str:
+def _not_built(failed: Mapping[str, str], skipped: Sequence[str]) -> list[str]:
+    """The datasets that failed, with their error lines, and the files skipped."""
+    lines = []
+    if failed:
+        lines += ["## Datasets not built", "",
+                  "Their inputs could not be read: each one's table, plot and page say why, "
+                  "and they are left out of every preset below. Fix the input and run again.",
+                  "", "| dataset | error |", "|---|---|"]
+        lines += [f"| {_md(dataset)} | {_md(line)} |" for dataset, line in failed.items()]
+        lines.append("")
+    if skipped:
+        lines += ["## Input files skipped", "",
+                  "Under `resources/` but not taken as datasets:", ""]
+        lines += [f"- {_md(line)}" for line in skipped]
+        lines.append("")
+    return lines
+
+
+def summary_markdown(
+    tables: Mapping[str, pl.DataFrame],
+    top: int = TOP,
+    *,
+    failed: Mapping[str, str] | None = None,
+    skipped: Sequence[str] = (),
+) -> str:
     """Markdown summary of per-preset ``all.csv`` tables (analysis columns + ``dataset``).
 
     Per preset: the ranked kernels (with times, by potential time saved in s; without, by
@@ -131,6 +165,8 @@ def summary_markdown(tables: Mapping[str, pl.DataFrame], top: int = TOP) -> str:
     Args:
         tables: preset key → concatenated analysis table of its datasets.
         top: rows listed per preset and list.
+        failed: dataset → its error line, for the datasets not built (listed first).
+        skipped: one line per input file the workflow skipped (listed after them).
     """
     lines = ["# rooflow summary", "",
              "Kernels that can improve, ranked by potential time saved = time × "
@@ -138,6 +174,7 @@ def summary_markdown(tables: Mapping[str, pl.DataFrame], top: int = TOP) -> str:
              "binding memory level. Of a pair (Original/Optimized) only its Optimized "
              "kernel is ranked; a kernel whose precision has no compute roof on the preset "
              "is listed apart, not ranked.", ""]
+    lines += _not_built(failed or {}, skipped)
     lines += _above_roof(tables)
     for preset, table in tables.items():
         above = table.filter(pl.col("above_roof"))

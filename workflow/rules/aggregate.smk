@@ -26,7 +26,7 @@ rule aggregate:
         mem_mb=2000,
         runtime=30,
     params:
-        options=config["plot_defaults"],
+        options=report_param(config["plot_defaults"]),
         preset="{preset}",
         datasets=aggregate_datasets,
         selections=aggregate_selections,
@@ -36,9 +36,9 @@ rule aggregate:
 
 
 rule summary:
-    """Kernels of every dataset ranked by potential time saved, per preset."""
+    """Kernels of every dataset ranked by potential time saved, per preset; failed datasets."""
     input:
-        summary_input,
+        unpack(summary_input),
     output:
         report(
             "results/summary.md",
@@ -52,5 +52,24 @@ rule summary:
         "../../environment.yml"
     params:
         presets=ALL_PRESETS,
+        datasets=list(PLAN.datasets),
+        skipped=report_param(PLAN.skipped),
     script:
         "../scripts/summary.py"
+
+
+rule datasets_read:
+    """Fails, printing each dataset's error line, while any input could not be read."""
+    input:
+        summary="results/summary.md",
+        points=all_points,
+    output:
+        "results/datasets_read.txt",
+    log:
+        "logs/datasets_read.log",
+    conda:
+        "../../environment.yml"
+    params:
+        datasets=list(PLAN.datasets),
+    script:
+        "../scripts/datasets_read.py"

@@ -1,32 +1,31 @@
-import os
 import sys
-from pathlib import Path
 
 from snakemake.utils import validate
 
-# Rule scripts and this file import rooflow from the workflow's own src/ (first on the path,
-# also for the scripts' interpreter), so a conda env needs only the pinned libraries.
-SRC = str(Path(workflow.basedir).parent / "src")
-sys.path.insert(0, SRC)
-_ENV = os.environ  # extended here, never required: not an `envvars:` entry
-_ENV.update(PYTHONPATH=os.pathsep.join(filter(None, [SRC, _ENV.get("PYTHONPATH")])))
-
 from rooflow.defaults import schema_path
+from rooflow.escape import report_param, rst_text
 from rooflow.kinds import DATASET_NAME, KINDS
 from rooflow.models.families import load_families
-from rooflow.planning import Plan, load_checked, points_file
+from rooflow.planning import Plan, points_file
+from rooflow.preflight import config_error, load_checked, one_line_error
 from rooflow.roofs.datasheet import load_hardware
 from rooflow.settings import ADAPTER_KEYS
 
-validate(config, str(schema_path("config")))
-
-# hardware.yaml and families.yaml are checked once, before any job: one line on error.
-HARDWARE = load_checked(load_hardware, config["hardware"])
-load_checked(load_families, config["families"])
-# Datasets in resources/, their presets, comparisons, targets: rooflow.planning (tested there).
-PLAN = Plan(config, HARDWARE)
+# Config, hardware.yaml, families.yaml and resources/ are checked once, before any job:
+# an error is one line and exit 1 (raised into Snakemake, it would print a traceback).
+try:
+    if _line := config_error(config):
+        raise ValueError(_line)
+    validate(config, str(schema_path("config")))  # fills in the schema's defaults
+    HARDWARE = load_checked(load_hardware, config["hardware"])
+    load_checked(load_families, config["families"])
+    # Datasets in resources/, presets, comparisons, targets: rooflow.planning (tested there).
+    PLAN = Plan(config, HARDWARE)
+    TARGETS = PLAN.targets()
+except ValueError as _err:
+    sys.exit(one_line_error(_err))
 if workflow.is_main_process:  # jobs parse this file again: say each warning once
-    for line in PLAN.warnings:
+    for line in PLAN.warnings + PLAN.remove_corrupt_points():
         print(f"rooflow: warning: {line}", file=sys.stderr)
 ALL_PRESETS = PLAN.all_presets
 COMPARISONS = PLAN.comparisons
@@ -38,6 +37,7 @@ ADAPTER_SETTINGS = {k: config.get(k) for k in ADAPTER_KEYS}
 localrules:
     all,
     summary,
+    datasets_read,
 
 
 wildcard_constraints:
@@ -49,20 +49,22 @@ wildcard_constraints:
 
 
 def all_targets():
-    return PLAN.targets()
+    return TARGETS
 
 
 def dataset_id(wildcards):
     return f"{wildcards.kind}-{wildcards.name}"
 
 
+# Params of jobs whose outputs are in the report go there unescaped, in a <script> block:
+# config text in them is escaped (rooflow.escape; the scripts undo it).
 def plot_options(wildcards):
-    return PLAN.dataset_options(dataset_id(wildcards))
+    return report_param(PLAN.dataset_options(dataset_id(wildcards)))
 
 
 def roofs_text(wildcards):
-    """The preset's default roofs in words, for the report captions."""
-    return PLAN.roofs_text(wildcards.preset)
+    """The preset's default roofs in words, escaped for the report captions (RST)."""
+    return rst_text(PLAN.roofs_text(wildcards.preset))
 
 
 def raw_input(wildcards):
@@ -102,10 +104,21 @@ def aggregate_datasets(wildcards):
 
 def aggregate_selections(wildcards):
     """Each dataset's `select` entry (rooflow.selection), in aggregate_datasets' order."""
-    return [
-        PLAN.dataset_options(d).get("select", {}) for d in aggregate_datasets(wildcards)
-    ]
+    return report_param(
+        [
+            PLAN.dataset_options(d).get("select", {})
+            for d in aggregate_datasets(wildcards)
+        ]
+    )
 
 
 def summary_input(wildcards):
-    return expand("results/tables/{preset}/all.csv", preset=ALL_PRESETS)
+    return {
+        "tables": expand("results/tables/{preset}/all.csv", preset=ALL_PRESETS),
+        "points": list(PLAN.points_files().values()),
+    }
+
+
+def all_points(wildcards):
+    """The points file of every dataset (which of them failed: rooflow.failed)."""
+    return list(PLAN.points_files().values())

@@ -9,6 +9,8 @@ def step(log):
     import polars as pl
 
     from rooflow.analysis import analyze
+    from rooflow.escape import from_report_param
+    from rooflow.failed import failure, write_placeholders
     from rooflow.io import write_csv
     from rooflow.pipeline import plot_options
     from rooflow.plotting import plot_roofline
@@ -18,18 +20,28 @@ def step(log):
 
     sm = snakemake  # noqa: F821
     preset = load_preset(sm.params.preset, sm.input.hardware, sm.input.get("measured"))
+    # Datasets whose input could not be read are left out (results/summary.md lists them).
+    built = [(d, p, s) for d, p, s in zip(sm.params.datasets, sm.input.points,
+                                          from_report_param(sm.params.selections), strict=True)
+             if failure(p) is None]
+    left_out = [d for d in sm.params.datasets if d not in {b[0] for b in built}]
+    if left_out:
+        log(f"left out, not built: {', '.join(left_out)}")
+    if not built:
+        write_placeholders([sm.output.table, sm.output.plot], f"{preset.key}: all datasets",
+                           "no dataset drawn on this preset could be read")
+        return
     tables = [
         analyze(select_points(read_points(path), Selection.from_mapping(select), preset, path),
                 preset).insert_column(0, pl.lit(dataset).alias("dataset"))
-        for dataset, path, select in zip(sm.params.datasets, sm.input.points,
-                                         sm.params.selections, strict=True)
+        for dataset, path, select in built
     ]
     table = pl.concat(tables, how="vertical")
     write_csv(table, sm.output.table)
     # One level per kernel on the overview: the preset's DRAM/HBM roof.
     main_level = table.filter(pl.col("memory_roof_name") == preset.default_memory)
-    options = replace(plot_options(sm.params.options), color_by="dataset", annotate=False,
-                      connect=True, title=f"{preset.name}: all datasets")
+    options = replace(plot_options(from_report_param(sm.params.options)), color_by="dataset",
+                      annotate=False, connect=True, title=f"{preset.name}: all datasets")
     plot_roofline(main_level, preset, sm.output.plot, options=options)
     log(f"{len(tables)} datasets, {table.height} rows on {preset.key}")
 

@@ -7,6 +7,7 @@ def step(log):
 
     from rooflow.analysis import analyze
     from rooflow.compare import compare_tables
+    from rooflow.failed import failure, write_placeholders
     from rooflow.html.compare import comparison_page
     from rooflow.io import write_csv
     from rooflow.plotting.compare import plot_comparison
@@ -14,6 +15,11 @@ def step(log):
     from rooflow.roofs import load_preset
 
     sm = snakemake  # noqa: F821
+    for side in ("baseline", "new"):  # a dataset that could not be read: say so, in its place
+        if line := failure(sm.input[side]):
+            write_placeholders(sm.output, sm.params.name, f"{side} {sm.params[side]}: {line}")
+            log(f"not built: {side} {sm.params[side]}: {line}")
+            return
     preset = load_preset(sm.params.preset, sm.input.hardware, sm.input.get("measured"))
     tables = [analyze(read_points(p), preset) for p in (sm.input.baseline, sm.input.new)]
     comp = compare_tables(*tables, normalize=sm.params.normalize)

@@ -1,5 +1,12 @@
-"""Rule `points`: validate one raw input → canonical points (Parquet)."""
+"""Rule `points`: validate one raw input → canonical points (Parquet).
 
+An input it cannot read gives a failed points file holding the error line (rooflow.failed):
+the other datasets, the aggregates and the report still build; rule `datasets_read` fails.
+"""
+
+from functools import partial
+
+from rooflow.failed import write_failed
 from rooflow.rulescript import run
 
 
@@ -18,4 +25,4 @@ def step(log):
     log(f"{points.height} points from {sm.input.raw}")
 
 
-run(step, snakemake.log[0])  # noqa: F821
+run(step, snakemake.log[0], failed=partial(write_failed, snakemake.output[0]))  # noqa: F821

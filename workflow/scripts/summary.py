@@ -6,15 +6,22 @@ from rooflow.rulescript import run
 def step(log):
     import polars as pl
 
+    from rooflow.escape import from_report_param, restore_csv
+    from rooflow.failed import failures
     from rooflow.io import atomic_path
     from rooflow.summary import summary_markdown
 
     sm = snakemake  # noqa: F821
-    tables = {preset: pl.read_csv(p) for preset, p in zip(sm.params.presets, sm.input,
-                                                              strict=True)}
+    failed = failures(dict(zip(sm.params.datasets, sm.input.points, strict=True)))
+    tables = {}
+    for preset, path in zip(sm.params.presets, sm.input.tables, strict=True):
+        table = restore_csv(pl.read_csv(path))  # names as they were, not formula-guarded
+        if "kernel" in table.columns:  # else no dataset of the preset was built
+            tables[preset] = table
+    text = summary_markdown(tables, failed=failed, skipped=from_report_param(sm.params.skipped))
     with atomic_path(sm.output[0]) as tmp:
-        tmp.write_text(summary_markdown(tables))
-    log(f"summary of {len(tables)} presets")
+        tmp.write_text(text)
+    log(f"summary of {len(tables)} presets; {len(failed)} datasets not built")
 
 
 run(step, snakemake.log[0])  # noqa: F821

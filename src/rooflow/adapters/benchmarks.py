@@ -33,7 +33,7 @@ has no ``flop``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandera.polars as pa
@@ -104,8 +104,8 @@ def benchmark_points(
     """
     source = str(path)
     frame = _read_rows(path, source)
-    specs = _read_specs(specs_dir, family_map)
-    groups = _dims_by_spec(frame, specs, family_map, source)
+    specs, broken = _read_specs(specs_dir, family_map)
+    groups = _dims_by_spec(frame, specs, family_map, source, broken)
     if not groups:
         return empty_points()
     rows = frame.join(_metrics(groups, specs, families, source), on="row", how="left")
@@ -134,12 +134,13 @@ def _dims_by_spec(
     specs: list[tuple[Spec, str]],
     family_map: Mapping[str, str] | None,
     source: str,
+    broken: Sequence[tuple[str, InputError]] = (),
 ) -> dict[Path, list[dict]]:
     """Per spec file, one record per row: its variant's dims overlaid by ``config``."""
     groups: dict[Path, list[dict]] = {}
     for rec in frame.iter_rows(named=True):
         family = resolve_family(rec["family"], family_map)
-        spec = _find_spec(specs, family, rec, source)
+        spec = _find_spec(specs, family, rec, source, broken)
         variant = spec.variants[rec["shape_key"]]
         groups.setdefault(spec.path, []).append({
             "row": rec["row"],
@@ -198,20 +199,38 @@ def _pairs(rows: pl.DataFrame, source: str) -> pl.DataFrame:
 
 def _read_specs(
     specs_dir: str | Path, family_map: Mapping[str, str] | None
-) -> list[tuple[Spec, str]]:
-    """Every spec in ``specs_dir`` with its resolved family."""
+) -> tuple[list[tuple[Spec, str]], list[tuple[str, InputError]]]:
+    """Every spec in ``specs_dir`` with its resolved family; the broken ones apart.
+
+    A spec that cannot be read is only a problem for the rows of its family (that of its
+    file name, its own ``family`` being unread): returned with its error, not raised.
+    """
     specs_dir = Path(specs_dir)
     if not specs_dir.is_dir():
         raise InputError(str(specs_dir), "specs directory not found")
-    specs = []
+    specs, broken = [], []
     for path in sorted([*specs_dir.glob("*.yaml"), *specs_dir.glob("*.yml")]):
-        spec = read_spec(path)
+        try:
+            spec = read_spec(path)
+        except InputError as err:
+            broken.append((resolve_family(path.stem, family_map), err))
+            continue
         specs.append((spec, resolve_family(path.stem, family_map, spec.family_key)))
-    return specs
+    return specs, broken
 
 
-def _find_spec(specs: list[tuple[Spec, str]], family: str, rec: dict, source: str) -> Spec:
+def _find_spec(specs: list[tuple[Spec, str]], family: str, rec: dict, source: str,
+               broken: Sequence[tuple[str, InputError]] = ()) -> Spec:
+    """The spec holding the row's ``shape_key`` among those of its ``family``.
+
+    Raises:
+        InputError: none (or two) do; a broken spec of the family is the reason given.
+    """
     of_family = [s for s, f in specs if f == family]
+    if not any(rec["shape_key"] in s.variants for s in of_family):
+        for stem_family, err in broken:
+            if stem_family == family:
+                raise err
     if not of_family:
         known = sorted({f for _, f in specs})
         raise InputError(source, f"no spec of family {family!r} (known: {', '.join(known)})",

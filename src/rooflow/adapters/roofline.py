@@ -29,6 +29,7 @@ from typing import Any
 import polars as pl
 
 from rooflow.errors import InputError
+from rooflow.escape import restore_csv
 from rooflow.formats.roofline import CANONICAL, LEVEL_BYTES_PREFIX
 from rooflow.points import POINT_SCHEMA, PRECISIONS, check_points, to_points
 from rooflow.settings import Settings
@@ -414,6 +415,8 @@ def _read_points_csv(raw: pl.DataFrame, path: str | Path, *, exact: bool) -> pl.
             frame = raw.with_columns(pl.col(numeric).cast(pl.Float64))
         except pl.exceptions.PolarsError:
             raise _Recheck from None
+    # Canonical points are a table rooflow wrote: its formula guard on text cells comes off.
+    frame = restore_csv(frame)
     # `row` here is the canonical points' own (a row of their source), not this file's:
     # errors name the file's rows. The contract is the points' (check_points): a
     # bandwidth-only row (flop 0, no intensity) and a theoretical one (no flop_per_s) read

@@ -1,0 +1,127 @@
+"""Text from inputs and config, escaped for each place it is written to.
+
+Kernel names, labels, series and preset text (``name``, ``source``) come from files rooflow
+does not control. Each sink gets its own escaping, so that no text can become markup,
+a link, a table cell break or a spreadsheet formula:
+
+- :func:`markdown_cell`: a cell of a Markdown table (``summary.md``);
+- :func:`rst_text`: reStructuredText inline text (the Snakemake report's captions);
+- :func:`report_param` / :func:`from_report_param`: a rule's ``params`` in the Snakemake
+  report, which embeds them unescaped in a ``<script>`` block;
+- :func:`neutralize_csv` / :func:`restore_csv`: CSV cells a spreadsheet would run as a
+  formula (OWASP "CSV injection").
+
+HTML pages escape their own text (:mod:`rooflow.html`).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import polars as pl
+
+_MD_ALWAYS = re.compile(r"([\\`*\[\]|~])")
+# `_` makes emphasis only at a word's edge (GFM): escaped there, so kernel_names stay readable.
+_MD_EDGE_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+_RST_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""Cell starts that make a spreadsheet read the cell as a formula (OWASP)."""
+_NEUTRALIZE = r"^'*[=+\-@\t\r]"  # a quote already there is quoted again (reversible)
+_RESTORE = r"^'+[=+\-@\t\r]"
+
+
+def one_line(text: object) -> str:
+    """``text`` with every run of whitespace (newlines, tabs, line separators) one space."""
+    return " ".join(str(text).split())
+
+
+def markdown_cell(text: object) -> str:
+    """``text`` as literal text in a Markdown (GFM) table cell.
+
+    One line (a newline would end the table); ``|`` escaped (a cell break); HTML's ``&``,
+    ``<``, ``>`` as entities (no tag or comment passes through); backslash, backtick,
+    ``*``, ``[``, ``]``, ``~`` and ``_`` at a word's edge backslash-escaped (no code span,
+    emphasis, link or strike-through).
+    """
+    text = html.escape(one_line(text), quote=False)
+    text = _MD_ALWAYS.sub(r"\\\1", text)
+    return _MD_EDGE_UNDERSCORE.sub(r"\\_", text)
+
+
+def rst_text(text: object) -> str:
+    """``text`` as literal reStructuredText inline text, on one line.
+
+    Every ASCII punctuation character is backslash-escaped: no role, link, substitution,
+    footnote or standalone URI (``javascript:...``) is recognised, and on one line no
+    directive (``.. raw:: html``) can start. docutils then HTML-escapes the text itself.
+    The result holds no ``</`` or ``<!``, so it is also safe in a ``<script>`` block.
+    """
+    return _RST_PUNCTUATION.sub(r"\\\1", one_line(text))
+
+
+def report_param(value: Any) -> Any:
+    """``value`` (str, or lists/dicts of them) with ``&``, ``<``, ``>`` as HTML entities.
+
+    The Snakemake report writes each job's params into a ``<script>`` block unescaped: a
+    ``</script>`` in a title from the config would end the block and start markup. Rule
+    scripts undo this with :func:`from_report_param`; the mapping is one to one, so a
+    changed value still reruns the job.
+    """
+    if isinstance(value, str):
+        return html.escape(value, quote=False)
+    if isinstance(value, dict):
+        return {k: report_param(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(report_param(v) for v in value)
+    return value
+
+
+def from_report_param(value: Any) -> Any:
+    """The value :func:`report_param` was given."""
+    if isinstance(value, str):
+        return html.unescape(value)
+    if isinstance(value, dict):
+        return {k: from_report_param(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(from_report_param(v) for v in value)
+    return value
+
+
+def _text_columns(frame: pl.DataFrame) -> list[str]:
+    import polars as pl
+
+    return [name for name, dtype in frame.schema.items()
+            if dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum)]
+
+
+def neutralize_csv(frame: pl.DataFrame) -> pl.DataFrame:
+    """Text cells that a spreadsheet would run as a formula, prefixed with ``'`` (OWASP).
+
+    A text cell starting with ``=``, ``+``, ``-``, ``@``, tab or carriage return (after any
+    ``'``) that is not a number (``-5``, ``+1e3`` stay as they are) gets one more leading
+    ``'``; :func:`restore_csv` takes it off again. Numeric columns are never changed.
+    """
+    import polars as pl
+
+    exprs = []
+    for name in _text_columns(frame):
+        text = pl.col(name).cast(pl.String)
+        risky = text.str.contains(_NEUTRALIZE) & text.str.strip_chars().cast(
+            pl.Float64, strict=False).is_null()
+        exprs.append(pl.when(risky).then(pl.lit("'") + text).otherwise(text).alias(name))
+    return frame.with_columns(exprs) if exprs else frame
+
+
+def restore_csv(frame: pl.DataFrame) -> pl.DataFrame:
+    """Undo :func:`neutralize_csv` on a table rooflow wrote (text columns only)."""
+    import polars as pl
+
+    exprs = []
+    for name in _text_columns(frame):
+        text = pl.col(name).cast(pl.String)
+        exprs.append(pl.when(text.str.contains(_RESTORE)).then(text.str.slice(1))
+                     .otherwise(text).alias(name))
+    return frame.with_columns(exprs) if exprs else frame

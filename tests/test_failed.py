@@ -1,0 +1,143 @@
+"""One bad dataset is only its own problem (issue 20, items 1 and 4), without Snakemake: the
+failed points file and its placeholders, the rule scripts' one line (traceback apart),
+config files read as one line before any job."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from rooflow.failed import (
+    failure,
+    failures,
+    is_whole_parquet,
+    write_failed,
+    write_placeholders,
+)
+from rooflow.points import POINT_SCHEMA, read_points
+
+LINE = ("rooflow: error: resources/roofline/bad.csv, row 1, column 'tflops': value fails "
+        "validation [check: greater_than(0)] (value: '-5.0') <script>alert(1)</script> $x$")
+
+
+def test_failed_points_file_holds_the_line_and_no_points(tmp_path):
+    path = tmp_path / "bad.parquet"
+    write_failed(path, LINE)
+    assert failure(path) == LINE
+    points = read_points(path)  # a reader that does not ask sees an empty table
+    assert points.is_empty() and points.schema == pl.Schema(POINT_SCHEMA)
+    good = tmp_path / "good.parquet"
+    pl.DataFrame({"a": [1]}).write_parquet(good)
+    assert failure(good) is None
+    assert failures({"roofline-bad": str(path), "roofline-good": str(good)}) == {
+        "roofline-bad": LINE}
+    assert is_whole_parquet(path) and is_whole_parquet(good)
+
+
+def test_a_cut_or_overwritten_parquet_is_not_whole(tmp_path):
+    path = tmp_path / "p.parquet"
+    pl.DataFrame({"a": list(range(1000))}).write_parquet(path)
+    data = path.read_bytes()
+    for cut in (0, 4, len(data) // 2, len(data) - 1):
+        path.write_bytes(data[:cut])
+        assert not is_whole_parquet(path), cut
+    path.write_bytes(b"\0" * len(data))
+    assert not is_whole_parquet(path)
+    path.write_bytes(b"PAR1" + b"\xff" * 100 + b"PAR1")  # footer longer than the file
+    assert not is_whole_parquet(path)
+    assert not is_whole_parquet(tmp_path / "missing.parquet")
+
+
+def test_placeholders_say_what_failed_in_each_format(tmp_path):
+    paths = [tmp_path / n for n in ("t.csv", "p.png", "p.svg", "p.pdf", "page.html")]
+    write_placeholders(paths, "roofline-bad", LINE)
+    table = pl.read_csv(paths[0])
+    assert table.columns == ["dataset", "error"]
+    assert table.row(0) == ("roofline-bad", LINE)
+    assert paths[1].read_bytes().startswith(b"\x89PNG")
+    assert "roofline-bad: not built" in paths[2].read_text()  # drawn as text, $x$ too
+    assert paths[3].read_bytes().startswith(b"%PDF")
+    page = paths[4].read_text()
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def _script(tmp_path: Path, body: str) -> subprocess.CompletedProcess:
+    code = ("from rooflow.rulescript import run\n"
+            "from rooflow.errors import InputError\n" + body)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=60)
+
+
+def test_rule_script_internal_error_is_one_line_its_traceback_apart(tmp_path):
+    proc = _script(tmp_path, "def step(log):\n    log('working')\n    1 / 0\n"
+                             "run(step, 'job.log')")
+    assert proc.returncode == 2
+    assert proc.stderr == ""  # the profiles' show-failed-logs shows the log: nothing else
+    log = (tmp_path / "job.log").read_text()
+    assert log.splitlines() == [
+        "working", "rooflow: internal error: ZeroDivisionError: division by zero (details "
+        "in job.log.traceback)"]
+    assert "Traceback" in (tmp_path / "job.log.traceback").read_text()
+
+
+def test_rule_script_input_error_is_one_line_and_an_old_traceback_goes(tmp_path):
+    (tmp_path / "job.log.traceback").write_text("Traceback of an earlier run")
+    proc = _script(tmp_path, "def step(log):\n    raise InputError('x.csv', 'bad', row=2)\n"
+                             "run(step, 'job.log')")
+    assert proc.returncode == 1 and proc.stderr == ""
+    assert (tmp_path / "job.log").read_text() == "rooflow: error: x.csv, row 2: bad\n"
+    assert not (tmp_path / "job.log.traceback").exists()
+
+
+def test_rule_script_with_failed_records_the_line_and_succeeds(tmp_path):
+    proc = _script(tmp_path, "got = []\n"
+                             "def step(log):\n    raise InputError('x.csv', 'bad')\n"
+                             "run(step, 'job.log', failed=got.append)\n"
+                             "print(got)")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "['rooflow: error: x.csv: bad']"
+    # and if recording it fails too: one internal-error line, exit 2
+    proc = _script(tmp_path, "def step(log):\n    raise InputError('x.csv', 'bad')\n"
+                             "def full(line):\n    raise OSError(28, 'No space left')\n"
+                             "run(step, 'job.log', failed=full)")
+    assert proc.returncode == 2 and proc.stderr == ""
+    assert (tmp_path / "job.log").read_text().splitlines()[-1].startswith(
+        "rooflow: internal error: OSError: [Errno 28] No space left")
+
+
+# Config files: one line before any job ----------------------------------------------------
+
+
+@pytest.mark.parametrize("content", [
+    b"\xff\xfe\x00binary\x00",  # not UTF-8
+    b"presets: [" * 1 + b"[" * 5000 + b"]" * 5001,  # nested past the parser's recursion
+    b"presets: [a\n",  # malformed
+])
+def test_a_config_or_hardware_file_that_cannot_be_read_is_one_line(tmp_path, content):
+    from rooflow.models.families import load_families
+    from rooflow.preflight import config_file_error, load_checked
+    from rooflow.roofs.datasheet import load_hardware
+
+    path = tmp_path / "x.yaml"
+    path.write_bytes(content)
+    line = config_file_error(str(path))
+    assert line.startswith(f"rooflow: error: {path}: cannot be read (") and "\n" not in line
+    for load in (load_hardware, load_families):
+        with pytest.raises(ValueError) as err:
+            load_checked(load, str(path))
+        message = str(err.value)
+        assert message.startswith("rooflow: error: ") and "\n" not in message
+        assert str(path) in message
+
+
+def test_config_schema_violation_is_one_line():
+    from rooflow.preflight import config_error
+
+    assert config_error({"presets": ["h100-sxm"]}) is None
+    assert config_error({"presets": 5}) == (
+        "rooflow: error: config, key 'presets': 5 is not of type 'array' [check: config "
+        "schema]")
