@@ -69,6 +69,8 @@ def _broken_outputs(results: Path) -> list[str]:
                 ok = pl.read_parquet(path).width > 0
             elif path.suffix == ".html":
                 ok = path.read_text().rstrip().endswith("</html>")
+            elif path.suffix == ".txt":  # a marker (datasets_read.txt): empty when all read
+                ok = True
             else:
                 ok = path.suffix in (".md", ".svg", ".pdf") and path.stat().st_size > 0
         except Exception:  # any reader error means a half-written file
@@ -92,6 +94,7 @@ def interrupted(tmp_path_factory) -> dict:
     _kill(proc)
     seen = {"work": work, "before": before, "after_kill": sorted((work / "results").rglob("*"))}
     seen["broken_after_kill"] = _broken_outputs(work / "results")
+    seen["temps_after_kill"] = sorted((work / "results").rglob(".*.tmp"))
     # A SIGKILLed Snakemake leaves its lock: --unlock, then redo the incomplete jobs.
     seen["unlock"] = _run(work, "--unlock")
     seen["resume"] = _run(work, "--cores", "2", "--rerun-incomplete")
@@ -114,6 +117,15 @@ def test_killed_run_resumes_to_a_complete_build(interrupted):
     assert _broken_outputs(work / "results") == []
     dry = _run(work, "-n")
     assert "Nothing to be done" in dry.stdout + dry.stderr
+
+
+def test_temporary_files_of_the_killed_jobs_are_gone_after_the_rerun(interrupted):
+    """A job SIGKILLed mid-write leaves its hidden ``.NAME.HOST-PID.*.tmp``; the rerun that
+    writes NAME again removes it (rooflow.io.remove_stale_temps): none is left."""
+    work = interrupted["work"]
+    assert interrupted["resume"].returncode == 0, interrupted["resume"].stderr[-3000:]
+    left = sorted(str(p.relative_to(work)) for p in (work / "results").rglob(".*.tmp"))
+    assert left == [], (left, interrupted["temps_after_kill"])
 
 
 def test_raw_inputs_are_never_modified(interrupted):

@@ -7,14 +7,13 @@ traceback and leaves no output file.
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import click
 
 from rooflow.adapter_options import settings as _settings
 from rooflow.adapter_options import tensor_option
-from rooflow.commands import Group, table_options
+from rooflow.commands import CheckedCommand, Group, run, table_options
 from rooflow.defaults import DEFAULT_FAMILIES, DEFAULT_HARDWARE, config_defaults, plot_defaults
 from rooflow.errors import InputError
 from rooflow.kinds import KINDS
@@ -44,6 +43,9 @@ hardware_file_option = click.option(
 @click.version_option(package_name="rooflow")
 def cli() -> None:
     """Roofline analysis of GPU kernel measurements."""
+
+
+cli.command_class = CheckedCommand  # inputs and outputs checked before a command runs
 
 
 files_argument = click.argument("files", nargs=-1, required=True,
@@ -423,26 +425,10 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point: user errors → one line, exit 1; anything unexpected → one line, exit 2.
 
     An unexpected error's traceback goes to a log file named on the line, never to the
-    terminal.
+    terminal. A failed command writes no file and prints its one line alone
+    (:func:`rooflow.commands.run`).
     """
     # Files only: matplotlib's Agg, whatever the user's MPLBACKEND or matplotlibrc says
     # (read when matplotlib is first imported, so commands that draw nothing skip it).
     os.environ["MPLBACKEND"] = "agg"
-    try:
-        cli.main(args=argv, prog_name="rooflow", standalone_mode=False)
-    except InputError as err:
-        click.echo(f"rooflow: error: {err}", err=True)
-        sys.exit(1)
-    except click.exceptions.Exit as err:
-        sys.exit(err.exit_code)
-    except click.ClickException as err:
-        click.echo(f"rooflow: error: {err.format_message()}", err=True)
-        sys.exit(1)
-    except click.Abort:
-        click.echo("rooflow: aborted", err=True)
-        sys.exit(1)
-    except Exception as err:  # noqa: BLE001 - the one place that turns bugs into one line
-        from rooflow.errors import internal_error_line
-
-        click.echo(internal_error_line(err), err=True)
-        sys.exit(2)
+    run(cli, argv)

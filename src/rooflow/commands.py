@@ -3,10 +3,13 @@
 - :func:`table_options`: the options of the commands that write tables.
 - :func:`check_command`: ``rooflow check``, the CI performance gate (:mod:`rooflow.check`),
   added to the command group by :class:`Group` when first asked for.
+- :class:`CheckedCommand` and :func:`run`: a command's files checked before it runs, its
+  outputs written all or none, its failure one line alone.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -154,3 +157,75 @@ def check_command(preset_options, kind_option, load_files, select_preset) -> cli
             sys.exit(1)
 
     return check
+
+
+OUTPUTS = ("output", "table", "html_page", "preset_out")
+"""The parameters naming files a command writes; every other path parameter is an input."""
+
+
+class CheckedCommand(click.Command):
+    """A command whose files are checked before it runs (one line, exit 1, nothing written).
+
+    Inputs that are not regular files (a FIFO, a device) are refused before any is
+    opened (:func:`rooflow.safeload.check_file`); an output that is an input, a folder, or
+    another output is refused (:func:`rooflow.io.check_outputs`). Its outputs are written
+    all or none: :func:`run` runs it inside :func:`rooflow.io.all_or_none`.
+    """
+
+    def invoke(self, ctx: click.Context):
+        """Check the command's files, then run it."""
+        from rooflow.io import check_outputs
+        from rooflow.safeload import check_file
+
+        inputs = [p for name, value in ctx.params.items() if name not in OUTPUTS
+                  for p in (value if isinstance(value, tuple | list) else (value,))
+                  if isinstance(p, Path)]
+        for path in inputs:
+            if os.path.lexists(path) and not path.is_dir():
+                check_file(path)
+        check_outputs([ctx.params.get(name) for name in OUTPUTS], inputs)
+        return super().invoke(ctx)
+
+
+def run(group: click.Group, argv: list[str] | None) -> None:
+    """Run ``group``'s command: on failure one line on stderr, its exit code, no file written.
+
+    The command's outputs are written all or none (:func:`rooflow.io.all_or_none`), and
+    what it said on the way (read as, warnings, wrote) is held until it succeeds, so a
+    failure is its one line alone. User errors exit 1; anything unexpected 2, its
+    traceback in a log file the line names; a command's own exit (``check``: 1 when a
+    kernel regressed) keeps its files and its words.
+    """
+    import contextlib
+    import io
+
+    from rooflow.io import all_or_none
+
+    held = io.StringIO()
+    code, line = 0, None
+    try:
+        with contextlib.redirect_stderr(held), all_or_none(()):
+            try:
+                group.main(args=argv, prog_name="rooflow", standalone_mode=False)
+            except SystemExit as err:  # the command's own verdict: its files stand
+                code = err.code if isinstance(err.code, int) else 1
+    except InputError as err:
+        code, line = 1, f"rooflow: error: {err}"
+    except click.exceptions.Exit as err:
+        code = err.exit_code
+    except click.ClickException as err:
+        code, line = 1, f"rooflow: error: {err.format_message()}"
+    except click.Abort:
+        code, line = 1, "rooflow: aborted"
+    except KeyboardInterrupt:
+        code, line = 130, "rooflow: interrupted (nothing written)"
+    except Exception as err:  # noqa: BLE001 - the one place that turns bugs into one line
+        from rooflow.errors import internal_error_line
+
+        code, line = 2, internal_error_line(err)
+    if line is None:
+        sys.stderr.write(held.getvalue())
+    else:
+        click.echo(line, err=True)
+    if code:
+        sys.exit(code)

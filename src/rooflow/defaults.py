@@ -19,8 +19,6 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-import yaml
-
 if TYPE_CHECKING:
     import jsonschema
 
@@ -34,12 +32,17 @@ def schema_path(name: str) -> Path:
     return DATA / f"{name}.schema.yaml"
 
 
-def safe_load(text: str) -> object:
-    """``yaml.safe_load`` with libyaml's C parser when PyYAML has it (much faster).
+def safe_load(text: str, source: str = "<yaml>") -> object:
+    """``yaml.safe_load`` with depth and aliases bounded: :func:`rooflow.safeload.load_yaml`.
 
-    Same safe constructors; used for hardware.yaml and the schemas, read by every command.
+    libyaml's C parser when PyYAML has it; the one YAML loader of rooflow.
+
+    Raises:
+        InputError: malformed, nested too deep or expanding past the alias bound.
     """
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    from rooflow.safeload import load_yaml
+
+    return load_yaml(text, source)
 
 
 @cache
@@ -61,6 +64,14 @@ def schema_error(
     """
     import jsonschema
 
+    from rooflow.safeload import first_non_finite
+
+    # JSON Schema's "number" takes NaN and infinities (NaN > 0 is false, so no bound
+    # catches it): refused here, for every schema, before the schema's own checks.
+    bad = first_non_finite(instance)
+    if bad is not None:
+        return jsonschema.ValidationError(f"{bad[1]} is not a finite number", path=bad[0],
+                                          validator="finite", instance=bad[1])
     return jsonschema.exceptions.best_match(_validator(name, definition).iter_errors(instance))
 
 

@@ -1,15 +1,20 @@
 """Atomic output files: write to a temporary name beside the target, then rename.
 
-A run killed mid-write therefore leaves either the old file or none, never half a file.
+A run killed mid-write therefore leaves either the old file or none, never half a file;
+its temporary file is removed by the next run that writes the target. A command's outputs
+are written all or none (:func:`all_or_none`), never over one of its inputs.
 """
 
 from __future__ import annotations
 
 import os
+import socket
 import sys
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 import polars as pl
@@ -31,18 +36,166 @@ def current_umask() -> int:
 
 @contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
-    """Yield a temporary path in ``path``'s folder; rename it to ``path`` on success."""
+    """Yield a temporary path in ``path``'s folder; rename it to ``path`` on success.
+
+    Inside :func:`all_or_none` the rename waits for the command's other outputs. Temporary
+    files a killed run left for ``path`` are removed first (:func:`remove_stale_temps`).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    remove_stale_temps(path)
+    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp", dir=path.parent)
     os.close(fd)
     os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp makes 0600: outputs are shared files
+    staged = _STAGED.get()
     try:
         yield Path(tmp)
-        os.replace(tmp, path)
+        if staged is None:
+            os.replace(tmp, path)
+        else:  # renamed with the command's other outputs, by all_or_none
+            staged.append((Path(tmp), path))
+            tmp = ""
     finally:
-        if os.path.exists(tmp):
+        if tmp and os.path.exists(tmp):
             os.unlink(tmp)
+
+
+# --- all outputs or none ----------------------------------------------------------------
+
+_STAGED: ContextVar[list[tuple[Path, Path]] | None] = ContextVar("rooflow_staged", default=None)
+
+
+@contextmanager
+def all_or_none(outputs: Iterable[str | Path | None],
+                inputs: Iterable[str | Path] = ()) -> Iterator[None]:
+    """A command's outputs: every one written, or none.
+
+    Each :func:`atomic_path` inside keeps its temporary file until the block ends; then
+    all are renamed into place, or, when the block raises, all are removed (a table is
+    not left behind when the plot after it fails). Nested blocks join the outer one.
+
+    Args:
+        outputs: the paths the block will write (None and "-", stdout, are skipped).
+        inputs: the files and folders it reads.
+
+    Raises:
+        InputError: an output is an input (the same file, by any name), a folder, or
+            named twice.
+    """
+    check_outputs(outputs, inputs)
+    if _STAGED.get() is not None:
+        yield
+        return
+    staged: list[tuple[Path, Path]] = []
+    token = _STAGED.set(staged)
+    try:
+        yield
+    except BaseException:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+        raise
+    finally:
+        _STAGED.reset(token)
+    pending = staged[::-1]
+    try:
+        while pending:
+            tmp, path = pending[-1]
+            os.replace(tmp, path)
+            pending.pop()
+    except BaseException:
+        for tmp, _ in pending:
+            tmp.unlink(missing_ok=True)
+        raise
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)  # links and other names of one file
+    except OSError:  # one does not exist (yet)
+        return a.resolve() == b.resolve()
+
+
+def check_outputs(outputs: Iterable[str | Path | None], inputs: Iterable[str | Path] = ()) -> None:
+    """Refuse outputs that would overwrite an input, a folder, or each other.
+
+    Raises:
+        InputError: naming the output and what it collides with.
+    """
+    from rooflow.errors import InputError
+
+    paths = [Path(p) for p in outputs if p is not None and str(p) != "-"]
+    sources = [Path(p) for p in inputs if p is not None and str(p) != "-"]
+    for i, path in enumerate(paths):
+        if path.is_dir():
+            raise InputError(str(path), "is a folder, not an output file", check="output")
+        for source in sources:
+            if _same_file(path, source):
+                raise InputError(str(path), f"is also an input ({source}): rooflow never "
+                                 "writes over its inputs", check="output is not an input")
+        for other in paths[:i]:
+            if _same_file(path, other):
+                raise InputError(str(path), f"is named twice as an output (also as {other})",
+                                 check="distinct outputs")
+
+
+# --- temporary files of killed runs ----------------------------------------------------
+
+STALE_AGE_S = 3600
+"""A temporary output file untouched this long is a killed run's, whoever made it."""
+_HOST = socket.gethostname().replace("/", "_") or "host"
+
+
+def _temp_prefix(path: Path) -> str:
+    """``.NAME.HOST-PID.``: the writer of a temporary file, so the next run knows it dead."""
+    return f".{path.name}.{_HOST}-{os.getpid()}."
+
+
+def remove_stale_temps(path: str | Path) -> list[Path]:
+    """Remove the temporary files of ``path`` that killed runs left (``.NAME.*.tmp``).
+
+    One of this host is stale when the process that made it is gone; another host's (a
+    shared cluster folder), or an older rooflow's unnamed one, when it was not modified
+    for :data:`STALE_AGE_S`. Files of running writers on this host are kept.
+
+    Returns:
+        The files removed.
+    """
+    path = Path(path)
+    start, removed = f".{path.name}.", list[Path]()
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return removed
+    now = time.time()
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(start) and name.endswith(".tmp")):
+            continue
+        writer = name[len(start):-len(".tmp")].rpartition(".")[0]
+        host, _, pid = writer.rpartition("-")
+        try:
+            if host == _HOST and pid.isdigit():  # ours: stale once its writer is gone
+                stale = not _alive(int(pid))
+            else:
+                stale = now - entry.stat(follow_symlinks=False).st_mtime > STALE_AGE_S
+            if stale:
+                os.unlink(entry.path)
+                removed.append(Path(entry.path))
+        except OSError:  # gone meanwhile, or not ours to remove
+            continue
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
 
 
 def write_csv(frame: pl.DataFrame, path: str | Path | None) -> None:

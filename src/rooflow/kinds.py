@@ -114,11 +114,15 @@ def detect_kind(path: str | Path) -> str:
     permissive) last.
 
     Raises:
-        InputError: no kind matches; the line lists the kinds and what each needs.
+        InputError: not a folder nor a readable regular file of bounded size
+            (:func:`rooflow.safeload.check_file`); no kind matches (the line lists the
+            kinds and what each needs).
     """
     path = Path(path)
-    if not path.exists():
-        raise InputError(str(path), "file not found")
+    if not path.is_dir():
+        from rooflow.safeload import check_file
+
+        check_file(path)  # a FIFO or device is refused before a sniffer opens it
     for kind in sorted(KINDS.values(), key=lambda k: k.name == "roofline"):
         if kind.sniff(path):
             return kind.name

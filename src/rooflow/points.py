@@ -28,7 +28,8 @@ flop                         f64     operations (count) in the unit of ``precisi
 bytes                        f64     bytes moved at ``level``, null if unknown
 time_s                       f64     kernel time in seconds, null if unknown
 arithmetic_intensity         f64     FLOP/byte (OP/byte) at ``level``: > 0 and finite
-                                     where flop > 0, null on bandwidth-only rows
+                                     on every row but bandwidth-only ones (flop 0):
+                                     null there
 flop_per_s                   f64     achieved performance in FLOP/s (OP/s); null →
                                      theoretical point (drawn on the roof); 0 on
                                      bandwidth-only rows
@@ -161,7 +162,8 @@ def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
     Checks: the canonical columns in order with their dtypes; precisions from
     :data:`PRECISIONS` (or ""); levels from :data:`rooflow.levels.LEVELS`; ``flop``, ``bytes``,
     ``time_s`` and ``flop_per_s`` null or finite and ≥ 0; ``arithmetic_intensity`` finite
-    and > 0 wherever ``flop`` > 0 (FLOP/byte: base units in, base units out).
+    and > 0 on every row, whatever other column is null, and null only on bandwidth-only
+    rows (``flop`` 0) (FLOP/byte: base units in, base units out).
 
     Returns:
         ``points`` unchanged.
@@ -186,8 +188,10 @@ def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
     checks = {
         **{c: pl.col(c).is_null() | (pl.col(c).is_finite() & (pl.col(c) >= 0))
            for c in ("flop", "bytes", "time_s", "flop_per_s")},
-        "arithmetic_intensity": (pl.col("flop").fill_null(0) <= 0)
-        | (pl.col("arithmetic_intensity").is_finite() & (pl.col("arithmetic_intensity") > 0)),
+        # On every row, whatever else is null: a point needs its place on the x axis.
+        "arithmetic_intensity": (pl.col("arithmetic_intensity").is_finite()
+                                 & (pl.col("arithmetic_intensity") > 0)).fill_null(False)
+        | (pl.col("arithmetic_intensity").is_null() & (pl.col("flop") == 0).fill_null(False)),
     }
     for column, ok in checks.items():
         bad = points.select(ok.not_().fill_null(True).arg_true()).to_series()
@@ -196,6 +200,6 @@ def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
             raise InputError(source, "point breaks the canonical contract",
                              row=int(points["row"][i]) or None, column=column,
                              check="finite, ≥ 0" if column != "arithmetic_intensity"
-                             else "finite, > 0 where flop > 0",
+                             else "finite, > 0 (null only where flop is 0)",
                              value=points[column][i])
     return points

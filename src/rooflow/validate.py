@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -30,17 +31,12 @@ def read_text(path: str | Path, what: str = "a text file") -> str:
         what: what the file should be, for the error when it is a folder.
 
     Raises:
-        InputError: missing file, a folder, or not UTF-8 text.
+        InputError: missing file, a folder, a FIFO or device, unreadable, too large
+            (:func:`rooflow.safeload.check_file`), or not UTF-8 text.
     """
-    path = Path(path)
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(str(path), "file not found") from None
-    except IsADirectoryError:
-        raise InputError(str(path), f"is a folder, not {what}") from None
-    except UnicodeDecodeError as err:
-        raise InputError(str(path), f"not UTF-8 text ({err.reason} at byte {err.start})") from None
+    from rooflow.safeload import read_text as checked_text
+
+    return checked_text(path, what)
 
 
 def read_csv_text(path: str | Path, *, text: str | None = None) -> pl.DataFrame:
@@ -63,6 +59,9 @@ def read_csv_text(path: str | Path, *, text: str | None = None) -> pl.DataFrame:
     except csv.Error as err:
         raise InputError(str(path), f"not valid CSV: {err}") from None
     rows = [r for r in rows if any(cell.strip() for cell in r)]
+    if not rows:  # only separators and spaces: no header to name the columns
+        raise InputError(str(path), "no header: every line is empty or only commas",
+                         check="header")
     header = [h.strip() for h in rows[0]]
     if any(not h for h in header):
         raise InputError(str(path), "empty column name in header", row=0, value=",".join(header))
@@ -145,3 +144,74 @@ def check(
             check=str(first.get("check")),
             value=first.get("failure_case"),
         ) from None
+
+
+def check_given(frame: pl.DataFrame, raw: pl.DataFrame, written: dict[str, str],
+                columns: list[str], file: str | Path, *,
+                scale: dict[str, float] | None = None) -> None:
+    """The numbers given (not derived) are finite and > 0; else the first bad cell as written.
+
+    Checked before anything is derived from them, so the error names the input's cell
+    (``time_us`` -5), not a derived one (``tflops`` -200).
+
+    Args:
+        frame: the coerced columns, under their canonical names.
+        raw: the same rows as read (text), under the header's names.
+        written: canonical name → header name.
+        columns: the canonical numeric columns to check.
+        file: for the error.
+        scale: a column's factor to base units, which must stay finite too.
+    """
+    scale = scale or {}
+    given = [c for c in written if c in columns and c in frame.columns]
+    bad = {c: ~(pl.col(c).is_null() | ((pl.col(c) * scale.get(c, 1.0)).is_finite()
+                                       & (pl.col(c) > 0))) for c in given}
+    if not bad:
+        return
+    first = frame.select(pl.any_horizontal(list(bad.values())).arg_true().first()).item()
+    if first is None:
+        return
+    column = next(c for c in given if frame.select(bad[c].gather(first)).item())
+    value = frame[column][first]
+    raise InputError(str(file), "value fails validation", row=first + 1, column=column,
+                     check="finite" if not math.isfinite(value) else "greater_than(0)"
+                     if value <= 0 else "finite in base units", value=raw[written[column]][first])
+
+
+def as_written(err: InputError, written: dict[str, str]) -> InputError:
+    """``err`` naming its column as the input's header wrote it (``Time_us``, ``ai``)."""
+    name = written.get(err.column or "")
+    if name is None or name == err.column:
+        return err
+    return InputError(err.file, err.message, row=err.row, column=name, check=err.check,
+                      value=err.value)
+
+
+def check_column_types(frame: pl.DataFrame, wanted: dict[str, Any], file: str | Path) -> None:
+    """Each column read (``wanted``: name → dtype, None: any flat type) casts to its dtype.
+
+    For typed inputs (Parquet), whose columns may be lists or structs.
+
+    Raises:
+        InputError: a nested (list, struct), binary or otherwise uncastable column, or a
+            cell that does not cast (text in a number column), naming the column.
+    """
+    for name, dtype in wanted.items():
+        if name not in frame.columns:
+            continue
+        got = frame.schema[name]
+        if got.is_nested() or got in (pl.Binary, pl.Object):
+            raise InputError(str(file), f"a {got} column; rooflow reads numbers and text",
+                             column=name, check="column type")
+        if dtype is None:
+            continue
+        try:
+            cast = frame[name].cast(dtype, strict=False)
+        except pl.exceptions.PolarsError:
+            raise InputError(str(file), f"a {got} column cannot be read as {dtype}",
+                             column=name, check="column type") from None
+        bad = frame[name].is_not_null() & cast.is_null()
+        if bad.any():
+            index = int(bad.arg_true()[0])
+            raise InputError(str(file), f"not a {dtype} value", row=index + 1, column=name,
+                             check="column type", value=frame[name][index])

@@ -9,6 +9,7 @@ loads only what its kind needs.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -40,8 +41,9 @@ def load_points(
         The canonical points table, checked by :func:`rooflow.points.check_points`.
 
     Raises:
-        InputError: unknown kind, no path, or anything wrong with the input (see each
-            adapter).
+        InputError: unknown kind, no path, a path that is not a readable regular file (or
+            folder) of bounded size (:func:`rooflow.safeload.check_file`), no points (a
+            header-only file), or anything wrong with the input (see each adapter).
     """
     from rooflow.points import check_points
 
@@ -54,6 +56,8 @@ def load_points(
     if not items:
         raise InputError(None, f"no {kind} input given")
     entry, settings = KINDS[kind], settings or Settings()
+    for item in items:
+        _check_readable(item)
     load = entry.loader()
     if single:
         points = load(items[0], settings)
@@ -61,4 +65,38 @@ def load_points(
         points = load(items, settings)
     else:
         return pl.concat([load_points(kind, p, settings) for p in items], how="vertical")
+    if points.is_empty():  # a header-only file, or every row filtered out
+        raise InputError(source, _no_points(kind, settings), check="rows")
     return check_points(points, source)
+
+
+def _no_points(kind: str, settings: Settings) -> str:
+    """Why an input gave no points, for its error: an empty plot is no answer."""
+    if kind == "specs":
+        return (f"no points: no variant key starts with '{settings.variant_prefix}' "
+                "(--variant-prefix, config variant_prefix)")
+    if kind == "benchmarks" and (settings.min_tflops is not None
+                                 or settings.min_ai is not None):
+        return "no points left once --min-tflops/--min-ai (min_tflops, min_ai) dropped rows"
+    return "no points: the input has no data rows (a header only?)"
+
+
+# Files of a dataset folder that an adapter may open: each is checked before any is read.
+_DATA_SUFFIXES = (".csv", ".txt", ".json", ".gz", ".yaml", ".yml", ".parquet", ".ncu-rep")
+
+
+def _check_readable(path: Path) -> None:
+    """Refuse a FIFO, device, unreadable or oversized input before an adapter opens it.
+
+    A folder: its files with a data suffix (a FIFO ``pmc_perf.csv`` would block the read).
+    """
+    from rooflow.safeload import check_file
+
+    if not os.path.lexists(path):
+        return  # the adapter names what is missing and what it should be
+    if not path.is_dir():
+        check_file(path)
+        return
+    for child in sorted(path.iterdir()):
+        if child.name.lower().endswith(_DATA_SUFFIXES) and not child.is_dir():
+            check_file(child)

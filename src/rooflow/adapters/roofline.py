@@ -30,10 +30,17 @@ import polars as pl
 
 from rooflow.errors import InputError
 from rooflow.escape import restore_csv
-from rooflow.formats.roofline import CANONICAL, LEVEL_BYTES_PREFIX
+from rooflow.formats.roofline import BASE_UNIT, CANONICAL, LEVEL_BYTES_PREFIX
 from rooflow.points import POINT_SCHEMA, PRECISIONS, check_points, to_points
 from rooflow.settings import Settings
-from rooflow.validate import check, coerce_numeric, read_csv_text
+from rooflow.validate import (
+    as_written,
+    check,
+    check_column_types,
+    check_given,
+    coerce_numeric,
+    read_csv_text,
+)
 
 _NUMERIC = ["arithmetic_intensity", "tflops", "gflops", "flop", "time_us", "bytes"]
 
@@ -263,7 +270,9 @@ def _read_parquet(path: str | Path) -> pl.DataFrame:
     except pl.exceptions.PolarsError as err:
         raise InputError(str(path), f"not a Parquet file: {str(err).splitlines()[0]}") from None
     if set(POINT_SCHEMA) <= set(frame.columns):
+        check_column_types(frame, POINT_SCHEMA, path)  # no list column: one line
         return to_points(frame)
+    check_column_types(frame, dict.fromkeys(canonical_header(frame.columns, path)), path)
     numeric = [c for c, t in frame.schema.items() if t.is_numeric()]
     frame = frame.with_columns(pl.col(numeric).cast(pl.Float64))
     try:
@@ -298,15 +307,21 @@ def _from_frame(raw: pl.DataFrame, path: str | Path, *, exact: bool) -> pl.DataF
             column="arithmetic_intensity",
             check="required column",
         )
-    if exact:
-        frame = coerce_numeric(frame, _NUMERIC + level_cols, path)
-    elif any(frame.schema[c] != pl.Float64 for c in _NUMERIC + level_cols if c in frame.columns):
-        raise _Recheck
-    frame = _derive(frame)
-    if level_cols:
-        return _explode_levels(frame, level_cols, path, exact=exact)
-    _validate(frame, path, exact=exact)
-    return _to_canonical(frame, path)
+    written = {c: r for r, c in mapping.items()}
+    try:
+        if exact:  # errors name the cell as written (time_us -5, not "tflops -200")
+            frame = coerce_numeric(frame, _NUMERIC + level_cols, path)
+            check_given(frame, raw, written, _NUMERIC + level_cols, path, scale=BASE_UNIT)
+        elif any(frame.schema[c] != pl.Float64 for c in _NUMERIC + level_cols
+                 if c in frame.columns):
+            raise _Recheck
+        frame = _derive(frame)
+        if level_cols:
+            return _explode_levels(frame, level_cols, path, exact=exact)
+        _validate(frame, path, exact=exact)
+        return _to_canonical(frame, path)
+    except InputError as err:
+        raise as_written(err, written) from None
 
 
 def _validate(frame: pl.DataFrame, path: str | Path, *, exact: bool) -> None:
@@ -315,7 +330,8 @@ def _validate(frame: pl.DataFrame, path: str | Path, *, exact: bool) -> None:
         _require_intensity(frame, path)
         check(frame, _schema(), path)
         return
-    positive = [pl.col(c).is_null() | (pl.col(c).is_finite() & (pl.col(c) > 0))
+    positive = [pl.col(c).is_null() | ((pl.col(c) * BASE_UNIT.get(c, 1.0)).is_finite()
+                                       & (pl.col(c) > 0))
                 for c in _NUMERIC if c in frame.columns]
     ok = pl.all_horizontal(*positive, pl.col("arithmetic_intensity").is_not_null(),
                            pl.col("series").str.len_chars() > 0)

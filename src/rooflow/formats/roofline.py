@@ -32,3 +32,5 @@ CANONICAL = {alias: name for name, aliases in ALIASES.items() for alias in alias
 """Alias → canonical column."""
 LEVEL_BYTES_PREFIX = "bytes_"
 """A ``bytes_<level>`` column: the bytes moved at that memory level."""
+BASE_UNIT = {"tflops": 1e12, "gflops": 1e9}
+"""Factor of a performance column to FLOP/s (a value must stay finite in FLOP/s too)."""

@@ -29,6 +29,8 @@ PYTORCH_KEYS = ('"traceEvents"', '"schemaVersion"')
 
 def head_text(path: Path, limit: int = HEAD_BYTES) -> str:
     """The first ``limit`` bytes of ``path`` as text ("" for a folder or unreadable file)."""
+    if not path.is_file():  # a FIFO would block the open; a device is no input
+        return ""
     try:
         with open(path, "rb") as fh:
             return fh.read(limit).decode("utf-8-sig", errors="replace")
@@ -158,6 +160,8 @@ def _folder_files(folder: Path) -> list[Path]:
 
 def json_head(path: Path, limit: int = HEAD_BYTES) -> str:
     """The first ``limit`` bytes of ``path`` as text, gunzipped when it is gzip'd."""
+    if not path.is_file():  # as head_text: no FIFO or device is opened
+        return ""
     try:
         with open(path, "rb") as fh:
             raw = fh.read(limit)

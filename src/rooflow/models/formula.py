@@ -10,8 +10,9 @@ whitelist of nodes into a polars expression evaluated over all rows at once:
 * calls to ``min``/``max`` (n-ary), ``ceil``/``floor`` (one argument).
 
 ``a ** b`` needs a literal exponent with ``|b| <= 8``, so ``9**9**9`` is refused at
-compile time. Everything else (attributes, subscripts, strings, lambdas,
-comprehensions, comparisons, keywords, other calls) is an :class:`InputError`.
+compile time; a literal is at most ``1e18`` in size (a 401-digit one would overflow a
+float). Everything else (attributes, subscripts, strings, lambdas, comprehensions,
+comparisons, keywords, other calls) is an :class:`InputError`.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from rooflow.errors import InputError
 MAX_LENGTH = 1000
 MAX_NODES = 200
 MAX_EXPONENT = 8
+MAX_LITERAL = 1e18  # far above any constant of a FLOP or byte count (2**40 is 1.1e12)
 
 _BINARY = {
     ast.Add: lambda a, b: a + b,
@@ -92,7 +94,10 @@ def _literal(node: ast.AST) -> float | None:
         and isinstance(node.value, int | float)
         and not isinstance(node.value, bool)
     ):
-        return sign * float(node.value)
+        try:
+            return sign * float(node.value)
+        except OverflowError:  # an int past the float range
+            return sign * math.inf
     return None
 
 
@@ -104,6 +109,9 @@ def _compile(node: ast.AST, text: str, source: str, what: str, names: set[str]) 
         value = _literal(node)
         if value is None or not math.isfinite(value):
             raise _refuse(node, text, source, what, "only finite int/float literals are allowed")
+        if abs(value) > MAX_LITERAL:
+            raise _refuse(node, text, source, what,
+                          f"a literal is at most {MAX_LITERAL:g} in size")
         return pl.lit(value, dtype=pl.Float64)
     if isinstance(node, ast.Name):
         names.add(node.id)

@@ -25,8 +25,8 @@ variants ``KEY``, ``KEY[1]``, ``KEY[2]``, ... (Xe-Forge's variant index); ``init
 are ``{param: value}`` mappings whose value is a dim of the variant or a literal; an input
 without ``dtype`` is ``float32``; ``flop`` may be a number, or left out (such a variant is
 no point). YAML is read
-with ``yaml.safe_load`` after an event pass that refuses alias bombs; comments are
-read from the raw text because YAML drops them.
+with :func:`rooflow.safeload.load_yaml` (``yaml.safe_load`` after an event pass that refuses
+alias bombs and deep nesting); comments are read from the raw text because YAML drops them.
 """
 
 from __future__ import annotations
@@ -40,7 +40,6 @@ from typing import NamedTuple
 
 import pandera.polars as pa
 import polars as pl
-import yaml
 
 from rooflow.errors import InputError
 from rooflow.validate import check, read_text
@@ -159,56 +158,16 @@ def read_yaml(path: str | Path) -> object:
 
 
 def _load(path: Path) -> tuple[str, object]:
+    from rooflow.safeload import load_yaml  # the shared guard: aliases and nesting depth
+
     text = _read_text(path)
-    _check_expansion(text, path)
-    try:
-        return text, yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        raise _yaml_error(path, err) from None
+    return text, load_yaml(text, str(path), max_nodes=MAX_NODES)
 
 
 def _read_text(path: Path) -> str:
     if path.is_file() and path.stat().st_size > MAX_BYTES:
         raise InputError(str(path), f"file is larger than {MAX_BYTES} bytes")
     return read_text(path, "a spec YAML")
-
-
-def _yaml_error(path: Path, err: yaml.YAMLError) -> InputError:
-    mark = getattr(err, "problem_mark", None) or getattr(err, "context_mark", None)
-    problem = getattr(err, "problem", None) or str(err)
-    where = f"line {mark.line + 1}: " if mark is not None else ""
-    return InputError(str(path), f"{where}malformed YAML: {problem}", check="yaml")
-
-
-def _check_expansion(text: str, path: Path) -> None:
-    """Count nodes as if every alias were expanded; stop once over MAX_NODES.
-
-    Runs on parser events (no objects are built), so a "billion laughs" document
-    is refused after reading it once.
-    """
-    sizes: dict[str | None, int] = {}
-    open_nodes: list[tuple[str | None, int]] = []
-    total = 0
-    try:
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
-            if isinstance(event, yaml.AliasEvent):
-                total += sizes.get(event.anchor, 1)
-            elif isinstance(event, yaml.ScalarEvent):
-                total += 1
-                if event.anchor:
-                    sizes[event.anchor] = 1
-            elif isinstance(event, yaml.CollectionStartEvent):
-                total += 1
-                open_nodes.append((event.anchor, total - 1))
-            elif isinstance(event, yaml.CollectionEndEvent):
-                anchor, start = open_nodes.pop()
-                if anchor:
-                    sizes[anchor] = total - start
-            if total > MAX_NODES:
-                raise InputError(str(path), f"YAML expands to more than {MAX_NODES} nodes "
-                                 "(alias bomb?)", check="yaml aliases")
-    except yaml.YAMLError as err:
-        raise _yaml_error(path, err) from None
 
 
 def _scan_keys(text: str, path: Path) -> dict[str, tuple[int, str | None]]:

@@ -19,7 +19,7 @@ from matplotlib.lines import Line2D
 from rooflow.compare import ONLY_BASELINE, ONLY_NEW, Comparison
 from rooflow.io import atomic_path
 from rooflow.plotting import core
-from rooflow.plotting.roofline import new_figure
+from rooflow.plotting.roofline import new_figure, plain_text
 from rooflow.plotting.roofs import draw_roofs
 from rooflow.roofs.preset import Preset
 
@@ -29,7 +29,16 @@ GREY = "0.7"  # rows of one run only
 
 def plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title: str,
                     dpi: int = 150) -> Path:
-    """Write the comparison plot of ``comp`` on ``preset`` to ``out`` (format by suffix)."""
+    """Write the comparison plot of ``comp`` on ``preset`` to ``out`` (format by suffix).
+
+    Names are drawn as written, never as math text (:func:`.roofline.plain_text`).
+    """
+    with plain_text():
+        return _plot_comparison(comp, preset, out, title=title, dpi=dpi)
+
+
+def _plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title: str,
+                     dpi: int) -> Path:
     t = comp.table
     base, new = core.side(t, "_baseline"), core.side(t, "_new")
     limits = core.axis_limits(preset, [base, new])

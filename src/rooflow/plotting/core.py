@@ -21,6 +21,7 @@ from typing import NamedTuple
 import polars as pl
 
 from rooflow.analysis import no_compute_roof
+from rooflow.errors import InputError
 from rooflow.points import PRECISIONS
 from rooflow.roofs.preset import Preset
 
@@ -37,12 +38,42 @@ class Limits:
     ymax: float
 
 
+PLOT_RANGE = (1e-30, 1e30)
+"""Intensities (FLOP/byte) and performances (FLOP/s) a plot places: far beyond any GPU's
+(10⁻³ … 10⁵ FLOP/byte, 10⁹ … 10¹⁹ FLOP/s); a value outside is a unit mistake, refused
+with its row rather than drawn on an axis of 60 decades."""
+
+
 def _decade_floor(v: float) -> float:
-    return 10 ** math.floor(math.log10(v))
+    # 10.0, not 10: an int power past int64 breaks numpy's isfinite on the axis limits.
+    return 10.0 ** math.floor(math.log10(v))
 
 
 def _decade_ceil(v: float) -> float:
-    return 10 ** math.ceil(math.log10(v))
+    return 10.0 ** math.ceil(math.log10(v))
+
+
+def _check_plottable(table: pl.DataFrame) -> None:
+    """Every placed point's intensity and performance within :data:`PLOT_RANGE`.
+
+    Raises:
+        InputError: the first point outside, naming its source file, row and value.
+    """
+    lo, hi = PLOT_RANGE
+    for column, what, unit in (("arithmetic_intensity", "arithmetic intensity", "FLOP/byte"),
+                               ("performance", "performance", "FLOP/s")):
+        outside = table.lazy().filter(
+            (pl.col("arithmetic_intensity") > 0) & (pl.col("performance") > 0)
+            & ((pl.col(column) < lo) | (pl.col(column) > hi) | ~pl.col(column).is_finite())
+        ).head(1).collect()
+        if outside.height:
+            row = outside.row(0, named=True)
+            kernel = f"kernel {row['kernel']!r}: " if row.get("kernel") else ""
+            raise InputError(
+                str(row["source"]) if row.get("source") else None,
+                f"{kernel}{what} {row[column]:g} {unit} is outside what a roofline plot "
+                f"shows ({lo:g} … {hi:g}); a unit mistake?", row=row.get("row") or None,
+                column=column, check="plottable range")
 
 
 def axis_limits(preset: Preset, tables: Sequence[pl.DataFrame] = ()) -> Limits:
@@ -51,6 +82,9 @@ def axis_limits(preset: Preset, tables: Sequence[pl.DataFrame] = ()) -> Limits:
     Snapped to decades, so every plot of one preset shares them unless its data fall
     outside the roof's window. Rows without a positive intensity and performance
     (bandwidth-only rows) do not widen them.
+
+    Raises:
+        InputError: a point outside :data:`PLOT_RANGE`, or roofs too close to zero to draw.
     """
     peak = max(preset.compute.values())
     ridge = preset.ridge_point
@@ -66,8 +100,13 @@ def axis_limits(preset: Preset, tables: Sequence[pl.DataFrame] = ()) -> Limits:
             pl.col("performance").min().alias("y0"), pl.col("performance").max().alias("y1"),
         ).collect(engine="streaming").row(0)
         if lo_x is not None:
+            if not (PLOT_RANGE[0] <= min(lo_x, lo_y) and max(hi_x, hi_y) <= PLOT_RANGE[1]):
+                _check_plottable(t)
             xmin, xmax = min(xmin, lo_x / 2), max(xmax, hi_x * 2)
             ymin, ymax = min(ymin, lo_y / 2), max(ymax, hi_y * 2)
+    if not all(1e-300 < v < 1e300 for v in (xmin, xmax, ymin, ymax)):
+        raise InputError(preset.source, f"the roofs of preset {preset.key} give axes a plot "
+                         "cannot draw (a peak near zero?)", check="plottable range")
     return Limits(_decade_floor(xmin), _decade_ceil(xmax), _decade_floor(ymin), _decade_ceil(ymax))
 
 
@@ -387,9 +426,11 @@ def side(table: pl.DataFrame, suffix: str) -> pl.DataFrame:
         suffix: "_baseline" or "_new".
 
     Returns:
-        level, precision, arithmetic_intensity, performance of the rows with both numbers.
+        level, precision, arithmetic_intensity, performance (and kernel: its ``name``, for
+        errors) of the rows with both numbers.
     """
     return table.select(level="level", precision=f"precision{suffix}",
                         arithmetic_intensity=f"arithmetic_intensity{suffix}",
-                        performance=f"performance{suffix}").drop_nulls(
+                        performance=f"performance{suffix}",
+                        **({"kernel": "name"} if "name" in table.columns else {})).drop_nulls(
         ["arithmetic_intensity", "performance"])

@@ -126,7 +126,8 @@ def plot_roofline(table: pl.DataFrame, preset: Preset, out: str | Path, *,
     for fmt in options.formats:
         path = Path(out).with_suffix(f".{fmt}")
         # Chunked paths: Agg refuses one path over its cell limit (10⁵+ arrow shafts).
-        with atomic_path(path) as tmp, matplotlib.rc_context({"agg.path.chunksize": 20_000}):
+        with atomic_path(path) as tmp, plain_text(), matplotlib.rc_context(
+                {"agg.path.chunksize": 20_000}):
             fig.savefig(tmp, dpi=options.dpi, format=fmt, **_save_options(fmt))
         written.append(path)
     return written
@@ -148,8 +149,27 @@ def _save_options(fmt: str) -> dict:
     return {"pil_kwargs": {"compress_level": 1}} if fmt == "png" else {}
 
 
+def plain_text():
+    """``rc_context`` in which every text drawn is shown as written.
+
+    Kernel, label, series and preset names hold ``$`` (Fortran/OpenMP ``main_$ck_L12_$``)
+    that matplotlib would parse as math text and fail on, and a user's matplotlibrc must
+    not hand them to LaTeX. Artists take these settings when they are made, so figures
+    are built (and saved) inside it.
+    """
+    return matplotlib.rc_context({"text.parse_math": False, "text.usetex": False})
+
+
 def figure(table: pl.DataFrame, preset: Preset, options: PlotOptions = PlotOptions()):
-    """The roofline figure of :func:`plot_roofline`, not saved (tests inspect its artists)."""
+    """The roofline figure of :func:`plot_roofline`, not saved (tests inspect its artists).
+
+    Its texts are plain (:func:`plain_text`).
+    """
+    with plain_text():
+        return _figure(table, preset, options)
+
+
+def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     bw_mask = bandwidth_only_rows(table)
     bw_rows = table.filter(bw_mask)
     if bw_rows.height:  # a filter copies every column: only when there is something to drop

@@ -9,31 +9,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, cast
 
-import yaml
-
-from rooflow.defaults import DEFAULT_HARDWARE, safe_load, schema_error
+from rooflow.defaults import DEFAULT_HARDWARE, schema_error
 from rooflow.errors import InputError
 from rooflow.roofs.preset import Preset, preset_from_mapping
+from rooflow.safeload import read_yaml
 
 
 def load_hardware(path: str | Path = DEFAULT_HARDWARE) -> dict[str, Preset]:
     """Read and validate ``hardware.yaml``; return presets by key, in file order.
 
     Raises:
-        InputError: unreadable YAML, a schema violation (names the key path), or a
-            ``devices`` name that two presets list.
+        InputError: not a readable regular file, malformed YAML (or nested too deep,
+            or expanding past the alias bound), a schema violation (names the key path;
+            NaN and infinities included), or a ``devices`` name that two presets list.
     """
     path = Path(path)
-    try:
-        data = safe_load(path.read_text())
-    except FileNotFoundError:
-        raise InputError(str(path), "hardware file not found") from None
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        raise InputError(
-            str(path), f"malformed YAML: {getattr(err, 'problem', err)}",
-            row=None if mark is None else mark.line + 1,
-        ) from None
+    # Checked before reading (FIFO, device, size), aliases and nesting bounded.
+    data = read_yaml(path, "a hardware YAML")
     violation = schema_error("hardware", data)
     if violation is not None:
         where = ".".join(str(p) for p in violation.absolute_path)

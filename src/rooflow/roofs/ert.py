@@ -9,7 +9,6 @@ kernels compute in double precision only: that label means fp64.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -48,13 +47,11 @@ def ert_preset(path: str | Path) -> dict:
             list of ``[label, number]`` pairs; a value that is not a positive number; an
             unknown memory level or FLOP label; a label given twice.
     """
+    from rooflow.safeload import read_json
+
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(str(path), "file not found") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise InputError(str(path), f"not JSON: {err}") from None
+    # Checked before reading (FIFO, device, size); NaN/Infinity and deep nesting refused.
+    data = read_json(path, "an ERT roofline.json")
     empirical = data.get("empirical") if isinstance(data, dict) else None
     gbytes = _roofs(path, empirical, "gbytes")
     gflops = _roofs(path, empirical, "gflops")
