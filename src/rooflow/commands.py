@@ -43,7 +43,7 @@ class Group(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         """Every command's name, ``check`` included."""
-        return sorted({*super().list_commands(ctx), "check"})
+        return sorted({*super().list_commands(ctx), "check", "model-check"})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         """The command ``cmd_name``; ``check`` is built and added on first use."""
@@ -52,6 +52,11 @@ class Group(click.Group):
 
             self.add_command(check_command(cli.preset_options, cli.kind_option,
                                            cli._load_files, cli._select_preset))
+        if cmd_name == "model-check" and cmd_name not in self.commands:
+            from rooflow import cli
+
+            self.add_command(model_check_command(cli.preset_options, cli.kind_option,
+                                                 cli._load_files, cli._select_preset))
         return super().get_command(ctx, cmd_name)
 
 
@@ -157,6 +162,60 @@ def check_command(preset_options, kind_option, load_files, select_preset) -> cli
             sys.exit(1)
 
     return check
+
+
+def model_check_command(preset_options, kind_option, load_files, select_preset) -> click.Command:
+    """``rooflow model-check``: measured kernels against their model points.
+
+    Built with the CLI's preset options and loaders (:mod:`rooflow.model_vs_measured`).
+    """
+
+    @click.command("model-check", cls=CheckedCommand)  # files checked, outputs all or none
+    @click.argument("measured", nargs=-1, required=True, type=click.Path(path_type=Path))
+    @click.option("--model", "model_path", required=True, type=click.Path(path_type=Path),
+                  help="The model points: a spec YAML, a benchmark CSV or a roofline CSV "
+                       "with flop and bytes (kind detected).")
+    @click.option("--map", "maps", multiple=True, required=True, metavar="REGEX=MODEL",
+                  help="Measured kernels the regular expression finds -> the model point "
+                       "named MODEL (its kernel, label or pair, or a part of one); "
+                       "repeatable, the first match wins.")
+    @kind_option
+    @preset_options
+    @click.option("-t", "--title", default=None)
+    @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+                  help="The plot (png, svg, pdf): model hollow, measured filled, arrows.")
+    @click.option("--table", type=click.Path(dir_okay=False, path_type=Path),
+                  help="The table, CSV or .json (default: stdout when no -o).")
+    def model_check(measured, model_path, maps, kind, hardware, peak_tflops, peak_bandwidth,
+                    hardware_file, title, output, table) -> None:
+        """Model vs measurement: FLOP ratio, excess traffic per level, both intensities.
+
+        Each kernel of MEASURED (any profiler kind) that a --map pattern finds is set
+        against its model point (docs/cli.md#model-vs-measurement).
+        """
+        from rooflow.export import write_table
+        from rooflow.model_vs_measured import parse_mapping, reconcile, summary
+
+        try:
+            mappings = [parse_mapping(m) for m in maps]
+        except ValueError as err:
+            raise click.BadParameter(str(err), param_hint="--map") from None
+        preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+        result = reconcile(load_files(measured, kind), load_files((model_path,), None),
+                           mappings, preset)
+        if output is not None:
+            from rooflow.plotting.model_vs_measured import plot_model_vs_measured
+
+            plot_model_vs_measured(result, preset, output, title=title or
+                                   f"Model vs measurement on {preset.name}")
+            click.echo(f"wrote {output}", err=True)
+        if table is not None or output is None:
+            write_table(result, table)
+        if table is not None:
+            click.echo(f"wrote {table} ({result.height} rows)", err=True)
+        click.echo(summary(result), err=True)
+
+    return model_check
 
 
 OUTPUTS = ("output", "table", "html_page", "preset_out")

@@ -1,0 +1,191 @@
+"""Model against measurement: where a kernel's model puts it, and where its counters do.
+
+A model point (a spec variant, a benchmark row, a roofline-CSV row with flop and bytes)
+counts the FLOP the kernel must do and its compulsory bytes; the measured points (one per
+memory level, from any profiler) count what it did. :func:`reconcile` joins them through a
+mapping ``REGEX=TARGET`` (:func:`parse_mapping`): each measured kernel whose name the
+regular expression matches (``re.search``; the first mapping that matches wins) is set
+against the model point named ``TARGET``.
+
+The table (:data:`COLUMNS`, one row per matched kernel × measured level):
+
+A measured point's name is its kernel, else its label (a roofline CSV's ``name``).
+
+- ``flop_ratio`` = measured FLOP / model FLOP: above 1, work the model did not predict
+  (wasted, or a mis-specified model); below 1, the model counts work the kernel skipped.
+- ``excess_traffic`` = measured bytes at the level / model (compulsory) bytes: how many
+  times the compulsory traffic the level moved (imperfect reuse, spills, re-reads).
+- ``model_intensity``, ``measured_intensity``: FLOP/byte of each.
+- ``model_pct_of_roof``, ``measured_pct_of_roof``: % of the roof at each one's intensity
+  (:func:`rooflow.analysis.analyze`); a model point without a time sits on its roof (100 %).
+
+A model point without a precision takes its measured kernel's, so both meet one roof.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+import polars as pl
+
+from rooflow.errors import InputError
+from rooflow.roofs.preset import Preset
+
+COLUMNS = (
+    "kernel", "model", "level", "precision",
+    "model_flop", "measured_flop", "flop_ratio",
+    "model_bytes", "measured_bytes", "excess_traffic",
+    "model_intensity", "measured_intensity",
+    "model_performance", "measured_performance",
+    "model_pct_of_roof", "measured_pct_of_roof",
+)
+"""The columns of :func:`reconcile`'s table; FLOP and bytes in counts, performance FLOP/s."""
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """One ``REGEX=TARGET`` item: measured kernels the pattern finds → the model point."""
+
+    pattern: re.Pattern[str]
+    target: str
+
+
+def parse_mapping(item: str) -> Mapping:
+    """``'REGEX=TARGET'`` → :class:`Mapping` (split at the first ``=``).
+
+    Raises:
+        ValueError: no ``=``, an empty side, or a regular expression that does not compile.
+    """
+    regex, sep, target = item.partition("=")
+    if not sep or not regex.strip() or not target.strip():
+        raise ValueError(f"'{item}' is not REGEX=MODEL (e.g. 'dgemm=gemm_4096')")
+    try:
+        pattern = re.compile(regex.strip())
+    except re.error as err:
+        raise ValueError(f"'{regex.strip()}' is not a regular expression: {err}") from None
+    return Mapping(pattern, target.strip())
+
+
+def _names() -> pl.Expr:
+    """A point's name: its kernel, else its label, else its pair."""
+    return (pl.when(pl.col("kernel") != "").then(pl.col("kernel"))
+            .when(pl.col("label") != "").then(pl.col("label"))
+            .otherwise(pl.col("pair")))
+
+
+def model_point(model: pl.DataFrame, target: str) -> dict:
+    """The one model point named ``target`` (its DRAM row, else its first).
+
+    ``target`` is a point's kernel, label or pair, exactly; else a part of one (a
+    benchmark label's dims, ``M=4096``). Several points with the same FLOP and bytes (a
+    benchmark's Original and Optimized rows) are one model.
+
+    Raises:
+        InputError: no point, or several different ones, answer to ``target``.
+    """
+    names = [pl.col(c) for c in ("kernel", "label", "pair")]
+    found = model.filter(pl.any_horizontal(n == target for n in names))
+    if found.is_empty():
+        found = model.filter(pl.any_horizontal(n.str.contains(target, literal=True)
+                                               for n in names))
+    if found.is_empty():
+        known = sorted(set(model.select(_names().alias("n"))["n"].to_list()))
+        raise InputError("--map", f"no model point is named '{target}'; the model has: "
+                         + ", ".join(known[:12]) + (" …" if len(known) > 12 else ""),
+                         value=target)
+    dram = found.filter(pl.col("level") == "DRAM")
+    rows = (dram if not dram.is_empty() else found)
+    distinct = rows.unique(["flop", "bytes"], maintain_order=True)
+    if distinct.height > 1:
+        names_found = distinct.select(_names().alias("n"))["n"].to_list()
+        raise InputError("--map", f"'{target}' names {distinct.height} different model "
+                         f"points ({', '.join(names_found[:6])}): give one exactly",
+                         value=target)
+    return rows.row(0, named=True)
+
+
+def reconcile(measured: pl.DataFrame, model: pl.DataFrame, mappings: list[Mapping],
+              preset: Preset) -> pl.DataFrame:
+    """The model-vs-measurement table (:data:`COLUMNS`) of every mapped measured kernel.
+
+    Args:
+        measured: canonical points of the measurement (any profiler kind).
+        model: canonical points holding the model points (specs, benchmarks, roofline CSV).
+        mappings: ``REGEX=TARGET`` items (:func:`parse_mapping`); first match wins.
+        preset: the roofs both are judged against.
+
+    Raises:
+        InputError: a target names no model point (or several), or no measured kernel
+            matches any mapping.
+    """
+    from rooflow.analysis import analyze
+
+    # A roofline CSV names its rows by label or pair: the kernel column may be empty.
+    measured = measured.with_columns(kernel=_names())
+    kernels = measured["kernel"].unique(maintain_order=True).to_list()
+    chosen = {k: next((m for m in mappings if m.pattern.search(k)), None) for k in kernels}
+    matched = {k: m for k, m in chosen.items() if m is not None}
+    if not matched:
+        patterns = ", ".join(f"'{m.pattern.pattern}'" for m in mappings)
+        raise InputError("--map", f"no measured kernel matches {patterns}; kernels: "
+                         + ", ".join(kernels[:8]) + (" …" if len(kernels) > 8 else ""))
+    targets = {m.target: model_point(model, m.target) for m in matched.values()}
+    meas = analyze(measured.filter(pl.col("kernel").is_in(list(matched))), preset)
+    rows = []
+    for r in meas.iter_rows(named=True):
+        target = matched[r["kernel"]].target
+        point = dict(targets[target])
+        if not point["precision"]:
+            point["precision"] = r["precision"]
+        point["level"] = "DRAM"
+        frame = pl.DataFrame([point], schema=model.schema)
+        mod = analyze(frame, preset).row(0, named=True)
+        rows.append({
+            "kernel": r["kernel"], "model": target, "level": r["level"],
+            "precision": r["precision"],
+            "model_flop": point["flop"], "measured_flop": r["flop"],
+            "flop_ratio": _ratio(r["flop"], point["flop"]),
+            "model_bytes": point["bytes"], "measured_bytes": r["bytes"],
+            "excess_traffic": _ratio(r["bytes"], point["bytes"]),
+            "model_intensity": mod["arithmetic_intensity"],
+            "measured_intensity": r["arithmetic_intensity"],
+            "model_performance": mod["performance"], "measured_performance": r["performance"],
+            "model_pct_of_roof": mod["pct_of_roof"], "measured_pct_of_roof": r["pct_of_roof"],
+        })
+    schema = {c: (pl.String if c in COLUMNS[:4] else pl.Float64) for c in COLUMNS}
+    return pl.DataFrame(rows, schema=schema, orient="row")
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    """The ratio a / b; None where either is missing or b is 0."""
+    if a is None or b is None or not b or math.isnan(a) or math.isnan(b):
+        return None
+    return a / b
+
+
+def summary(table: pl.DataFrame) -> str:
+    """One sentence: the kernels whose excess traffic and whose FLOP ratio are largest.
+
+    E.g. "Model vs measurement, 1 kernel: largest excess traffic dgemm at L1, 87.3× the
+    model's compulsory bytes; largest FLOP ratio dgemm, 1.00× the model's FLOP."
+    """
+    n = table["kernel"].n_unique()
+    parts = [f"Model vs measurement, {n} kernel{'s' if n != 1 else ''}"]
+    traffic = table.drop_nulls("excess_traffic").sort("excess_traffic", descending=True)
+    if not traffic.is_empty():
+        t = traffic.row(0, named=True)
+        parts.append(f"largest excess traffic {_short(t['kernel'])} at {t['level']}, "
+                     f"{t['excess_traffic']:.3g}× the model's compulsory bytes")
+    flop = table.drop_nulls("flop_ratio").sort("flop_ratio", descending=True)
+    if not flop.is_empty():
+        f = flop.row(0, named=True)
+        parts.append(f"largest FLOP ratio {_short(f['kernel'])}, {f['flop_ratio']:.5g}× the "
+                     "model's FLOP")
+    return parts[0] + (": " + "; ".join(parts[1:]) if parts[1:] else "") + "."
+
+
+def _short(name: str, width: int = 60) -> str:
+    """A kernel name cut to ``width`` characters."""
+    return name if len(name) <= width else name[: width - 1] + "…"

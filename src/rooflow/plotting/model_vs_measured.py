@@ -1,0 +1,118 @@
+"""The model-vs-measurement plot (PNG/SVG/PDF): an arrow per kernel and level, model → measured.
+
+Each mapped kernel's model point is hollow (its compulsory-traffic intensity; a model
+without a time sits on its roof), its measured points filled, one per memory level and
+coloured by level; an arrow joins the model point to each. Kernels are told apart by
+marker shape and named at their model point. Axes: :func:`.core.axis_limits` of both.
+
+Columns in: :data:`rooflow.model_vs_measured.COLUMNS`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+from matplotlib.lines import Line2D
+from matplotlib.ticker import FuncFormatter
+
+from rooflow.io import atomic_path
+from rooflow.model_vs_measured import summary
+from rooflow.plotting import core
+from rooflow.plotting.roofline import new_figure, plain_text
+from rooflow.plotting.roofs import draw_minor_ticks, draw_roofs
+from rooflow.roofs.preset import Preset
+
+KERNELS = 10  # kernels drawn (each its marker shape); the others are counted in the note
+
+
+def plot_model_vs_measured(table: pl.DataFrame, preset: Preset, out: str | Path, *,
+                           title: str, dpi: int = 150) -> Path:
+    """Write the model-vs-measurement plot of ``table`` on ``preset`` to ``out``.
+
+    Names are drawn as written, never as math text (:func:`.roofline.plain_text`).
+    """
+    with plain_text():
+        return _plot(table, preset, out, title=title, dpi=dpi)
+
+
+def _plot(table: pl.DataFrame, preset: Preset, out: str | Path, *, title: str,
+          dpi: int) -> Path:
+    model = table.select(arithmetic_intensity="model_intensity",
+                         performance="model_performance")
+    meas = table.select(arithmetic_intensity="measured_intensity",
+                        performance="measured_performance")
+    limits = core.axis_limits(preset, [model, meas])
+    scale, unit = core.perf_unit(limits)
+    xlabel, ylabel = core.axis_titles("FLOP", unit)
+    fig = new_figure()
+    ax = fig.add_axes((0.09, 0.1, 0.6, 0.82))
+    ax.set(xscale="log", yscale="log", xlim=(limits.xmin, limits.xmax),
+           ylim=(limits.ymin / scale, limits.ymax / scale), xlabel=xlabel, ylabel=ylabel)
+    ax.grid(True, which="major", ls=":", lw=0.6, color="0.8")
+    for axis in (ax.xaxis, ax.yaxis):  # 10², not the raw math text under plain_text()
+        axis.set_major_formatter(FuncFormatter(core.decade_label))
+    draw_minor_ticks(ax)
+    levels = table["level"].unique(maintain_order=True).to_list()
+    precisions = table["precision"].unique(maintain_order=True).to_list()
+    draw_roofs(ax, preset, *core.roof_keys(preset, ["DRAM", *levels], precisions), limits,
+               scale, unit)
+    level_color = dict(zip(levels, core.palette(len(levels)), strict=True))
+    kernels = table["kernel"].unique(maintain_order=True).to_list()
+    handles = []
+    for i, kernel in enumerate(kernels[:KERNELS]):
+        rows = table.filter(pl.col("kernel") == kernel)
+        marker = core.series_marker(i).mpl
+        first = rows.row(0, named=True)
+        xy0 = (first["model_intensity"], (first["model_performance"] or 0) / scale)
+        if first["model_performance"]:
+            ax.plot(*xy0, ls="", marker=marker, ms=9, mfc="none", mec="black", mew=1.4,
+                    zorder=5)
+            ax.annotate(_short(f"{kernel} (model: {first['model']})"), xy0, xytext=(0, 14),
+                        textcoords="offset points", fontsize=7, ha="center",
+                        bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none",
+                              "alpha": 0.8})
+        for r in rows.iter_rows(named=True):
+            if not (r["measured_intensity"] and r["measured_performance"]):
+                continue
+            xy1 = (r["measured_intensity"], r["measured_performance"] / scale)
+            color = level_color[r["level"]]
+            ax.plot(*xy1, ls="", marker=marker, ms=8, color=color, mec="black", mew=0.5,
+                    zorder=5)
+            if first["model_performance"]:
+                arrow = ax.annotate("", xy1, xy0, arrowprops={
+                    "arrowstyle": "-|>", "color": color, "lw": 1.2, "shrinkA": 5,
+                    "shrinkB": 5}, zorder=4)
+                if arrow.arrow_patch is not None:  # named, to be found in an SVG
+                    arrow.arrow_patch.set_gid(f"arrow:{i}:{r['level']}")
+            if r["excess_traffic"] is not None:
+                ax.annotate(f"{r['level']} {r['excess_traffic']:.3g}×", xy1, xytext=(0, -12),
+                            textcoords="offset points", fontsize=6.5, color="0.25",
+                            ha="center")
+        handles.append(Line2D([], [], ls="", marker=marker, mfc="none", mec="black",
+                              label=_short(kernel, 34)))
+    handles += [Line2D([], [], ls="", marker="o", mfc="none", mec="black",
+                       label="model (compulsory bytes)")]
+    handles += [Line2D([], [], ls="", marker="o", color=level_color[lv], mec="black",
+                       mew=0.5, label=f"measured, {lv}") for lv in levels]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
+              frameon=False)
+    note = summary(table)
+    if len(kernels) > KERNELS:
+        note += f" {len(kernels) - KERNELS} more kernels in the table, not drawn."
+    ax.text(1.02, 0.02, _wrap(note), transform=ax.transAxes, fontsize=7.5, va="bottom")
+    ax.set_title(title, fontsize=11)
+    out = Path(out)
+    with atomic_path(out) as tmp:
+        fig.savefig(tmp, dpi=dpi, format=out.suffix.lstrip(".") or "png")
+    return out
+
+
+def _short(name: str, width: int = 72) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def _wrap(text: str, width: int = 44) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width))

@@ -1,0 +1,129 @@
+"""Model vs measurement (issue 21, item 1): `rooflow model-check`, worked by hand."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from rooflow.adapters import load_points
+from rooflow.defaults import DEFAULT_HARDWARE
+from rooflow.errors import InputError
+from rooflow.model_vs_measured import COLUMNS, parse_mapping, reconcile, summary
+from rooflow.roofs import choose_preset
+
+ROOT = Path(__file__).resolve().parents[1]
+ROOFLOW = str(ROOT / ".venv" / "bin" / "rooflow")
+NCU = ROOT / "resources" / "ncu" / "a100_dgemm_triad_hgemm.csv"
+A100 = choose_preset(DEFAULT_HARDWARE, "a100-sxm")
+
+# One FP32 GEMM, M = N = K = 1024.
+# Model: FLOP 2·M·N·K = 2·1024³ = 2,147,483,648; compulsory bytes: A and B read, C written
+# once, 3·1024²·4 B = 12,582,912; intensity 2,147,483,648 / 12,582,912 = 170.667 FLOP/B.
+# No time: the model point sits on its roof, 100 % of it.
+# Measured (a roofline CSV as a profiler export gives it): FLOP 2,164,260,864 (2²⁴ more
+# than the model: FLOP ratio 1 + 2²⁴/2³¹ = 1.0078125); DRAM 25,165,824 B (excess traffic
+# 2×, intensity 86.0), L2 100,663,296 B (8×, intensity 21.5); 1 ms → 2.16426 TFLOP/s.
+# A100 SXM: fp32 19.5 TFLOP/s; HBM 2,039 GB/s → 86.0 × 2.039e12 = 175 TFLOP/s > 19.5, and
+# L2 7,219 GB/s → 21.5 × 7.219e12 = 155 TFLOP/s > 19.5: compute-bound at both levels,
+# % of roof 2.16426e12 / 19.5e12 = 11.0988 %.
+MODEL_CSV = "name,flop,bytes\ngemm_1024,2147483648,12582912\ngemm_1024_bf16,2147483648,6291456\n"
+MEASURED_CSV = ("name,flop,time_us,bytes_dram,bytes_l2,precision\n"
+                "sgemm_1024_kernel,2164260864,1000,25165824,100663296,fp32\n"
+                "other_kernel,1000000,10,1000000,1000000,fp32\n")
+
+
+@pytest.fixture
+def files(tmp_path) -> tuple[Path, Path]:
+    model, measured = tmp_path / "model.csv", tmp_path / "measured.csv"
+    model.write_text(MODEL_CSV)
+    measured.write_text(MEASURED_CSV)
+    return model, measured
+
+
+def test_hand_worked_gemm(files):
+    model, measured = (load_points("roofline", f) for f in files)
+    table = reconcile(measured, model, [parse_mapping("sgemm=gemm_1024")], A100)
+    assert table.columns == list(COLUMNS)
+    assert table["kernel"].to_list() == ["sgemm_1024_kernel"] * 2  # other_kernel unmatched
+    rows = {r["level"]: r for r in table.iter_rows(named=True)}
+    for r in rows.values():
+        assert r["model"] == "gemm_1024" and r["precision"] == "fp32"
+        assert r["model_flop"] == 2_147_483_648 and r["measured_flop"] == 2_164_260_864
+        assert r["flop_ratio"] == pytest.approx(1.0078125)
+        assert r["model_bytes"] == 12_582_912
+        assert r["model_intensity"] == pytest.approx(170.6667, rel=1e-5)
+        assert r["model_pct_of_roof"] == pytest.approx(100.0)
+        assert r["measured_pct_of_roof"] == pytest.approx(11.0988, rel=1e-4)
+    assert rows["DRAM"]["excess_traffic"] == pytest.approx(2.0)
+    assert rows["L2"]["excess_traffic"] == pytest.approx(8.0)
+    assert rows["DRAM"]["measured_intensity"] == pytest.approx(86.0)
+    assert rows["L2"]["measured_intensity"] == pytest.approx(21.5)
+    assert summary(table) == (
+        "Model vs measurement, 1 kernel: largest excess traffic sgemm_1024_kernel at L2, "
+        "8× the model's compulsory bytes; largest FLOP ratio sgemm_1024_kernel, 1.0078× "
+        "the model's FLOP.")
+
+
+def test_shipped_dgemm_against_its_model(tmp_path):
+    """resources/ncu: the A100 DGEMM, M = N = K = 4096, against 2·M·N·K and 3·4096²·8 B.
+
+    Model: 137,438,953,472 FLOP, 402,653,184 B, intensity 341.33. Measured: 2·dfma +
+    dadd + dmul = 2·68,719,476,736 + 2·16,777,216 = 137,472,507,904 FLOP (ratio
+    1 + 2²⁵/2³⁷ = 1.000244140625); DRAM 1.21 GB (3.0051×), L2 9.87 GB (24.512×), L1
+    35.16 GB (87.321×); 15.62 ms → 8.8011 TFLOP/s, 90.73 % of the 9.7 TFLOP/s fp64 roof.
+    """
+    model = tmp_path / "model.csv"
+    model.write_text("kernel,flop,bytes\ndgemm_4096,137438953472,402653184\n")
+    table = reconcile(load_points("ncu", NCU), load_points("roofline", model),
+                      [parse_mapping("^dgemm=dgemm_4096")], A100)
+    rows = {r["level"]: r for r in table.iter_rows(named=True)}
+    assert set(rows) == {"DRAM", "L2", "L1"}
+    assert rows["DRAM"]["flop_ratio"] == pytest.approx(1.000244140625)
+    assert rows["DRAM"]["excess_traffic"] == pytest.approx(1.21e9 / 402_653_184)
+    assert rows["L2"]["excess_traffic"] == pytest.approx(9.87e9 / 402_653_184)
+    assert rows["L1"]["excess_traffic"] == pytest.approx(35.16e9 / 402_653_184)
+    assert rows["DRAM"]["model_intensity"] == pytest.approx(4096 / 12)
+    assert rows["DRAM"]["measured_intensity"] == pytest.approx(137_472_507_904 / 1.21e9)
+    assert rows["DRAM"]["measured_pct_of_roof"] == pytest.approx(
+        137_472_507_904 / 15.62e-3 / 9.7e12 * 100)
+    assert rows["L1"]["measured_pct_of_roof"] is None  # no L1 roof on the A100 preset
+
+
+def test_cli_plot_has_an_arrow_per_level(files, tmp_path):
+    model, measured = files
+    svg, csv = tmp_path / "mc.svg", tmp_path / "mc.csv"
+    done = subprocess.run([ROOFLOW, "model-check", str(measured), "--model", str(model),
+                           "--map", "sgemm=gemm_1024", "--hardware", "a100-sxm",
+                           "-o", str(svg), "--table", str(csv)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "largest excess traffic sgemm_1024_kernel at L2, 8×" in done.stderr
+    text = svg.read_text()
+    assert 'id="arrow:0:DRAM"' in text and 'id="arrow:0:L2"' in text
+    written = pl.read_csv(csv)
+    assert written["excess_traffic"].to_list() == pytest.approx([2.0, 8.0])
+
+
+@pytest.mark.parametrize(("mapping", "message"), [
+    ("sgemm", "is not REGEX=MODEL"),
+    ("(=gemm_1024", "is not a regular expression"),
+    ("sgemm=nothing", "no model point is named 'nothing'"),
+    ("nomatch=gemm_1024", "no measured kernel matches 'nomatch'"),
+])
+def test_cli_bad_mapping_is_one_line(files, mapping, message):
+    model, measured = files
+    done = subprocess.run([ROOFLOW, "model-check", str(measured), "--model", str(model),
+                           "--map", mapping, "--hardware", "a100-sxm"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert message in done.stderr and "Traceback" not in done.stderr
+    assert done.stdout == ""
+
+
+def test_ambiguous_target(files):
+    model = load_points("roofline", files[0])
+    with pytest.raises(InputError, match="different model points"):
+        reconcile(load_points("roofline", files[1]), model, [parse_mapping("sgemm=_")], A100)
