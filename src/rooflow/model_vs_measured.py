@@ -99,10 +99,11 @@ def model_point(model: pl.DataFrame, target: str) -> dict:
     rows = (dram if not dram.is_empty() else found)
     distinct = rows.unique(["flop", "bytes"], maintain_order=True)
     if distinct.height > 1:
-        names_found = distinct.select(_names().alias("n"))["n"].to_list()
+        found_names = distinct.select(pl.when(pl.col("label") != "").then(pl.col("label"))
+                                      .otherwise(_names()).alias("n"))["n"].to_list()
         raise InputError("--map", f"'{target}' names {distinct.height} different model "
-                         f"points ({', '.join(names_found[:6])}): give one exactly",
-                         value=target)
+                         f"points ({'; '.join(found_names[:6])}): give one exactly (a "
+                         "label, or a part of one only it has)", value=target)
     return rows.row(0, named=True)
 
 

@@ -2,8 +2,9 @@
 
 Each mapped kernel's model point is hollow (its compulsory-traffic intensity; a model
 without a time sits on its roof), its measured points filled, one per memory level and
-coloured by level; an arrow joins the model point to each. Kernels are told apart by
-marker shape and named at their model point. Axes: :func:`.core.axis_limits` of both.
+coloured by level; an arrow joins the model point to each, and each measured point is
+labelled with its excess traffic. Kernels are told apart by marker shape and numbered
+(K1, K2, ...), named with their model in the legend. Axes: :func:`.core.axis_limits` of both.
 
 Columns in: :data:`rooflow.model_vs_measured.COLUMNS`.
 """
@@ -68,11 +69,9 @@ def _plot(table: pl.DataFrame, preset: Preset, out: str | Path, *, title: str,
         if first["model_performance"]:
             ax.plot(*xy0, ls="", marker=marker, ms=9, mfc="none", mec="black", mew=1.4,
                     zorder=5)
-            ax.annotate(_short(f"{kernel} (model: {first['model']})"), xy0, xytext=(0, 14),
-                        textcoords="offset points", fontsize=7, ha="center",
-                        bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": "none",
-                              "alpha": 0.8})
-        for r in rows.iter_rows(named=True):
+            ax.annotate(f"K{i + 1}", xy0, xytext=(7, 5), textcoords="offset points",
+                        fontsize=7.5, fontweight="bold")
+        for j, r in enumerate(rows.iter_rows(named=True)):
             if not (r["measured_intensity"] and r["measured_performance"]):
                 continue
             xy1 = (r["measured_intensity"], r["measured_performance"] / scale)
@@ -86,11 +85,13 @@ def _plot(table: pl.DataFrame, preset: Preset, out: str | Path, *, title: str,
                 if arrow.arrow_patch is not None:  # named, to be found in an SVG
                     arrow.arrow_patch.set_gid(f"arrow:{i}:{r['level']}")
             if r["excess_traffic"] is not None:
-                ax.annotate(f"{r['level']} {r['excess_traffic']:.3g}×", xy1, xytext=(0, -12),
-                            textcoords="offset points", fontsize=6.5, color="0.25",
-                            ha="center")
+                # right of the point, one line per level: coincident levels stay apart
+                ax.annotate(f"K{i + 1} {r['level']} {r['excess_traffic']:.3g}×", xy1,
+                            xytext=(4, -12 - 8 * j), textcoords="offset points",
+                            fontsize=6.5, color="0.25")
         handles.append(Line2D([], [], ls="", marker=marker, mfc="none", mec="black",
-                              label=_short(kernel, 34)))
+                              label=f"K{i + 1} {_short(kernel, 34)}\n"
+                                    f"    model: {_short(first['model'], 34)}"))
     handles += [Line2D([], [], ls="", marker="o", mfc="none", mec="black",
                        label="model (compulsory bytes)")]
     handles += [Line2D([], [], ls="", marker="o", color=level_color[lv], mec="black",
