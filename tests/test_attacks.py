@@ -204,6 +204,10 @@ CASES: dict[str, tuple[Case, str]] = {
     "only commas from-benchmark": (lambda i, o: ["from-benchmark", _w(i / "c.csv", ",,,\n,,\n"),
                                                  "--specs", SPECS, "-o", o / "x.csv"],
                                    "no header"),
+    # 300 KB of NUL bytes: one csv "field" past the csv module's limit (exit 2 before)
+    "NUL bytes --kind ncu": (lambda i, o: [(i / "z.csv").write_bytes(bytes(300_000)),
+                                           "convert", "--kind", "ncu", i / "z.csv",
+                                           "-o", o / "x.csv"][1:], "no Nsight Compute table"),
     "only commas plot --kind benchmarks": (
         lambda i, o: ["plot", "--kind", "benchmarks", _w(i / "c.csv", ",,\n"), *PEAKS,
                       "-o", o / "p.png"], "no header"),

@@ -57,7 +57,10 @@ def header_names(path: Path) -> set[str]:
 
 def is_ncu_header(line: str) -> bool:
     """Whether ``line`` is the header line of an ``ncu --csv`` page."""
-    cells = next(csv.reader([line]), [])
+    try:
+        cells = next(csv.reader([line]), [])
+    except csv.Error:  # a NUL-filled or binary "line" past csv's field limit is no header
+        return False
     return bool(cells) and cells[0].strip().lstrip("\ufeff") == NCU_KEY[0] and NCU_KEY[1] in cells
 
 
