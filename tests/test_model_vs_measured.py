@@ -127,3 +127,31 @@ def test_ambiguous_target(files):
     model = load_points("roofline", files[0])
     with pytest.raises(InputError, match="different model points"):
         reconcile(load_points("roofline", files[1]), model, [parse_mapping("sgemm=_")], A100)
+
+
+def test_rocprof_dgemm_and_a_spec_model(tmp_path):
+    """rocprof-compute (MI210): DGEMM M = N = K = 2048 against 2·2048³ and 3·2048²·8 B.
+
+    Model: 17,179,869,184 FLOP, 100,663,296 B. Measured 17,184,063,488 FLOP (2²² more:
+    ratio 1 + 2²²/2³⁴ = 1.000244140625); DRAM 71,303,168 B = 17/24 of the compulsory bytes
+    (a ratio below 1: the counters saw less than the model counts), LDS 6,308,233,216 B.
+    """
+    model = tmp_path / "model.csv"
+    model.write_text("name,flop,bytes\ndgemm_2048,17179869184,100663296\n")
+    measured = load_points("rocprof", ROOT / "resources" / "rocprof" / "mi210_gemm_triad")
+    table = reconcile(measured, load_points("roofline", model),
+                      [parse_mapping("dgemm_valu=dgemm_2048")], choose_preset(
+                          DEFAULT_HARDWARE, "mi210"))
+    rows = {r["level"]: r for r in table.iter_rows(named=True)}
+    assert set(rows) == {"DRAM", "L2", "L1", "LDS"}
+    assert rows["DRAM"]["flop_ratio"] == pytest.approx(1.000244140625)
+    assert rows["DRAM"]["excess_traffic"] == pytest.approx(17 / 24)
+    assert rows["LDS"]["excess_traffic"] == pytest.approx(6_308_233_216 / 100_663_296)
+    # A spec variant, named by a part of its label only it has: its own FLOP, bytes and
+    # precision (fp8-tensor), not the measured kernel's.
+    spec = load_points("specs", ROOT / "resources" / "specs" / "1_BatchedMoE.yaml")
+    table = reconcile(measured, spec, [parse_mapping("hgemm=w13: fp8 w8a8 (M=64)")],
+                      choose_preset(DEFAULT_HARDWARE, "mi210"))
+    row = table.row(0, named=True)
+    assert (row["model_flop"], row["model_bytes"]) == (51_539_607_552, 432_013_824)
+    assert row["model_intensity"] == pytest.approx(51_539_607_552 / 432_013_824)
