@@ -1,0 +1,66 @@
+"""What a command imports: only what it uses (issue 23, item 1; figures in bench/NOTES.md)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FLASH = str(REPO / "resources/roofline/flash_attention.csv")
+
+# Runs the CLI in a fresh interpreter and writes the names in sys.modules at exit, after
+# click's sys.exit and once matplotlib's background import has finished.
+WRAPPER = """
+import atexit, sys
+out = sys.argv[1]
+atexit.register(lambda: open(out, "w").write("\\n".join(sorted(sys.modules))))
+from rooflow.cli import main
+main(sys.argv[2:])
+"""
+
+# Label placement (adjustText's scipy.spatial: scipy.sparse, .linalg, .special, numpy.fft,
+# numpy.f2py), pyplot, the pages (bokeh) and the readers that validate (pandera).
+# mpl_toolkits.mplot3d and matplotlib.projections.geo are not listed: matplotlib.figure
+# imports matplotlib.projections, which imports both (matplotlib 3.11); only blocking
+# imports would keep them out.
+NOT_FOR_A_PLOT = ("scipy", "adjustText", "matplotlib.pyplot", "numpy.fft", "numpy.f2py",
+                  "bokeh", "pandera")
+
+
+def _modules(tmp_path: Path, *args: str) -> set[str]:
+    out = tmp_path / "modules.txt"
+    run = subprocess.run([sys.executable, "-c", WRAPPER, str(out), *args],
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    return set(out.read_text().split())
+
+
+def _loaded(modules: set[str], roots: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in modules if any(m == r or m.startswith(r + ".") for r in roots))
+
+
+def test_labelled_small_plot_imports_no_scipy_pyplot_bokeh_or_pandera(tmp_path):
+    """The first plot of a new user: 4 points, labelled (automatic), and nothing more."""
+    modules = _modules(tmp_path, "plot", FLASH, "--hardware", "arc-pro-b70", "-o", "x.png")
+    assert (tmp_path / "x.png").stat().st_size > 0
+    assert "rooflow.plotting.placement" in modules, "the points were labelled"
+    assert not _loaded(modules, NOT_FOR_A_PLOT)
+
+
+def test_two_row_plot_with_a_key_imports_no_placement(tmp_path):
+    csv = tmp_path / "two.csv"
+    csv.write_text("series,label,arithmetic_intensity,tflops\nA,k1,10,5\nA,k2,100,20\n")
+    modules = _modules(tmp_path, "plot", str(csv), "--hardware", "h100-sxm", "--key",
+                       "--no-annotate", "-o", "x.svg")
+    assert not _loaded(modules, (*NOT_FOR_A_PLOT, "rooflow.plotting.placement"))
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_table_imports_no_plotting(tmp_path, fmt):
+    modules = _modules(tmp_path, "table", FLASH, "--hardware", "arc-pro-b70",
+                       "-o", f"t.{fmt}")
+    assert not _loaded(modules, ("matplotlib", "numpy", "scipy", "bokeh", "pandera",
+                                 "rooflow.plotting.roofline"))
