@@ -155,3 +155,63 @@ def test_rocprof_dgemm_and_a_spec_model(tmp_path):
     row = table.row(0, named=True)
     assert (row["model_flop"], row["model_bytes"]) == (51_539_607_552, 432_013_824)
     assert row["model_intensity"] == pytest.approx(51_539_607_552 / 432_013_824)
+
+
+# The workflow: config `model_checks` ------------------------------------------------------
+
+
+def _plan(tmp_path, monkeypatch, **entry):
+    from rooflow.defaults import config_defaults, plot_defaults
+    from rooflow.planning import Plan
+    from rooflow.roofs.datasheet import load_hardware
+
+    monkeypatch.chdir(tmp_path)
+    for rel in ("resources/roofline/run.csv", "resources/roofline/model.csv"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x\n")
+    checks = {"gemm": {"measured": "roofline-run", "model": "roofline-model",
+                       "map": {"sgemm": "gemm_1024"}} | entry}
+    config = {**config_defaults(), "plot_defaults": plot_defaults(),
+              "presets": ["h100-sxm"], "model_checks": checks}
+    return Plan(config, load_hardware())
+
+
+def test_workflow_plans_a_model_check(tmp_path, monkeypatch):
+    plan = _plan(tmp_path, monkeypatch)
+    assert plan.model_check_presets("gemm") == ["h100-sxm"]  # the measured dataset's
+    assert {"results/model/h100-sxm/gemm.png", "results/model/h100-sxm/gemm.csv"} <= set(
+        plan.targets())
+    assert _plan(tmp_path, monkeypatch, presets=["mi210"]).model_check_presets("gemm") == [
+        "mi210"]
+    with pytest.raises(ValueError, match="model check 'gemm': 'roofline-nosuch' is not a "
+                                         "dataset"):
+        _plan(tmp_path, monkeypatch, model="roofline-nosuch").targets()
+    with pytest.raises(ValueError, match=r"unknown presets \['nosuch'\]"):
+        _plan(tmp_path, monkeypatch, presets=["nosuch"]).targets()
+
+
+def test_config_schema_takes_model_checks():
+    from rooflow.defaults import schema_error
+
+    entry = {"measured": "ncu-run", "model": "roofline-model", "map": {"dgemm": "dgemm_4096"}}
+    assert schema_error("config", {"presets": ["h100-sxm"], "model_checks": {"g": entry}}) is None
+    for bad in ({**entry, "map": {}}, {k: v for k, v in entry.items() if k != "model"},
+                {**entry, "extra": 1}):
+        assert schema_error("config", {"presets": ["h100-sxm"], "model_checks": {"g": bad}})
+
+
+@pytest.mark.workflow
+def test_workflow_builds_a_model_check(workflow_copy):
+    from workflow_copy import snakemake
+
+    (workflow_copy / "resources" / "roofline" / "dgemm_model.csv").write_text(
+        "kernel,flop,bytes\ndgemm_4096,137438953472,402653184\n")
+    with open(workflow_copy / "config" / "config.yaml", "a") as config:
+        config.write("\nmodel_checks:\n  dgemm:\n    measured: ncu-a100_dgemm_triad_hgemm\n"
+                     "    model: roofline-dgemm_model\n    map:\n      '^dgemm': dgemm_4096\n")
+    snakemake(workflow_copy, "results/model/a100-sxm/dgemm.png", cores=1)
+    table = pl.read_csv(workflow_copy / "results" / "model" / "a100-sxm" / "dgemm.csv")
+    assert table["excess_traffic"].to_list() == pytest.approx(
+        [v / 402_653_184 for v in (1.21e9, 9.87e9, 35.16e9)])
+    log = (workflow_copy / "logs" / "model" / "a100-sxm" / "dgemm.log").read_text()
+    assert "largest excess traffic dgemm_nn_kernel" in log

@@ -324,7 +324,7 @@ from rooflow.roofs.preset import custom_preset
 points = to_points(pl.DataFrame({"kernel": ["a", "b"], "arithmetic_intensity": [1.0, 10.0],
                                  "flop_per_s": [1e12, 5e12]}))
 figure(analyze(points, custom_preset(100, 1000)), custom_preset(100, 1000),
-       PlotOptions(annotate=True))  # labels placed
+       PlotOptions(annotate=True))  # labels: adjustText imports pyplot
 print(matplotlib.get_backend())
 """
 

@@ -215,20 +215,24 @@ class Plan:
         gone = {key for key, _ in skipped} - set(self.datasets)
         self.comparisons: Mapping[str, Mapping] = self._comparisons(
             config.get("comparisons", {}), gone)
+        self.model_checks: Mapping[str, Mapping] = self._comparisons(
+            config.get("model_checks", {}), gone, ("measured", "model"))
         self.warnings: list[str] = list(self.skipped)
         # Decided once per dataset: the input functions ask for them per job.
         self._presets = {d: self._decide_presets(d) for d in self.datasets}
         self.all_presets = sorted({p for presets in self._presets.values() for p in presets})
 
     def _comparisons(
-        self, comparisons: Mapping[str, Mapping], gone: set[str]
+        self, comparisons: Mapping[str, Mapping], gone: set[str],
+        sides: tuple[str, str] = ("baseline", "new"),
     ) -> dict[str, Mapping]:
-        """Config ``comparisons`` less those naming a dataset whose file was skipped."""
+        """Config ``comparisons`` (``model_checks``) less those naming a skipped dataset."""
         kept = {}
+        what = "comparison" if sides == ("baseline", "new") else "model check"
         for name, entry in comparisons.items():
-            lost = [entry[s] for s in ("baseline", "new") if entry[s] in gone]
+            lost = [entry[s] for s in sides if entry[s] in gone]
             if lost:
-                self.skipped.append(f"skipped comparison {name!r}: its dataset {lost[0]!r} "
+                self.skipped.append(f"skipped {what} {name!r}: its dataset {lost[0]!r} "
                                     "was skipped")
             else:
                 kept[name] = entry
@@ -331,6 +335,19 @@ class Plan:
             )
         return presets
 
+    def model_check_presets(self, name: str) -> list[str]:
+        """Model check ``name``'s presets: its own, else its measured dataset's; ValueError."""
+        entry, problem = self.model_checks[name], ""
+        if lost := [entry[s] for s in ("measured", "model") if entry[s] not in self.datasets]:
+            problem = f"{lost[0]!r} is not a dataset; known: {sorted(self.datasets)}"
+        presets = [] if problem else entry.get("presets") or self.dataset_presets(
+            entry["measured"])
+        if unknown := sorted(set(presets) - self.known_presets):
+            problem = f"unknown presets {unknown}"
+        if problem or not presets:
+            raise ValueError(f"config: model check {name!r}: {problem or 'no preset'}")
+        return list(presets)
+
     def targets(self) -> list[str]:
         """Every output of the workflow (``rule all``).
 
@@ -362,6 +379,9 @@ class Plan:
                 targets += [
                     f"results/compare/{preset}/{name}.{ext}" for ext in ("png", "csv", "html")
                 ]
+        for name in self.model_checks:
+            targets += [f"results/model/{preset}/{name}.{ext}"
+                        for preset in self.model_check_presets(name) for ext in ("png", "csv")]
         if self.datasets:
             targets += ["results/summary.md", DATASETS_READ]
         return targets

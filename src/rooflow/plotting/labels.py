@@ -127,10 +127,10 @@ def label_points(ax, shown: pl.DataFrame, left_out: int, scale: float, *, annota
         ax.text(1.02, KEY_TOP, "\n".join(lines), transform=ax.transAxes, fontsize=KEY_FONT,
                 va="top", family="monospace", gid="key")
     if annotate:
-        from rooflow.plotting.placement import adjust_text
+        from adjustText import adjust_text
 
         labels = [ax.text(xi, yi, t, fontsize=7) for xi, yi, t in zip(x, y, text, strict=True)]
-        adjust_text(labels, ax, arrowprops={"arrowstyle": "-", "color": "0.5", "lw": 0.5})
+        adjust_text(labels, ax=ax, arrowprops={"arrowstyle": "-", "color": "0.5", "lw": 0.5})
         if left_out:
             ax.text(0.01, 0.01, f"{left_out} labels left out (top {top_n} {ranked_by(shown)})",
                     transform=ax.transAxes, fontsize=7, color="0.4")

@@ -1,0 +1,35 @@
+"""Rule `model_check`: one configured model check on one preset → plot and table."""
+
+from rooflow.rulescript import run
+
+
+def step(log):
+
+    from rooflow.errors import InputError
+    from rooflow.failed import failure, write_placeholders
+    from rooflow.io import write_csv
+    from rooflow.model_vs_measured import parse_mapping, reconcile, summary
+    from rooflow.plotting.model_vs_measured import plot_model_vs_measured
+    from rooflow.points import read_points
+    from rooflow.roofs import load_preset
+
+    sm = snakemake  # noqa: F821
+    for side in ("measured", "model"):  # a dataset that could not be read: say so, in its place
+        if line := failure(sm.input[f"points_{side}"]):
+            write_placeholders(sm.output, sm.params.name, f"{side} {sm.params[side]}: {line}")
+            log(f"not built: {side} {sm.params[side]}: {line}")
+            return
+    try:
+        mappings = [parse_mapping(m) for m in sm.params.mapping]
+    except ValueError as err:
+        raise InputError("config", f"model_checks: {sm.params.name}: map: {err}") from None
+    preset = load_preset(sm.params.preset, sm.input.hardware, sm.input.get("measured"))
+    table = reconcile(read_points(sm.input.points_measured),
+                      read_points(sm.input.points_model), mappings, preset)
+    title = f"{sm.params.name}: {sm.params.model} → {sm.params.measured} on {preset.key}"
+    plot_model_vs_measured(table, preset, sm.output.plot, title=title)
+    write_csv(table, sm.output.table)
+    log(summary(table))
+
+
+run(step, snakemake.log[0])  # noqa: F821
