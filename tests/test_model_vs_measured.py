@@ -112,12 +112,14 @@ def test_cli_plot_has_an_arrow_per_level(files, tmp_path):
     ("(=gemm_1024", "is not a regular expression"),
     ("sgemm=nothing", "no model point is named 'nothing'"),
     ("nomatch=gemm_1024", "no measured kernel matches 'nomatch'"),
+    ("sgemm=gemm_1024 -o plot.txt", "unsupported image format '.txt'"),
 ])
 def test_cli_bad_mapping_is_one_line(files, mapping, message):
     model, measured = files
+    mapping, *more = mapping.split(" ")
     done = subprocess.run([ROOFLOW, "model-check", str(measured), "--model", str(model),
-                           "--map", mapping, "--hardware", "a100-sxm"],
-                          capture_output=True, text=True, timeout=120)
+                           "--map", mapping, "--hardware", "a100-sxm", *more],
+                          capture_output=True, text=True, timeout=120, cwd=model.parent)
     assert done.returncode == 1
     assert message in done.stderr and "Traceback" not in done.stderr
     assert done.stdout == ""

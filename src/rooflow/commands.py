@@ -200,6 +200,9 @@ def model_check_command(preset_options, kind_option, load_files, select_preset) 
             mappings = [parse_mapping(m) for m in maps]
         except ValueError as err:
             raise click.BadParameter(str(err), param_hint="--map") from None
+        if output is not None and output.suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise click.BadParameter(f"unsupported image format '{output.suffix}' (png, svg, "
+                                     "pdf)", param_hint="-o")
         preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
         result = reconcile(load_files(measured, kind), load_files((model_path,), None),
                            mappings, preset)
