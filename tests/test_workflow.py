@@ -30,6 +30,9 @@ def test_full_run_builds_every_table_and_plot(examples_build):
         assert (results / f"plots/{preset}/all.png").exists()
     summary = (examples_build / "results/summary.md").read_text()
     assert "## h100-sxm" in summary and "## arc-pro-b70" in summary
+    # The trace's GPU time shares travel in its points file's metadata (issue 22, item 5).
+    assert "| pytorch-h100_llama_layer | 2.785 | 98.8 % | 0.9 % | 0.1 % |" in summary
+    assert "Operators of pytorch-h100_llama_layer by potential time saved on h100-sxm:" in summary
     assert (examples_build / "logs/points/roofline/flash_attention.log").exists()
 
 

@@ -8,6 +8,9 @@ the :class:`~rooflow.settings.Settings` the adapters read (None: the defaults).
 ``--tensor-flop-per-inst [CC=]FLOP`` (repeatable) is config ``ncu.tensor_flop_per_inst``:
 FLOP per ``sm__inst_executed_pipe_tensor`` instruction, by compute capability or for every
 one (``default``), for ncu exports without ``sm__ops_path_tensor_*`` counters.
+
+``--per-launch`` (:func:`adapter_options` adds it next to it) is config ``ncu.per_launch``
+and ``pytorch.per_launch``: one point per ncu kernel launch, per PyTorch operator call.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 import click
 
 _KEY = "rooflow.tensor_flop_per_inst"
+_LAUNCH = "rooflow.per_launch"
 
 
 class TensorFactor(click.ParamType):
@@ -46,6 +50,18 @@ tensor_option = click.option(
          "ncu.tensor_flop_per_inst; known: 7.0=512).")
 
 
+per_launch_option = click.option(
+    "--per-launch", is_flag=True, expose_value=False,
+    callback=lambda ctx, _, value: ctx.meta.update({_LAUNCH: value}),
+    help="One point per launch: per ncu kernel launch, per PyTorch operator call (config "
+         "ncu.per_launch, pytorch.per_launch), not per kernel name or operator shape.")
+
+
+def adapter_options(command):
+    """``--tensor-flop-per-inst`` and ``--per-launch`` on ``command``."""
+    return per_launch_option(tensor_option(command))
+
+
 def settings(**given: Any):
     """Adapter settings: the running command's options and ``given`` ones; None: defaults."""
     from rooflow.settings import Settings
@@ -54,4 +70,7 @@ def settings(**given: Any):
     factors = ctx.meta.get(_KEY) if ctx else None
     if factors:
         given["tensor_flop_per_inst"] = factors
+    if ctx and ctx.meta.get(_LAUNCH):
+        given.setdefault("per_launch", True)
+        given.setdefault("pytorch_per_launch", True)
     return Settings(**given) if given else None

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
+from rooflow.adapter_options import adapter_options, tensor_option
 from rooflow.adapter_options import settings as _settings
-from rooflow.adapter_options import tensor_option
 from rooflow.commands import CheckedCommand, Group, run, table_options
 from rooflow.defaults import DEFAULT_FAMILIES, DEFAULT_HARDWARE, config_defaults, plot_defaults
 from rooflow.errors import InputError
@@ -54,7 +54,7 @@ def kind_option(command):
     """``--kind``, and the adapters' settings (:mod:`rooflow.adapter_options`)."""
     return click.option("--kind", type=click.Choice(list(KINDS)), default=None, help="Input "
                         "kind, instead of detecting it from the content (see README).")(
-                            tensor_option(command))
+                            adapter_options(command))
 
 
 def _load_files(files: tuple[Path, ...], kind: str | None, log=None):

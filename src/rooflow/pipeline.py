@@ -78,6 +78,7 @@ def report(
     unroofed = table.filter(pl.col("memory_roof_name").is_null())["level"].unique().to_list()
     if unroofed:
         log(f"note: {preset.key} has no memory roof for level(s) {', '.join(unroofed)}")
+    _trace_notes(points, table, preset, log)
     if table_path is not None:
         write_table(table, table_path)
     if plot_path is not None:
@@ -85,6 +86,26 @@ def report(
 
         plot_roofline(table, preset, plot_path, options=options or PlotOptions())
     return table
+
+
+def _trace_notes(points: pl.DataFrame, table: pl.DataFrame, preset: Preset,
+                 log: Callable[[str], None]) -> None:
+    """Notes per PyTorch trace read in this process: GPU time coverage, operators ranked.
+
+    By potential time saved (:func:`rooflow.adapters.pytorch.coverage.ranked_note`).
+    """
+    if "series" not in points.columns or not (points["series"] == "pytorch").any():
+        return
+    from rooflow.adapters.pytorch.coverage import ranked_note
+
+    if "potential_time_saved_s" not in table.columns:  # a plot alone: the trace's rows only
+        from rooflow.analysis import TABLE_COLUMNS, analyze
+
+        table = analyze(points.filter(pl.col("series") == "pytorch"), preset, TABLE_COLUMNS)
+    for source in table.filter(pl.col("series") == "pytorch")["source"].unique(
+            maintain_order=True):
+        for line in ranked_note(source, table.filter(pl.col("source") == source), preset.key):
+            log(line)
 
 
 def plot_options(options: Mapping):

@@ -10,7 +10,8 @@ from rooflow.defaults import DEFAULT_FAMILIES, config_defaults
 
 _D = config_defaults()
 
-ADAPTER_KEYS = ("families", "specs_dir", "family_map", "variant_prefix", "benchmarks", "ncu")
+ADAPTER_KEYS = ("families", "specs_dir", "family_map", "variant_prefix", "benchmarks", "ncu",
+                "pytorch")
 """Config keys the adapters read: a change to one re-runs the ``points`` jobs, and only those."""
 
 
@@ -30,6 +31,7 @@ class Settings:
     min_ai: float | None = _D["benchmarks"]["min_ai"]
     tensor_flop_per_inst: Mapping[str, float] = field(default_factory=dict)
     per_launch: bool = _D["ncu"]["per_launch"]
+    pytorch_per_launch: bool = _D["pytorch"]["per_launch"]
 
     @classmethod
     def from_config(cls, config: Mapping, root: Path = Path(".")) -> Settings:
@@ -40,6 +42,7 @@ class Settings:
         cfg = {**_D, **{k: v for k, v in config.items() if v is not None}}
         bench = {**_D["benchmarks"], **cfg["benchmarks"]}
         ncu = {**_D["ncu"], **cfg["ncu"]}
+        pytorch = {**_D["pytorch"], **cfg["pytorch"]}
         return cls(
             families=root / cfg["families"],
             family_map=dict(cfg["family_map"]),
@@ -49,4 +52,5 @@ class Settings:
             min_ai=bench["min_ai"],
             tensor_flop_per_inst=dict(ncu["tensor_flop_per_inst"]),
             per_launch=ncu["per_launch"],
+            pytorch_per_launch=pytorch["per_launch"],
         )

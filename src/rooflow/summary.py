@@ -13,8 +13,10 @@ time they could save against the memory roof. Only what can improve is ranked:
 - points above their roof come first, as findings (check peaks, units or clocks).
 
 Datasets the workflow could not build (:mod:`rooflow.failed`) and input files it skipped are
-listed first, with their error lines. Every name is Markdown-escaped
-(:func:`rooflow.escape.markdown_cell`): a ``|``, newline or HTML in a kernel name stays text.
+listed first, with their error lines; then, per PyTorch trace, where its GPU time went
+(points, no model, unlinked, communication) and its operators by potential time saved.
+Every name is Markdown-escaped (:func:`rooflow.escape.markdown_cell`): a ``|``, newline or
+HTML in a kernel name stays text.
 """
 
 from __future__ import annotations
@@ -155,6 +157,7 @@ def summary_markdown(
     *,
     failed: Mapping[str, str] | None = None,
     skipped: Sequence[str] = (),
+    coverage: Mapping[str, dict] | None = None,
 ) -> str:
     """Markdown summary of per-preset ``all.csv`` tables (analysis columns + ``dataset``).
 
@@ -167,6 +170,9 @@ def summary_markdown(
         top: rows listed per preset and list.
         failed: dataset → its error line, for the datasets not built (listed first).
         skipped: one line per input file the workflow skipped (listed after them).
+        coverage: dataset → where a PyTorch trace's GPU time went
+            (:func:`rooflow.adapters.pytorch.coverage.coverage`): listed after them, with
+            each trace's operators ranked by potential time saved.
     """
     lines = ["# rooflow summary", "",
              "Kernels that can improve, ranked by potential time saved = time × "
@@ -175,6 +181,10 @@ def summary_markdown(
              "kernel is ranked; a kernel whose precision has no compute roof on the preset "
              "is listed apart, not ranked.", ""]
     lines += _not_built(failed or {}, skipped)
+    if coverage:
+        from rooflow.adapters.pytorch.coverage import summary_lines
+
+        lines += summary_lines(coverage, tables, _md)
     lines += _above_roof(tables)
     for preset, table in tables.items():
         above = table.filter(pl.col("above_roof"))

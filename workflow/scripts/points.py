@@ -5,6 +5,7 @@ the other datasets, the aggregates and the report still build; rule `datasets_re
 """
 
 from functools import partial
+from pathlib import Path
 
 from rooflow.failed import write_failed
 from rooflow.rulescript import run
@@ -21,7 +22,14 @@ def step(log):
         log(f"warning: {sm.input.raw} looks like a {other} input, not {sm.params.kind}: "
             f"move it to resources/{other}/ if it is one")
     points = load_points(sm.params.kind, sm.input.raw, Settings.from_config(sm.params.settings))
-    write_parquet(points, sm.output[0])
+    if sm.params.kind == "pytorch":  # where the trace's GPU time went, for summary.md
+        from rooflow.adapters.pytorch.coverage import coverage_of, to_metadata
+        from rooflow.io import atomic_path
+
+        with atomic_path(sm.output[0]) as tmp:
+            points.write_parquet(tmp, metadata=to_metadata(coverage_of(Path(sm.input.raw))))
+    else:
+        write_parquet(points, sm.output[0])
     log(f"{points.height} points from {sm.input.raw}")
 
 

@@ -18,7 +18,14 @@ def step(log):
         table = restore_csv(pl.read_csv(path))  # names as they were, not formula-guarded
         if "kernel" in table.columns:  # else no dataset of the preset was built
             tables[preset] = table
-    text = summary_markdown(tables, failed=failed, skipped=from_report_param(sm.params.skipped))
+    from rooflow.adapters.pytorch.coverage import read_coverage
+
+    coverage = {}  # PyTorch traces: where their GPU time went (points file metadata)
+    for dataset, path in zip(sm.params.datasets, sm.input.points, strict=True):
+        if dataset not in failed and (found := read_coverage(path)) is not None:
+            coverage[dataset] = found
+    text = summary_markdown(tables, failed=failed, skipped=from_report_param(sm.params.skipped),
+                            coverage=coverage)
     with atomic_path(sm.output[0]) as tmp:
         tmp.write_text(text)
     log(f"summary of {len(tables)} presets; {len(failed)} datasets not built")

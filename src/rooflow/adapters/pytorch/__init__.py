@@ -23,6 +23,7 @@ from pathlib import Path
 
 import polars as pl
 
+from rooflow.adapters.pytorch.coverage import remember
 from rooflow.adapters.pytorch.operators import DEFAULT_OPERATORS, load_operators
 from rooflow.adapters.pytorch.table import SHARES, OperatorTable, operator_table
 from rooflow.adapters.pytorch.trace import Trace, link, read_trace
@@ -121,12 +122,13 @@ def pytorch_points(
     calls are summed). Bandwidth-only operators (copies, Inductor Triton kernels) have
     flop 0. Operators without a model, communication, host transfers and unlinked GPU
     time are listed in the log (``log``, default the ``rooflow.pytorch`` logger), never
-    silently dropped.
+    silently dropped; their shares are kept for :func:`.coverage.coverage_of`.
 
     Raises:
         InputError: as :func:`pytorch_table`; no operator with a model ran on the GPU.
     """
     result = pytorch_table(path, per_launch=per_launch, operators=operators)
+    remember(path, result)  # for the points job's metadata and the CLI's note
     say = log or _LOG.warning
     for line in report_lines(str(path), result):
         say(line)
@@ -152,5 +154,8 @@ def pytorch_points(
 
 
 def load(path: str | Path, settings: Settings) -> pl.DataFrame:
-    """Registry entry (kind ``pytorch``): :func:`pytorch_points`, one point per shape."""
-    return pytorch_points(path)
+    """Registry entry (kind ``pytorch``): :func:`pytorch_points`, per shape or per call.
+
+    Per call with ``settings.pytorch_per_launch`` (config ``pytorch.per_launch``).
+    """
+    return pytorch_points(path, per_launch=settings.pytorch_per_launch)
