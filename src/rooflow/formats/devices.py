@@ -4,9 +4,10 @@ The workflow's planner (:mod:`rooflow.planning`) knows only file paths before an
 to draw a dataset on the preset of the GPU it ran on (:attr:`rooflow.roofs.preset.Preset.devices`)
 it reads the names here, on every Snakemake invocation. So each reader opens at most a few
 files, reads a bounded head of each (:data:`HEAD_LIMIT`), never raises and imports only the
-standard library. A function is named as the kind (as :mod:`rooflow.formats.sniffing`);
-a kind without one (specs, benchmarks: theoretical; rocprofv1: ``gpu-id`` is an agent
-index; unitrace: its ``Device`` column is an index too) names no GPU.
+standard library (but for a ``.ncu-rep`` report: NVIDIA's reader, see :func:`_ncu_report`).
+A function is named as the kind (as :mod:`rooflow.formats.sniffing`); a kind without one
+(specs, benchmarks: theoretical; rocprofv1: ``gpu-id`` is an agent index; unitrace: its
+``Device`` column is an index too) names no GPU.
 
 Each returns the names that identify the GPU, most specific first (a PCI chip id decoded
 by :data:`CHIP_IDS` before a marketing or model name, the gfx target last), or ``()``:
@@ -15,7 +16,8 @@ by :data:`CHIP_IDS` before a marketing or model name, the gfx target last), or `
 kind     names
 ======== ================================================================================
 ncu      ``device__attribute_display_name`` ("NVIDIA H100 80GB HBM3"): a raw-page column,
-         or a details-page metric row of the first launch
+         or a details-page metric row of the first launch; of a ``.ncu-rep`` report, the
+         metric of its first action that has it (:func:`_ncu_report`)
 rocprof  ``sysinfo.csv``: ``chip_id`` (decoded), ``gpu_model``, ``gpu_arch``
 rocprofv3 ``NAME_agent_info.csv``, the agent of the first dispatch: ``Device_Id``
          (decoded), ``Product_Name``, ``Name`` (gfx target)
@@ -93,8 +95,46 @@ def _first_row(path: Path) -> dict[str, str]:
     return {k.strip(): v for k, v in zip(header, row, strict=False)} if row else {}
 
 
+REPORT_LIMIT = 16 << 20
+"""Bytes of the largest ``.ncu-rep`` report whose GPU is read at planning time."""
+
+
+def _ncu_report(path: Path) -> str:
+    """``device__attribute_display_name`` of a report's first action that has it, else "".
+
+    A report is binary (protobuf, its strings often compressed), so only NVIDIA's reader
+    (``ncu_report``) gets the name. Measured on the shared reports (150 kB, 2026-11-24, 2
+    shared cores): 0.03 s import, 0.25 s for the reader's first action (its native library
+    starts), then about 15 ms per report. The reader loads the whole file, so a report over
+    :data:`REPORT_LIMIT` names no GPU here (set the dataset's ``device:`` in config), which
+    keeps planning within seconds; without the package a report names none either. A
+    truncated or random file gives no action (checked): no name, its own job says why.
+    """
+    try:
+        if path.stat().st_size > REPORT_LIMIT:
+            return ""
+        import ncu_report
+
+        report = ncu_report.load_report(str(path))
+        for r in range(report.num_ranges()):
+            found = report.range_by_idx(r)
+            for a in range(found.num_actions() if found is not None else 0):
+                metric = found.action_by_idx(a).metric_by_name(NCU_DEVICE_METRIC)
+                value = metric.value() if metric is not None and metric.has_value() else None
+                if value:
+                    return str(value).strip()
+    except Exception:  # noqa: BLE001 - ImportError, or what the native reader raises
+        return ""
+    return ""
+
+
 def ncu(path: Path) -> tuple[str, ...]:
-    """The GPU of an ``ncu --csv`` export, or of the first pass of a folder that names one."""
+    """The GPU of an ``ncu --csv`` export, or of the first pass of a folder that names one.
+
+    Of a ``.ncu-rep`` report: :func:`_ncu_report`.
+    """
+    if path.suffix.lower() == ".ncu-rep":
+        return _names(_ncu_report(path))
     files = sorted(path.glob("*.csv")) if path.is_dir() else [path]
     for file in files:
         if name := _ncu_file(file):
