@@ -29,6 +29,7 @@ if workflow.is_main_process:  # jobs parse this file again: say each warning onc
         print(f"rooflow: warning: {line}", file=sys.stderr)
 ALL_PRESETS = PLAN.all_presets
 COMPARISONS = PLAN.comparisons
+MODEL_CHECKS = PLAN.model_checks
 # Only the keys adapters read, so editing plot options does not rerun ingest.
 ADAPTER_SETTINGS = {k: config.get(k) for k in ADAPTER_KEYS}
 
@@ -46,6 +47,7 @@ wildcard_constraints:
     preset=DATASET_NAME,
     ext="svg|pdf",
     comparison=DATASET_NAME,
+    model_check=DATASET_NAME,
 
 
 def all_targets():
@@ -95,6 +97,15 @@ def compare_input(wildcards):
     entry = COMPARISONS[wildcards.comparison]
     return {
         side: points_file(*PLAN.datasets[entry[side]]) for side in ("baseline", "new")
+    } | preset_input(wildcards)
+
+
+def model_check_input(wildcards):
+    """Points of a model check's datasets (`points_measured`, `points_model`), preset files."""
+    entry = MODEL_CHECKS[wildcards.model_check]
+    return {
+        f"points_{side}": points_file(*PLAN.datasets[entry[side]])
+        for side in ("measured", "model")
     } | preset_input(wildcards)
 
 

@@ -1,18 +1,3 @@
-MODEL_CHECKS = PLAN.model_checks
-
-
-def model_check_input(wildcards):
-    """The measured and model datasets' points files, and the preset's files.
-
-    Keys ``points_measured`` and ``points_model``: ``measured`` is a measured preset's file.
-    """
-    entry = MODEL_CHECKS[wildcards.model_check]
-    return {
-        f"points_{side}": points_file(*PLAN.datasets[entry[side]])
-        for side in ("measured", "model")
-    } | preset_input(wildcards)
-
-
 rule model_check:
     """A model check of config `model_checks` on one preset: model → measured, per level."""
     input:
@@ -32,6 +17,8 @@ rule model_check:
         name="{model_check}",
         measured=lambda wc: MODEL_CHECKS[wc.model_check]["measured"],
         model=lambda wc: MODEL_CHECKS[wc.model_check]["model"],
-        mapping=lambda wc: [f"{k}={v}" for k, v in MODEL_CHECKS[wc.model_check]["map"].items()],
+        mapping=lambda wc: [
+            f"{k}={v}" for k, v in MODEL_CHECKS[wc.model_check]["map"].items()
+        ],
     script:
         "../scripts/model_check.py"
