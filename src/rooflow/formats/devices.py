@@ -103,12 +103,12 @@ def _ncu_report(path: Path) -> str:
     """``device__attribute_display_name`` of a report's first action that has it, else "".
 
     A report is binary (protobuf, its strings often compressed), so only NVIDIA's reader
-    (``ncu_report``) gets the name. Measured on the shared reports (150 kB, 2026-11-24, 2
-    shared cores): 0.03 s import, 0.25 s for the reader's first action (its native library
-    starts), then about 15 ms per report. The reader loads the whole file, so a report over
-    :data:`REPORT_LIMIT` names no GPU here (set the dataset's ``device:`` in config), which
-    keeps planning within seconds; without the package a report names none either. A
-    truncated or random file gives no action (checked): no name, its own job says why.
+    (``ncu_report``) gets the name: its native library starts once per planning, then a
+    small report takes milliseconds (figures in the CHANGELOG). The reader loads the whole
+    file, so a report over :data:`REPORT_LIMIT` names no GPU here (set the dataset's
+    ``device:`` in config), which keeps planning within seconds; without the package a
+    report names none either. A truncated or random file gives no action (checked): no
+    name, its own job says why.
     """
     try:
         if path.stat().st_size > REPORT_LIMIT:
