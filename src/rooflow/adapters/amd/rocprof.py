@@ -176,9 +176,14 @@ def _xcds(info: dict[str, str], arch: str | None, device: str) -> tuple[int | No
     return (1, "") if FAMILIES.get(arch or "") in ("gfx908", "gfx90a") else (None, "")
 
 
-def _cycle_time(frame: pl.DataFrame, info: dict[str, str], arch: str | None, device: str,
-                pmc: Path, rows: pl.Series) -> tuple[pl.DataFrame, tuple[str, ...]]:
+def cycle_time(frame: pl.DataFrame, info: dict[str, str], arch: str | None, device: str,
+               pmc: Path, rows: pl.Series, names: tuple[str, str, str] = (
+                   "sysinfo.csv", "max_sclk", "num_xcd")) -> tuple[pl.DataFrame, tuple[str, ...]]:
     """``frame`` with :data:`DURATION` from cycles when some dispatch's timestamps give none.
+
+    ``info`` holds the clock (``max_sclk``, MHz) and the XCDs (``num_xcd``, and
+    ``compute_partition``), as sysinfo.csv names them; ``names`` are the file and the
+    fields they came from, as the messages name them (rocprofv3: its agent_info).
 
     Raises:
         InputError: a dispatch with End = Start (or no timestamp) and no cycle counter, no
@@ -195,12 +200,13 @@ def _cycle_time(frame: pl.DataFrame, info: dict[str, str], arch: str | None, dev
         None)
     mhz = _number(info.get("max_sclk"))
     xcds, xcd_note = _xcds(info, arch, device)
+    source, clock, xcd = names
     missing = [] if cycles else [f"no {CYCLES} counter in {pmc.name}"]
     if not info:
-        missing.append("no sysinfo.csv beside it (max_sclk, num_xcd)")
+        missing.append(f"no {source} beside it ({clock}, {xcd})")
     else:
-        missing += [f"no {what} in sysinfo.csv" for what, value in
-                    (("max_sclk", mhz), ("num_xcd", xcds)) if value is None]
+        missing += [f"no {what} in {source}" for what, value in
+                    ((clock, mhz), (xcd, xcds)) if value is None]
     if missing:
         raise InputError(
             str(pmc), "End_Timestamp − Start_Timestamp gives no time (timestamps without "
@@ -219,7 +225,7 @@ def _cycle_time(frame: pl.DataFrame, info: dict[str, str], arch: str | None, dev
     frame = frame.with_columns((pl.col(cycles) / xcds / mhz * 1e3).alias(DURATION))
     note = (f"{int(unusable.sum())} of {frame.height} dispatches have End_Timestamp = "
             f"Start_Timestamp (first: row {int(rows[i])}): every dispatch's time is {cycles} / "
-            f"num_xcd {xcds} / max_sclk {mhz:g} MHz (rocprof-compute's Kernel Time (Cycles) "
+            f"{xcd} {xcds} / {clock} {mhz:g} MHz (rocprof-compute's Kernel Time (Cycles) "
             "at its clock; busy cycles around the kernel, a little longer than it)")
     return frame, (note, *([xcd_note] if xcd_note else []))
 
@@ -275,9 +281,9 @@ def read_workload(path: str | Path) -> Dispatches:
     found = canonical_columns(frame.columns)
     formulas = plan(arch, found, str(pmc))
     frame = frame.rename({col: name for name, col in found.items() if col != name})
-    frame, notes = _cycle_time(frame, info, arch, device, pmc,
-                               pl.int_range(1, frame.height + 1, eager=True)
-                               if rows is None else rows)
+    frame, notes = cycle_time(frame, info, arch, device, pmc,
+                              pl.int_range(1, frame.height + 1, eager=True)
+                              if rows is None else rows)
     frame, wave, source = _waves(frame, info, arch)
     dispatches = checked_dispatches(frame, formulas, pmc, kernel="Kernel_Name", time=DURATION,
                                     device=device, rows=rows, wave=wave, notes=notes)

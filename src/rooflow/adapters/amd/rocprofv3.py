@@ -22,7 +22,12 @@ docs, "Using rocprofv3", counter collection and "rocprofv3 advanced options"):
 
 A dataset is ``resources/rocprofv3/NAME_counter_collection.csv`` with its agent info
 beside it. Formulas: :mod:`rooflow.adapters.amd.counters`; time ``End_Timestamp −
-Start_Timestamp`` (ns).
+Start_Timestamp`` (ns). When a dispatch's timestamps give no time (End = Start: rounded
+when saved), every dispatch's time comes from its busy cycles, as rocprof-compute's
+"Kernel Time (Cycles)" (:func:`rooflow.adapters.amd.rocprof.cycle_time`):
+``GRBM_GUI_ACTIVE / Num_Xcc / Max_Engine_Clk_Fcompute`` of the agent (MHz: the KFD
+topology's maximum engine clock, ``amdgpu_amdkfd_get_max_engine_clock_in_mhz``, the peak
+clock as sysinfo ``max_sclk`` is), said in the log.
 """
 
 from __future__ import annotations
@@ -34,12 +39,15 @@ import polars as pl
 
 from rooflow.adapters.amd.counters import CHIP_IDS, canonical_columns, gfx_target, plan, wave_size
 from rooflow.adapters.amd.kernels import Dispatches, check_values, checked_dispatches
+from rooflow.adapters.amd.rocprof import cycle_time
 from rooflow.errors import InputError
 from rooflow.formats.sniffing import ROCPROFV3_SUFFIX as SUFFIX
 from rooflow.settings import Settings
 from rooflow.validate import coerce_numeric, read_csv_text
 
 DURATION = "End_Timestamp - Start_Timestamp"
+CLOCK, XCCS = "Max_Engine_Clk_Fcompute", "Num_Xcc"
+"""agent_info columns of the clock (MHz) and the XCCs, for a time from cycles."""
 _NEEDED = ("Dispatch_Id", "Kernel_Name", "Counter_Name", "Counter_Value")
 
 
@@ -61,22 +69,27 @@ def _gfx(version: str) -> str | None:
     return f"gfx{v // 10000}{v // 100 % 100:x}{v % 100:x}"
 
 
-def agent_gpu(collection: Path, agents: list[str]) -> tuple[str | None, str, float | None]:
-    """(gfx target, GPU name, wave size) of the agents used, from the ``*_agent_info.csv``.
+def agent_gpu(collection: Path, agents: list[str],
+              ) -> tuple[str | None, str, float | None, dict[str, str]]:
+    """(gfx target, GPU name, wave size, clock) of the agents used, from ``*_agent_info.csv``.
 
-    Without the file: (None, "", None) and the counter names choose the formulas.
+    The clock is what :func:`~rooflow.adapters.amd.rocprof.cycle_time` reads, in sysinfo's
+    names: ``max_sclk`` the first agent's ``Max_Engine_Clk_Fcompute`` (MHz), ``num_xcd``
+    its ``Num_Xcc``. Without the file: (None, "", None, {}) and the counter names choose
+    the formulas.
 
     Raises:
         InputError: an agent not in the file; dispatches on GPUs of different kinds.
     """
     info_path = collection.with_name(collection.name[: -len(SUFFIX)] + "_agent_info.csv")
     if not collection.name.endswith(SUFFIX) or not info_path.is_file():
-        return None, "", None
+        return None, "", None, {}
     info = read_csv_text(info_path)
     if "Logical_Node_Id" not in info.columns:
         raise InputError(str(info_path), "lacks column Logical_Node_Id", check="columns")
     rows = {(r.get("Logical_Node_Id") or ""): r for r in info.iter_rows(named=True)}
     gpus = set()
+    clock: dict[str, str] = {}
     for agent in agents:
         match = re.fullmatch(r"(?:Agent\s*)?(\d+)", agent.strip())
         row = rows.get(match.group(1)) if match else None
@@ -88,13 +101,16 @@ def agent_gpu(collection: Path, agents: list[str]) -> tuple[str | None, str, flo
         name = CHIP_IDS[int(chip)][0] if chip.isdigit() and int(chip) in CHIP_IDS else (
             row.get("Product_Name") or row.get("Name") or "")
         wave = (row.get("Wave_Front_Size") or "").strip()
+        clock = clock or {"max_sclk": (row.get(CLOCK) or "").strip(),
+                          "num_xcd": (row.get(XCCS) or "").strip()}
         gpus.add((arch, name, float(wave) if wave in ("32", "64") else None))
     if len(gpus) > 1:
         raise InputError(str(info_path), "dispatches ran on different GPU kinds: "
                          + ", ".join(sorted(f"{n} ({a}{f', wave{w:g}' if w else ''})"
                                             for a, n, w in gpus)),
                          check="one GPU kind")
-    return next(iter(gpus), (None, "", None))
+    arch, name, wave = next(iter(gpus), (None, "", None))
+    return arch, name, wave, clock or {"max_sclk": "", "num_xcd": ""}
 
 
 def _timestamps(collection: Path, long: pl.DataFrame) -> tuple[pl.DataFrame, Path]:
@@ -130,7 +146,7 @@ def read_collection(path: str | Path) -> Dispatches:
                          column="Counter_Name")
     agents = long["Agent_Id"].drop_nulls().unique(maintain_order=True).to_list() \
         if "Agent_Id" in long.columns else []
-    arch, device, wave = agent_gpu(collection, agents)
+    arch, device, wave, clock = agent_gpu(collection, agents)
     times, time_file = _timestamps(collection, long)
     times = coerce_numeric(times.unique("Dispatch_Id", keep="first", maintain_order=True),
                            ["Start_Timestamp", "End_Timestamp"], time_file)
@@ -144,9 +160,12 @@ def read_collection(path: str | Path) -> Dispatches:
     found = canonical_columns(frame.columns)
     formulas = plan(arch, found, str(collection))
     frame = frame.rename({col: name for name, col in found.items() if col != name})
+    info_name = collection.name[: -len(SUFFIX)] + "_agent_info.csv"
+    frame, notes = cycle_time(frame, clock, formulas.arch, device, collection, frame["_row"],
+                              names=(info_name, CLOCK, XCCS))
     wave = wave or wave_size(formulas.arch)
-    notes = () if wave == 64 or not formulas.ops else (
-        f"VALU work counted × {wave:g} lanes per instruction (wave size)",)
+    if wave != 64 and formulas.ops:
+        notes += (f"VALU work counted × {wave:g} lanes per instruction (wave size)",)
     return checked_dispatches(frame, formulas, collection, kernel="Kernel_Name", time=DURATION,
                               device=device, rows=frame["_row"], wave=wave, notes=notes)
 
