@@ -443,3 +443,27 @@ def test_hierarchical_key_names_kernels_without_a_roof_and_nothing_is_clipped():
         box = a.get_window_extent()
         assert canvas.x0 <= box.x0 and box.x1 <= canvas.x1, a.get_text()
         assert canvas.y0 <= box.y0 and box.y1 <= canvas.y1, a.get_text()
+
+
+def test_every_log_axis_labels_its_decades_as_plain_text():
+    """Figures are built with math text off (names hold ``$``): no tick may print TeX."""
+    from matplotlib.figure import Figure
+
+    from rooflow.plotting.bandwidth import draw_bandwidth_panel
+    from rooflow.plotting.roofline import plain_text
+    from rooflow.plotting.roofs import roofline_axes
+
+    frame = pl.DataFrame({"arithmetic_intensity": [1.0, 100.0], "performance": [1e12, 5e13]})
+    rows = pl.DataFrame({"level": ["DRAM"], "memory_roof": [1e12], "bytes": [1e9],
+                         "time_s": [1e-3]})
+    with plain_text():
+        fig = Figure()
+        ax, *_ = roofline_axes(fig, (0.1, 0.1, 0.5, 0.8), PRESET, [frame], ["DRAM"], [])
+        draw_bandwidth_panel(fig, rows, ["DRAM"])
+        fig.canvas.draw()
+    labels = [t.get_text() for a in fig.axes for t in
+              (*a.xaxis.get_ticklabels(), *a.yaxis.get_ticklabels()) if t.get_text()]
+    assert labels and not [t for t in labels if "$" in t or "mathdefault" in t]
+    # PRESET: ridge 100 FLOP/byte, x axis 0.1 … 10⁴: decades read 0.1 … 1,000, then 10⁴.
+    assert {"0.1", "1", "10", "100", "1,000", "10⁴"} <= {t.get_text()
+                                                      for t in ax.xaxis.get_ticklabels()}

@@ -11,8 +11,9 @@ from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
+from matplotlib.ticker import FuncFormatter
 
-from rooflow.plotting.core import fmt
+from rooflow.plotting.core import decade_label, fmt
 
 PANEL_RECT = (0.835, 0.08, 0.155, 0.22)
 
@@ -45,6 +46,8 @@ def draw_bandwidth_panel(fig, rows: pl.DataFrame, levels: Sequence[str]) -> None
             ax.plot([roof[lv]] * 2, [i - 0.35, i + 0.35], color="black", lw=2, gid=f"roof:{lv}")
             ax.text(roof[lv], i + 0.4, fmt(roof[lv]), fontsize=5, ha="right", va="bottom")
     ax.set_xscale("log")
+    # Figures are built with math text off: decades labelled as plain text (10²).
+    ax.xaxis.set_major_formatter(FuncFormatter(decade_label))
     ax.set_yticks(np.arange(len(levels)), levels, fontsize=6)
     ax.set_ylim(-0.6, len(levels) - 0.3)
     ax.tick_params(axis="x", labelsize=6)

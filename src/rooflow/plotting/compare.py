@@ -20,8 +20,10 @@ from rooflow.compare import ONLY_BASELINE, ONLY_NEW, Comparison
 from rooflow.io import atomic_path
 from rooflow.plotting import core
 from rooflow.plotting.roofline import new_figure, plain_text
-from rooflow.plotting.roofs import draw_roofs
+from rooflow.plotting.roofs import roofline_axes
 from rooflow.roofs.preset import Preset
+
+AXES_RECT = (0.1, 0.1, 0.59, 0.82)  # the legend and notes take the right-hand side
 
 LABELS = 12  # matched kernels named on the plot: the largest |ln speedup|
 GREY = "0.7"  # rows of one run only
@@ -41,18 +43,12 @@ def _plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title
                      dpi: int) -> Path:
     t = comp.table
     base, new = core.side(t, "_baseline"), core.side(t, "_new")
-    limits = core.axis_limits(preset, [base, new])
-    scale, unit = core.perf_unit(limits)
-    xlabel, ylabel = core.axis_titles("FLOP", unit)
-    fig = new_figure()
-    ax = fig.add_axes((0.09, 0.1, 0.6, 0.82))
-    ax.set(xscale="log", yscale="log", xlim=(limits.xmin, limits.xmax),
-           ylim=(limits.ymin / scale, limits.ymax / scale), xlabel=xlabel, ylabel=ylabel)
-    ax.grid(True, which="major", ls=":", lw=0.6, color="0.8")
     levels = pl.concat([base["level"], new["level"]]).unique(maintain_order=True).to_list()
     precisions = pl.concat([base["precision"], new["precision"]]).unique(
         maintain_order=True).to_list()
-    draw_roofs(ax, preset, *core.roof_keys(preset, levels, precisions), limits, scale, unit)
+    fig = new_figure()
+    ax, limits, scale, unit = roofline_axes(fig, AXES_RECT, preset, [base, new], levels,
+                                            precisions)
     drawn = t.drop_nulls(["arithmetic_intensity_baseline", "performance_baseline",
                           "arithmetic_intensity_new", "performance_new"])
     for r in drawn.iter_rows(named=True):

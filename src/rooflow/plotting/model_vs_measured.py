@@ -15,13 +15,13 @@ from pathlib import Path
 
 import polars as pl
 from matplotlib.lines import Line2D
-from matplotlib.ticker import FuncFormatter
 
 from rooflow.io import atomic_path
 from rooflow.model_vs_measured import summary
 from rooflow.plotting import core
+from rooflow.plotting.compare import AXES_RECT
 from rooflow.plotting.roofline import new_figure, plain_text
-from rooflow.plotting.roofs import draw_minor_ticks, draw_roofs
+from rooflow.plotting.roofs import roofline_axes
 from rooflow.roofs.preset import Preset
 
 KERNELS = 10  # kernels drawn (each its marker shape); the others are counted in the note
@@ -43,21 +43,11 @@ def _plot(table: pl.DataFrame, preset: Preset, out: str | Path, *, title: str,
                          performance="model_performance")
     meas = table.select(arithmetic_intensity="measured_intensity",
                         performance="measured_performance")
-    limits = core.axis_limits(preset, [model, meas])
-    scale, unit = core.perf_unit(limits)
-    xlabel, ylabel = core.axis_titles("FLOP", unit)
-    fig = new_figure()
-    ax = fig.add_axes((0.09, 0.1, 0.6, 0.82))
-    ax.set(xscale="log", yscale="log", xlim=(limits.xmin, limits.xmax),
-           ylim=(limits.ymin / scale, limits.ymax / scale), xlabel=xlabel, ylabel=ylabel)
-    ax.grid(True, which="major", ls=":", lw=0.6, color="0.8")
-    for axis in (ax.xaxis, ax.yaxis):  # 10², not the raw math text under plain_text()
-        axis.set_major_formatter(FuncFormatter(core.decade_label))
-    draw_minor_ticks(ax)
     levels = table["level"].unique(maintain_order=True).to_list()
     precisions = table["precision"].unique(maintain_order=True).to_list()
-    draw_roofs(ax, preset, *core.roof_keys(preset, ["DRAM", *levels], precisions), limits,
-               scale, unit)
+    fig = new_figure()
+    ax, limits, scale, unit = roofline_axes(fig, AXES_RECT, preset, [model, meas],
+                                            ["DRAM", *levels], precisions)
     level_color = dict(zip(levels, core.palette(len(levels)), strict=True))
     kernels = table["kernel"].unique(maintain_order=True).to_list()
     handles = []

@@ -39,7 +39,6 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import FuncFormatter
 
 from rooflow.defaults import plot_defaults
 from rooflow.io import atomic_path
@@ -50,7 +49,7 @@ from rooflow.plotting import markers as mk
 from rooflow.plotting.bandwidth import bandwidth_only_rows, draw_bandwidth_panel
 from rooflow.plotting.density import draw_density, log_counts, use_density
 from rooflow.plotting.labels import AUTO_LABEL_MAX, label_points, notes
-from rooflow.plotting.roofs import draw_minor_ticks, draw_roofs
+from rooflow.plotting.roofs import roofline_axes
 from rooflow.roofs.preset import Preset
 
 AXES_RECT = (0.07, 0.09, 0.745, 0.84)  # fixed, so roof-label angles are exact
@@ -182,24 +181,12 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     op = core.op_rows(table)
     per = core.operation([table, unjudged])
     only_op = per == "OP"
-    limits = core.axis_limits(preset, [table, unjudged])  # never clipped, judged or not
-    scale, unit = core.perf_unit(limits, per)
-    fig = new_figure()
-    ax = fig.add_axes(AXES_RECT)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlim(limits.xmin, limits.xmax)
-    ax.set_ylim(limits.ymin / scale, limits.ymax / scale)
-    xlabel, ylabel = core.axis_titles(per, unit)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.grid(True, which="major", ls=":", lw=0.6, color="0.8")
-    for axis in (ax.xaxis, ax.yaxis):
-        axis.set_major_formatter(FuncFormatter(core.decade_label))
-    draw_minor_ticks(ax)
     levels = core.order(table["level"], list(LEVELS)) if table.height else []
-    draw_roofs(ax, preset, *core.roof_keys(preset, levels, table["precision"].unique(
-        maintain_order=True).to_list()), limits, scale, unit)
+    fig = new_figure()
+    # The limits hold the unjudged points too: never clipped, judged or not.
+    ax, limits, scale, unit = roofline_axes(
+        fig, AXES_RECT, preset, [table, unjudged], levels,
+        table["precision"].unique(maintain_order=True).to_list(), per)
     dense = use_density(table.height, options.density, options.density_threshold)
     mixed_op = op.any() and not only_op
     handles: list = []

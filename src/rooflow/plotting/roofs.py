@@ -10,8 +10,45 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from rooflow.plotting import core
 from rooflow.plotting.core import Limits, roof_labels, roofs
 from rooflow.roofs.preset import Preset
+
+
+def roofline_axes(fig, rect: tuple[float, float, float, float], preset: Preset,
+                  frames: Sequence, levels: Sequence[str], precisions: Sequence[str],
+                  op: str = "FLOP"):
+    """Log-log roofline axes on ``fig`` at ``rect``, with the roofs drawn: one for every plot.
+
+    Args:
+        fig: the matplotlib figure.
+        rect: the axes' (left, bottom, width, height) in figure fractions.
+        preset: the device whose roofs are drawn.
+        frames: tables with ``arithmetic_intensity`` (FLOP/byte) and ``performance``
+            (FLOP/s) columns; the axis limits hold all of them and the roofs.
+        levels: the memory levels whose roofs are drawn (:func:`.core.roof_keys`).
+        precisions: the precisions whose compute roofs are drawn.
+        op: "FLOP" or "OP", the unit of the y axis.
+
+    Returns:
+        ``(ax, limits, scale, unit)``: performance is drawn divided by ``scale``, in
+        ``unit`` (TFLOP/s, ...). Decades are labelled as plain text (10²), since figures
+        are built with math text off (:func:`.roofline.plain_text`).
+    """
+    from matplotlib.ticker import FuncFormatter
+
+    limits = core.axis_limits(preset, list(frames))
+    scale, unit = core.perf_unit(limits, op)
+    xlabel, ylabel = core.axis_titles(op, unit)
+    ax = fig.add_axes(rect)
+    ax.set(xscale="log", yscale="log", xlim=(limits.xmin, limits.xmax),
+           ylim=(limits.ymin / scale, limits.ymax / scale), xlabel=xlabel, ylabel=ylabel)
+    ax.grid(True, which="major", ls=":", lw=0.6, color="0.8")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(FuncFormatter(core.decade_label))
+    draw_minor_ticks(ax)
+    draw_roofs(ax, preset, *core.roof_keys(preset, levels, precisions), limits, scale, unit)
+    return ax, limits, scale, unit
 
 
 def draw_minor_ticks(ax) -> None:
