@@ -11,7 +11,13 @@ import pytest
 from rooflow.adapters import load_points
 from rooflow.defaults import DEFAULT_HARDWARE
 from rooflow.errors import InputError
-from rooflow.model_vs_measured import COLUMNS, parse_mapping, reconcile, summary
+from rooflow.model_vs_measured import (
+    COLUMNS,
+    markdown_section,
+    parse_mapping,
+    reconcile,
+    summary,
+)
 from rooflow.roofs import choose_preset
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -203,17 +209,38 @@ def test_config_schema_takes_model_checks():
 
 
 @pytest.mark.workflow
-def test_workflow_builds_a_model_check(workflow_copy):
-    from workflow_copy import snakemake
+def test_workflow_builds_a_model_check(tmp_path):
+    """Config model_checks: its plot and table, and its sentence in results/summary.md."""
+    from workflow_copy import copy_workflow, snakemake
 
-    (workflow_copy / "resources" / "roofline" / "dgemm_model.csv").write_text(
+    work = copy_workflow(tmp_path / "wf", resources=False)
+    for folder in ("ncu", "roofline"):
+        (work / "resources" / folder).mkdir(parents=True)
+    (work / "resources" / "ncu" / NCU.name).write_bytes(NCU.read_bytes())
+    (work / "resources" / "roofline" / "dgemm_model.csv").write_text(
         "kernel,flop,bytes\ndgemm_4096,137438953472,402653184\n")
-    with open(workflow_copy / "config" / "config.yaml", "a") as config:
-        config.write("\nmodel_checks:\n  dgemm:\n    measured: ncu-a100_dgemm_triad_hgemm\n"
-                     "    model: roofline-dgemm_model\n    map:\n      '^dgemm': dgemm_4096\n")
-    snakemake(workflow_copy, "results/model/a100-sxm/dgemm.png", cores=1)
-    table = pl.read_csv(workflow_copy / "results" / "model" / "a100-sxm" / "dgemm.csv")
+    (work / "config" / "config.yaml").write_text(
+        "presets: [a100-sxm]\nmodel_checks:\n  dgemm:\n"
+        "    measured: ncu-a100_dgemm_triad_hgemm\n    model: roofline-dgemm_model\n"
+        "    map:\n      '^dgemm': dgemm_4096\n")
+    snakemake(work, "results/summary.md", "results/model/a100-sxm/dgemm.png", cores=1)
+    table = pl.read_csv(work / "results" / "model" / "a100-sxm" / "dgemm.csv")
     assert table["excess_traffic"].to_list() == pytest.approx(
         [v / 402_653_184 for v in (1.21e9, 9.87e9, 35.16e9)])
-    log = (workflow_copy / "logs" / "model" / "a100-sxm" / "dgemm.log").read_text()
-    assert "largest excess traffic dgemm_nn_kernel" in log
+    summary_md = (work / "results" / "summary.md").read_text()
+    assert "## Model vs measurement" in summary_md
+    assert ("- a100-sxm/dgemm: Model vs measurement, 1 kernel: largest excess traffic "
+            "dgemm_nn_kernel(int, int, int, double const\\*") in summary_md
+    assert "87.3× the model's compulsory bytes" in summary_md
+
+
+def test_markdown_section_escapes_and_says_what_failed():
+    table = pl.DataFrame({"kernel": ["k|*x"], "level": ["DRAM"], "excess_traffic": [2.0],
+                          "flop_ratio": [1.5]})
+    failed = pl.DataFrame({"dataset": ["c"], "error": ["bad <input>"]})
+    text = markdown_section({"p/a": table, "p/b": failed})
+    assert "- p/a: Model vs measurement, 1 kernel: largest excess traffic k\\|\\*x at DRAM, " \
+           "2× the model's compulsory bytes; largest FLOP ratio k\\|\\*x, 1.5× the model's " \
+           "FLOP." in text
+    assert "- p/b: not built: bad &lt;input&gt;" in text
+    assert markdown_section({}) == ""

@@ -190,3 +190,25 @@ def summary(table: pl.DataFrame) -> str:
 def _short(name: str, width: int = 60) -> str:
     """A kernel name cut to ``width`` characters."""
     return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def markdown_section(checks: dict[str, pl.DataFrame]) -> str:
+    """``results/summary.md``'s "Model vs measurement" section: one line per model check.
+
+    ``checks``: "PRESET/NAME" → the check's table (:data:`COLUMNS`), or a failed check's
+    placeholder (columns ``dataset``, ``error``: its line is given). "" without checks.
+    """
+    from rooflow.escape import markdown_cell
+
+    if not checks:
+        return ""
+    lines = ["## Model vs measurement", "",
+             "Per model check of config `model_checks` (results/model/PRESET/NAME.csv):", ""]
+    for key, table in checks.items():
+        if "excess_traffic" in table.columns and table.height:
+            text = summary(table)
+        else:
+            text = "not built: " + (str(table["error"][0]) if "error" in table.columns
+                                    and table.height else "no table")
+        lines.append(f"- {markdown_cell(key)}: {markdown_cell(text)}")
+    return "\n".join(lines) + "\n"

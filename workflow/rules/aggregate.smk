@@ -54,6 +54,7 @@ rule summary:
         presets=ALL_PRESETS,
         datasets=list(PLAN.datasets),
         skipped=report_param(PLAN.skipped),
+        model_checks=model_check_keys(),
     script:
         "../scripts/summary.py"
 

@@ -127,7 +127,13 @@ def summary_input(wildcards):
     return {
         "tables": expand("results/tables/{preset}/all.csv", preset=ALL_PRESETS),
         "points": list(PLAN.points_files().values()),
+        "models": [f"results/model/{key}.csv" for key in model_check_keys()],
     }
+
+
+def model_check_keys():
+    """PRESET/NAME of every model check, in config order (the summary's inputs)."""
+    return [f"{p}/{n}" for n in MODEL_CHECKS for p in PLAN.model_check_presets(n)]
 
 
 def all_points(wildcards):

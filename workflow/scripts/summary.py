@@ -26,6 +26,12 @@ def step(log):
             coverage[dataset] = found
     text = summary_markdown(tables, failed=failed, skipped=from_report_param(sm.params.skipped),
                             coverage=coverage)
+    from rooflow.model_vs_measured import markdown_section
+
+    checks = {key: restore_csv(pl.read_csv(path))  # model vs measurement: one line each
+              for key, path in zip(sm.params.model_checks, sm.input.models, strict=True)}
+    if checks:
+        text = text.rstrip("\n") + "\n\n" + markdown_section(checks)
     with atomic_path(sm.output[0]) as tmp:
         tmp.write_text(text)
     log(f"summary of {len(tables)} presets; {len(failed)} datasets not built")
