@@ -222,7 +222,9 @@ def test_workflow_builds_a_model_check(tmp_path):
     (work / "config" / "config.yaml").write_text(
         "presets: [a100-sxm]\nmodel_checks:\n  dgemm:\n"
         "    measured: ncu-a100_dgemm_triad_hgemm\n    model: roofline-dgemm_model\n"
-        "    map:\n      '^dgemm': dgemm_4096\n")
+        "    map:\n      '^dgemm': dgemm_4096\n  bad:\n"
+        "    measured: ncu-a100_dgemm_triad_hgemm\n    model: roofline-dgemm_model\n"
+        "    map:\n      '^dgemm': nosuch\n")
     snakemake(work, "results/summary.md", "results/model/a100-sxm/dgemm.png", cores=1)
     table = pl.read_csv(work / "results" / "model" / "a100-sxm" / "dgemm.csv")
     assert table["excess_traffic"].to_list() == pytest.approx(
@@ -232,6 +234,10 @@ def test_workflow_builds_a_model_check(tmp_path):
     assert ("- a100-sxm/dgemm: Model vs measurement, 1 kernel: largest excess traffic "
             "dgemm_nn_kernel(int, int, int, double const\\*") in summary_md
     assert "87.3× the model's compulsory bytes" in summary_md
+    # a check that cannot be made is its own problem: placeholders, a line in the summary
+    assert "- a100-sxm/bad: not built: rooflow: error: --map: no model point is named " \
+           "'nosuch'" in summary_md
+    assert (work / "results" / "model" / "a100-sxm" / "bad.png").exists()
 
 
 def test_markdown_section_escapes_and_says_what_failed():
