@@ -59,6 +59,26 @@ TABLE_COLUMNS = [
 ]  # fmt: skip
 
 
+TABLE_NUMBERS = [
+    "flop", "bytes", "time_s", "arithmetic_intensity", "performance", "compute_roof",
+    "memory_roof", "attainable", "pct_of_roof", "achieved_bandwidth", "pct_of_memory_roof",
+    "headroom", "kernel_headroom", "potential_time_saved_s", "pair_speedup",
+]  # fmt: skip
+"""The f64 columns of :data:`TABLE_COLUMNS` (FLOP, byte, s, FLOP/byte, FLOP/s, %, ×)."""
+
+
+def read_table(path) -> pl.DataFrame:
+    """An analysis table written as CSV, its :data:`TABLE_NUMBERS` columns as f64.
+
+    A column empty on every row (no kernel times, say) reads as text otherwise, and
+    comparing it with a number fails. Text cells keep CSV's formula guard
+    (:func:`rooflow.escape.restore_csv` undoes it).
+    """
+    table = pl.read_csv(path, infer_schema_length=None)
+    return table.with_columns(pl.col(c).cast(pl.Float64, strict=False)
+                              for c in TABLE_NUMBERS if c in table.columns)
+
+
 KERNEL_COLUMNS = ["binding", "kernel_bound", "kernel_headroom", "potential_time_saved_s"]
 """Per-kernel columns: computed only when asked for (windows over every kernel)."""
 

@@ -6,6 +6,7 @@ from rooflow.rulescript import run
 def step(log):
     import polars as pl
 
+    from rooflow.analysis import read_table
     from rooflow.escape import from_report_param, restore_csv
     from rooflow.failed import failures
     from rooflow.io import atomic_path
@@ -15,7 +16,7 @@ def step(log):
     failed = failures(dict(zip(sm.params.datasets, sm.input.points, strict=True)))
     tables = {}
     for preset, path in zip(sm.params.presets, sm.input.tables, strict=True):
-        table = restore_csv(pl.read_csv(path))  # names as they were, not formula-guarded
+        table = restore_csv(read_table(path))  # names as they were, not formula-guarded
         if "kernel" in table.columns:  # else no dataset of the preset was built
             tables[preset] = table
     from rooflow.adapters.pytorch.coverage import read_coverage
