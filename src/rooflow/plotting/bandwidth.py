@@ -7,11 +7,12 @@ level, one line per level.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 import polars as pl
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from rooflow.plotting.core import decade_label, fmt
 
@@ -33,7 +34,8 @@ def draw_bandwidth_panel(fig, rows: pl.DataFrame, levels: Sequence[str]) -> None
     rows = rows.select("level", "memory_roof", gbs=achieved / 1e9).filter(
         pl.col("gbs") > 0)
     ax = fig.add_axes(PANEL_RECT, gid="bandwidth-only")
-    ax.set_title(f"bandwidth only ({rows.height} rows)", fontsize=7, loc="left")
+    rows_word = "row" if rows.height == 1 else "rows"
+    ax.set_title(f"bandwidth only ({rows.height} {rows_word})", fontsize=7, loc="left")
     levels = [lv for lv in levels if lv in set(rows["level"].to_list())]
     code = rows["level"].replace_strict(levels, list(range(len(levels))),
                                         return_dtype=pl.Int64).to_numpy()
@@ -46,8 +48,13 @@ def draw_bandwidth_panel(fig, rows: pl.DataFrame, levels: Sequence[str]) -> None
             ax.plot([roof[lv]] * 2, [i - 0.35, i + 0.35], color="black", lw=2, gid=f"roof:{lv}")
             ax.text(roof[lv], i + 0.4, fmt(roof[lv]), fontsize=5, ha="right", va="bottom")
     ax.set_xscale("log")
-    # Figures are built with math text off: decades labelled as plain text (10²).
+    # Whole decades, so at least two are labelled: matplotlib labels minor ticks (as math
+    # text, and figures are built with math text off) when a panel spans less than one.
+    values = [v for v in (*rows["gbs"].to_list(), *roof.values()) if v]
+    ax.set_xlim(10.0 ** math.floor(math.log10(min(values))),
+                10.0 ** math.ceil(math.log10(max(values)) + 1e-9))
     ax.xaxis.set_major_formatter(FuncFormatter(decade_label))
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_yticks(np.arange(len(levels)), levels, fontsize=6)
     ax.set_ylim(-0.6, len(levels) - 0.3)
     ax.tick_params(axis="x", labelsize=6)
