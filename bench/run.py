@@ -98,6 +98,12 @@ def main() -> None:
     bench("plot 100000 points --connect --key",
           [rooflow, "plot", str(INPUTS / "points_100000.csv"), "--hardware", "h100-sxm",
            "--connect", "--key", "-o", str(png)], 5)
+    # The largest PyTorch trace of ../shared/data (issue 22: 60 MB, 239k events), if present.
+    trace = REPO.parent / "shared/data/pytorch/tracelens-mi300x-xdit-sd3.5-239k"
+    trace = trace / "profile_trace_rank_0.json.gz"
+    if trace.exists():
+        bench("plot PyTorch trace, 239k events", [rooflow, "plot", str(trace), "--hardware",
+                                                  "mi300x", "-o", str(png)], 3)
     jobs = []
     for files, flow in flows.items():
         out = bench(f"snakemake -n, {files} files", [snakemake, "-n", "--quiet", "rules"],
@@ -139,6 +145,7 @@ TARGETS = {  # on a 2-core machine
     "plot 1000000 points": (1.7, 400),
     "plot 100000 points --connect --key": (2, 1024),
     "plot 10000000 points (Parquet)": (10, 1500),
+    "plot PyTorch trace, 239k events": (30, 1536),
     "snakemake -n, 1000 files": (15, None),
     "snakemake -n, 10000 files": (60, None),
     "job start: points rule (roofline adapter)": (0.5, None),
