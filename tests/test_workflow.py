@@ -74,8 +74,8 @@ def test_summary_ranks_no_original_of_a_pair_and_no_kernel_without_its_roof(exam
     sections = dict(part.split("\n", 1) for part in text.split("\n## ")[1:])
     unjudged_seen = 0
     for preset, body in sections.items():
-        if preset == "Points above the roof":
-            continue
+        if not (examples_build / f"results/tables/{preset}").is_dir():
+            continue  # a section that is no preset's (traces, points above the roof, ...)
         t = pl.read_csv(examples_build / f"results/tables/{preset}/all.csv",
                         infer_schema_length=None)
         name = pl.coalesce(pl.col("label"), pl.col("kernel"))
