@@ -88,8 +88,8 @@ def interrupted(tmp_path_factory) -> dict:
     work = copy_workflow(tmp_path_factory.mktemp("killed"))
     before = _checksums(work / "resources")
     proc = _start(work)
-    # Kill once report jobs (matplotlib) are writing plots, i.e. mid-run.
-    _wait_for(lambda: any((work / "logs").glob("report/*/*.log")))
+    # Kill once draw jobs (matplotlib) are writing plots, i.e. mid-run.
+    _wait_for(lambda: any((work / "logs").glob("draw/*.log")))
     time.sleep(0.5)
     _kill(proc)
     seen = {"work": work, "before": before, "after_kill": sorted((work / "results").rglob("*"))}

@@ -113,12 +113,12 @@ def test_new_file_reruns_only_its_jobs(examples_build):
     new = examples_build / "resources/roofline/new_sweep.csv"
     new.write_text("series,label,ai,tflops\nkernel,x,12,3\n")
     try:
-        # 1 points job, 1 report and 1 interactive page per preset, the per-preset
-        # aggregates (overview plot and table, overview page), the summary, the check that
-        # every dataset was read, all.
+        # Its points job and its one draw job (table, plot and page on both presets), the
+        # per-preset aggregates (overview plot and table, overview page), the summary, the
+        # check that every dataset was read, all.
         assert job_counts(examples_build, *EXAMPLE_CONFIG) == {
-            "points": 1, "report": 2, "html": 2, "aggregate": 2, "html_overview": 2,
-            "summary": 1, "datasets_read": 1, "all": 1}
+            "points": 1, "draw": 1, "aggregate": 2, "html_overview": 2, "summary": 1,
+            "datasets_read": 1, "all": 1}
     finally:
         new.unlink()
 

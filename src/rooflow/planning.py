@@ -354,20 +354,13 @@ class Plan:
         Per dataset and preset, per preset, per comparison and preset, and the summary and
         the check that every dataset was read (:data:`DATASETS_READ`) when there is any dataset.
         """
+        from rooflow.draw import draw_rules
+
         targets = []
-        for dataset in self.datasets:
-            for preset in self.dataset_presets(dataset):
-                stem = f"{preset}/{dataset}"
-                targets += [
-                    f"results/tables/{stem}.csv",
-                    f"results/plots/{stem}.png",
-                    f"results/html/{stem}.html",
-                ]
-                targets += [
-                    f"results/plots/{stem}.{ext}"
-                    for ext in self.dataset_options(dataset)["formats"]
-                    if ext != "png"
-                ]
+        rule_of = {d: rule for rule in draw_rules(self) for d in rule.datasets}
+        for dataset, (kind, name) in self.datasets.items():  # what its `draw` job writes
+            outputs = rule_of[dataset].outputs().values()
+            targets += [p.format(kind=kind, name=name) for p in outputs]
         for preset in self.all_presets:
             targets += [
                 f"results/plots/{preset}/all.png",

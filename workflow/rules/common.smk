@@ -3,6 +3,7 @@ import sys
 from snakemake.utils import validate
 
 from rooflow.defaults import schema_path
+from rooflow.draw import draw_inputs
 from rooflow.escape import report_param, rst_text
 from rooflow.kinds import DATASET_NAME, KINDS
 from rooflow.models.families import load_families
@@ -45,13 +46,8 @@ wildcard_constraints:
     kind="|".join(KINDS),
     name=DATASET_NAME,
     preset=DATASET_NAME,
-    ext="svg|pdf",
     comparison=DATASET_NAME,
     model_check=DATASET_NAME,
-
-
-def all_targets():
-    return TARGETS
 
 
 def dataset_id(wildcards):
@@ -79,11 +75,8 @@ def preset_input(wildcards):
     return PLAN.preset_input(wildcards.preset)
 
 
-def report_input(wildcards):
-    return {
-        "points": points_file(wildcards.kind, wildcards.name),
-        **preset_input(wildcards),
-    }
+def draw_input(wildcards):
+    return draw_inputs(PLAN, wildcards.kind, wildcards.name)
 
 
 def aggregate_input(wildcards):

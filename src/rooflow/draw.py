@@ -1,0 +1,189 @@
+"""The workflow's `draw` jobs: one job per dataset writes its outputs on every preset.
+
+A dataset drawn on P presets has, per preset, an analysis table (CSV), a roofline plot
+(PNG, and the config's other ``formats``) and an interactive page (HTML). One job writes
+them all: Snakemake spends about the same planning time per job whatever it writes, so
+one job per dataset instead of one per output and preset keeps a project of thousands of
+results files plannable (docs/speed.md), while a new or changed results file still reruns
+only its own `points` and `draw` jobs and the per-preset aggregates.
+
+Snakemake output patterns are fixed per rule, so datasets are grouped by what they write
+(their presets and image formats): one rule per group (:func:`draw_rules`). Groups after
+the largest are limited to their own datasets by a wildcard constraint; the largest takes
+the rest, at the lowest rule order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rooflow.planning import Plan
+
+RULE = "draw"
+"""Name of the draw rule of the largest group; the others are ``draw_1``, ``draw_2``..."""
+
+
+@dataclass(frozen=True)
+class DrawRule:
+    """One draw rule: the datasets that write the same outputs.
+
+    Attributes:
+        name: the Snakemake rule name.
+        presets: the presets each of its datasets is drawn on, in config order.
+        formats: image formats besides PNG (config ``formats``: ``svg``, ``pdf``).
+        datasets: dataset ids ``KIND-NAME``.
+        constraint: regular expression for the ``name`` wildcard that matches exactly
+            these datasets (each name behind its own ``/KIND-``), or None: any dataset.
+    """
+
+    name: str
+    presets: tuple[str, ...]
+    formats: tuple[str, ...]
+    datasets: tuple[str, ...]
+    constraint: str | None
+
+    def outputs(self) -> dict[str, str]:
+        """Named output patterns, with wildcards ``{kind}`` and ``{name}``.
+
+        Per preset index ``i``: ``table_i``, ``plot_i`` (PNG), ``plot_i_FORMAT`` and
+        ``page_i``.
+        """
+        return {key: path for key, path, _, _ in self.described_outputs()}
+
+    def described_outputs(self) -> list[tuple[str, str, str, str | None]]:
+        """:meth:`outputs` as ``(key, pattern, preset, report)`` tuples.
+
+        ``report``: ``"table"`` or ``"plot"`` for the outputs shown in the Snakemake
+        report (CSV, PNG), else None (other image formats; pages, which inline Bokeh's
+        JavaScript, too big to repeat there).
+        """
+        outputs: list[tuple[str, str, str, str | None]] = []
+        for i, preset in enumerate(self.presets):
+            stem = f"{preset}/{{kind}}-{{name}}"
+            outputs += [(f"table_{i}", f"results/tables/{stem}.csv", preset, "table"),
+                        (f"plot_{i}", f"results/plots/{stem}.png", preset, "plot")]
+            outputs += [(f"plot_{i}_{ext}", f"results/plots/{stem}.{ext}", preset, None)
+                        for ext in self.formats]
+            outputs.append((f"page_{i}", f"results/html/{stem}.html", preset, None))
+        return outputs
+
+
+def draw_rules(plan: Plan) -> list[DrawRule]:
+    """The draw rules of ``plan``: datasets grouped by presets and extra formats.
+
+    Returns:
+        The largest group first (unconstrained, named :data:`RULE`), then the others in
+        first-seen order, each constrained to its datasets; empty without datasets.
+    """
+    groups: dict[tuple[tuple[str, ...], tuple[str, ...]], list[str]] = {}
+    for dataset in plan.datasets:
+        formats = tuple(f for f in plan.dataset_options(dataset)["formats"] if f != "png")
+        groups.setdefault((tuple(plan.dataset_presets(dataset)), formats), []).append(dataset)
+    ordered = sorted(groups.items(), key=lambda g: -len(g[1]))  # stable: ties keep order
+    rules = []
+    for i, ((presets, formats), datasets) in enumerate(ordered):
+        constraint = None if i == 0 else name_constraint(
+            [plan.datasets[d] for d in datasets])
+        rules.append(DrawRule(RULE if i == 0 else f"{RULE}_{i}", presets, formats,
+                              tuple(datasets), constraint))
+    return rules
+
+
+def draw_inputs(plan: Plan, kind: str, name: str) -> dict[str, str | list[str]]:
+    """Named inputs of the draw job of ``kind-name``.
+
+    ``points`` (its points file), ``hardware`` and, per preset index ``i`` of a measured
+    preset, ``measured_i`` and ``measured_i_files`` (:meth:`rooflow.planning.Plan.preset_input`).
+    """
+    from rooflow.planning import points_file
+
+    inputs: dict[str, str | list[str]] = {"points": points_file(kind, name)}
+    for i, preset in enumerate(plan.dataset_presets(f"{kind}-{name}")):
+        for key, files in plan.preset_input(preset).items():
+            inputs[key.replace("measured", f"measured_{i}")] = files
+    return inputs
+
+
+def name_constraint(kind_names: Sequence[tuple[str, str]]) -> str:
+    """A regex for the ``name`` wildcard matching exactly these ``(kind, name)`` datasets.
+
+    A name alone may belong to datasets of two kinds in different groups, so each
+    alternative checks the ``/KIND-`` before it (a fixed-width lookbehind: every output
+    and log pattern has ``/{kind}-{name}``). Names are matched literally.
+    """
+    return "(?:" + "|".join(f"(?<=/{re.escape(k)}-){re.escape(n)}"
+                            for k, n in kind_names) + ")"
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a draw job writes for one preset.
+
+    Attributes:
+        preset: preset id.
+        hardware: ``hardware.yaml``.
+        measured: a measured preset's file or folder, else None.
+        table: analysis table (CSV).
+        plot: roofline plot (PNG); the other formats beside it, same stem.
+        page: interactive page (HTML).
+    """
+
+    preset: str
+    hardware: str
+    measured: str | None
+    table: str
+    plot: str
+    page: str
+
+
+def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
+                 options: Mapping, log: Callable[[str], None]) -> None:
+    """Write every target of one dataset from its canonical points.
+
+    Args:
+        points_path: the dataset's points file (a failed points file, :mod:`rooflow.failed`,
+            gives placeholder outputs that say why).
+        dataset: dataset id ``KIND-NAME`` (page titles).
+        targets: one per preset.
+        options: the dataset's plot options (config ``plot_defaults`` and its own entry),
+            ``formats`` among them.
+        log: where warnings go.
+
+    Raises:
+        InputError: an option does not fit the data (e.g. ``trajectory`` names no dim), or
+            a selection selects nothing (:func:`rooflow.selection.select_points`).
+    """
+    from rooflow.failed import failure, write_placeholders
+
+    extra = [f for f in options["formats"] if f != "png"]
+    if line := failure(points_path):  # its input could not be read: say so, in its place
+        write_placeholders([p for t in targets for p in (
+            t.table, t.plot, *(str(Path(t.plot).with_suffix(f".{f}")) for f in extra),
+            t.page)], dataset, line)
+        log(f"not built: {line}")
+        return
+    from rooflow.html.page import roofline_page
+    from rooflow.pipeline import plot_options, report
+    from rooflow.points import read_points
+    from rooflow.roofs import load_preset
+    from rooflow.selection import Selection, select_points
+
+    plot = replace(plot_options(options), formats=("png", *extra))
+    selection = Selection.from_mapping(options.get("select"))
+    points = read_points(points_path)
+    for t in targets:
+        preset = load_preset(t.preset, t.hardware, t.measured).with_override(
+            options.get("peak_tflops"), options.get("peak_bandwidth"))
+        selected = select_points(points, selection, preset, points_path)
+        table = report(selected, preset, table_path=t.table, plot_path=t.plot, options=plot,
+                       log=log)
+        roofline_page(table, preset, t.page,
+                      title=options.get("title") or f"{dataset} on {preset.name}",
+                      top_n=options["top_n"], series_order=options["series_order"],
+                      trajectory=options.get("trajectory"))
+        log(f"{selected.height} points on {preset.key}")

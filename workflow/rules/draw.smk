@@ -1,0 +1,58 @@
+from rooflow.draw import draw_rules
+
+# One job per dataset writes its table, plot(s) and page on every preset (rooflow.draw):
+# one rule per group of datasets that write the same outputs.
+DRAW_RULES = draw_rules(PLAN)
+
+
+# Tables and PNGs go to the Snakemake report, under their preset (`report(` may not begin
+# a line: Snakemake's parser would read the `report:` directive).
+CAPTIONS = {"table": "../report/dataset_table.rst", "plot": "../report/roofline.rst"}
+in_report = report
+
+for _draw in DRAW_RULES:
+    _outputs = {
+        key: (
+            in_report(
+                path,
+                caption=CAPTIONS[shown],
+                category=preset,
+                subcategory="{kind}",
+                labels={"dataset": "{kind}-{name}", "output": shown},
+            )
+            if shown
+            else path
+        )
+        for key, path, preset, shown in _draw.described_outputs()
+    }
+
+    rule:
+        name:
+            _draw.name
+        input:
+            unpack(draw_input),
+        output:
+            **_outputs,
+        log:
+            "logs/draw/{kind}-{name}.log",
+        wildcard_constraints:
+            name=_draw.constraint or DATASET_NAME,
+        # Inputs were validated by `points`: a failure here is transient (node, file system).
+        retries: 1
+        conda:
+            "../../environment.yml"
+        resources:
+            mem_mb=2000,
+            runtime=10 * len(_draw.presets),
+        params:
+            presets=list(_draw.presets),
+            dataset=dataset_id,
+            options=plot_options,
+            roofs=[rst_text(PLAN.roofs_text(p)) for p in _draw.presets],
+        script:
+            "../scripts/draw.py"
+
+
+# The largest group's rule is unconstrained: each other group's rule takes its own datasets.
+if len(DRAW_RULES) > 1:
+    workflow.ruleorder(*(r.name for r in DRAW_RULES[1:]), DRAW_RULES[0].name)
