@@ -35,6 +35,7 @@ import pandera.polars as pa
 import polars as pl
 
 from rooflow.errors import InputError
+from rooflow.formats.devices import NCU_DEVICE_METRIC
 from rooflow.formats.sniffing import REPORT_SUFFIX, is_ncu_header
 from rooflow.formats.units import number, to_base_units
 from rooflow.validate import check, read_text
@@ -144,22 +145,19 @@ def read_ncu(path: str | Path) -> pl.DataFrame:
     return _identity(long).select(LONG_COLUMNS)
 
 
+_CC_METRICS = ("device__attribute_compute_capability_major",
+               "device__attribute_compute_capability_minor")
+
+
 def _identity(long: pl.DataFrame) -> pl.DataFrame:
     """Fill ``cc`` and ``device`` from the device attribute metrics where present."""
-    attrs = long.filter(pl.col("metric").is_in([
-        "device__attribute_display_name", "device__attribute_compute_capability_major",
-        "device__attribute_compute_capability_minor",
-    ])).pivot(on="metric", index="launch", values="text", aggregate_function="first")
-    name = attrs["device__attribute_display_name"] if "device__attribute_display_name" in \
-        attrs.columns else None
+    attrs = long.filter(pl.col("metric").is_in([NCU_DEVICE_METRIC, *_CC_METRICS])).pivot(
+        on="metric", index="launch", values="text", aggregate_function="first")
     exprs = [pl.col("launch")]
-    if name is not None:
-        exprs.append(pl.col("device__attribute_display_name").alias("_device"))
-    if {"device__attribute_compute_capability_major",
-            "device__attribute_compute_capability_minor"} <= set(attrs.columns):
-        exprs.append(pl.format(
-            "{}.{}", pl.col("device__attribute_compute_capability_major"),
-            pl.col("device__attribute_compute_capability_minor")).alias("_cc"))
+    if NCU_DEVICE_METRIC in attrs.columns:
+        exprs.append(pl.col(NCU_DEVICE_METRIC).alias("_device"))
+    if set(_CC_METRICS) <= set(attrs.columns):
+        exprs.append(pl.format("{}.{}", *map(pl.col, _CC_METRICS)).alias("_cc"))
     if len(exprs) == 1:
         return long
     long = long.join(attrs.select(exprs), on="launch", how="left")
