@@ -119,7 +119,7 @@ def test_from_rocprof_example_workload(repo):
 
 # `rooflow convert` and the from-* aliases: one path (load_points), one column set.
 
-POINT_COLUMNS = ["series", "family", "label", "pair", "kernel", "level", "precision",
+POINT_COLUMNS = ["series", "family", "label", "pair", "kernel", "dims", "level", "precision",
                  "precision_mix", "flop", "bytes", "time_s", "arithmetic_intensity",
                  "flop_per_s", "bytes_model", "source", "row", "device"]
 

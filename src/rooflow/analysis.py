@@ -50,8 +50,9 @@ without a family model or ``bytes`` formula counts its input tensors once, not i
 or weights, so the traffic is at least that and the point lies at most that far right."""
 
 TABLE_COLUMNS = [
-    "series", "family", "label", "pair", "kernel", "level", "precision", "precision_mix",
-    "unit", "flop", "bytes", "time_s", "arithmetic_intensity", "performance", "theoretical",
+    "series", "family", "label", "pair", "kernel", "dims", "level", "precision",
+    "precision_mix", "unit", "flop", "bytes", "time_s", "arithmetic_intensity", "performance",
+    "theoretical",
     "bandwidth_only", "compute_roof_name", "compute_roof", "memory_roof_name", "memory_roof",
     "attainable", "bound", "pct_of_roof", "achieved_bandwidth", "pct_of_memory_roof",
     "headroom", "above_roof", "roof_note", "binding", "kernel_bound", "kernel_headroom",

@@ -130,6 +130,8 @@ def preset_options(command):
 @click.option("--density/--no-density", default=None,
               help=f"Draw points as a density image; default: above "
                    f"{_PLOT['density_threshold']:,} points.")
+@click.option("--trajectory", metavar="DIM", help="Join each kernel family's points that "
+              "differ only in DIM (M, MKV, ...) in its order, ends labelled with its values.")
 @click.option("-t", "--title", default=None)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Output image (.png, .svg or .pdf; default: ./FIRST-FILE-STEM.png).")
@@ -139,7 +141,8 @@ def preset_options(command):
               help="Also write an interactive page (one offline HTML file) here.")
 @table_options()
 def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, connect, annotate,
-         key, series_order, dpi, top_n, density, title, output, table, html_page, selection):
+         key, series_order, dpi, top_n, density, trajectory, title, output, table, html_page,
+         selection):
     """Plot any input rooflow reads (kind detected from the content) on a preset."""
     from rooflow.pipeline import report
 
@@ -154,6 +157,7 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
         connect=connect, annotate=annotate, key=key,
         series_order=[s.strip() for s in series_order.split(",") if s.strip()],
         dpi=dpi, title=title, formats=(fmt,), top_n=top_n, density=density,
+        trajectory=trajectory,
     )
     analysed = report(points, preset, table_path=table, plot_path=output, options=options,
                       log=_warn, full_table=html_page is not None)
@@ -163,7 +167,7 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
 
         roofline_page(analysed, preset, html_page, title=title or f"{preset.name}: "
                       + ", ".join(f.name for f in files), top_n=top_n,
-                      series_order=options.series_order)
+                      series_order=options.series_order, trajectory=trajectory)
         click.echo(f"wrote {html_page}", err=True)
 
 

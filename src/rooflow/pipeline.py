@@ -46,10 +46,18 @@ def report(
         (:func:`rooflow.plotting.drawn_columns`) and ``source``, ``row``, which on 10⁶
         points skips the costly per-kernel and pair columns; the warnings' roof figures
         are then computed for the above-roof rows alone.
+
+    Raises:
+        InputError: ``options.trajectory`` is a dim no point has
+            (:func:`rooflow.plotting.trajectory.check_dim`).
     """
     from rooflow.analysis import TABLE_COLUMNS, above_roof, analyze
     from rooflow.export import write_table
 
+    if plot_path is not None and options is not None and options.trajectory:
+        from rooflow.plotting.trajectory import check_dim
+
+        check_dim(points, options.trajectory)  # before any file is written
     columns = TABLE_COLUMNS
     if table_path is None and plot_path is not None and not full_table:
         from rooflow.plotting import drawn_columns

@@ -11,6 +11,8 @@ family                       cat     colour group ("" when unknown)
 label                        str     human label of the point ("" when none)
 pair                         str     pair id joining Original → Optimized ("" when none)
 kernel                       str     kernel name (profilers) or label
+dims                         cat     shape the point was run at, ``M=64,N=128``
+                                     (:mod:`rooflow.dims`); "" when the input gives none
 level                        cat     memory level of ``bytes``, a canonical name of
                                      :data:`rooflow.levels.LEVELS` (DRAM, L3, L2, L1,
                                      LDS; a vendor's word, HBM or SLM, is mapped to it)
@@ -57,6 +59,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from rooflow.dims import bad_dims
 from rooflow.errors import InputError
 from rooflow.levels import LEVELS, canonical_level, known_levels
 
@@ -80,6 +83,7 @@ POINT_SCHEMA: dict[str, pl.DataType] = {
     "label": pl.String(),
     "pair": pl.String(),
     "kernel": pl.String(),
+    "dims": pl.Categorical(),
     "level": pl.Categorical(),
     "precision": pl.Categorical(),
     "precision_mix": pl.Categorical(),
@@ -100,6 +104,7 @@ _DEFAULTS: dict[str, object] = {
     "label": "",
     "pair": "",
     "kernel": "",
+    "dims": "",
     "level": "DRAM",
     "precision": "",
     "precision_mix": "",
@@ -160,7 +165,8 @@ def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
     """The contract every adapter's output meets, enforced in one place.
 
     Checks: the canonical columns in order with their dtypes; precisions from
-    :data:`PRECISIONS` (or ""); levels from :data:`rooflow.levels.LEVELS`; ``flop``, ``bytes``,
+    :data:`PRECISIONS` (or ""); levels from :data:`rooflow.levels.LEVELS`; ``dims`` of
+    :data:`rooflow.dims.DIMS_PATTERN`, no name twice; ``flop``, ``bytes``,
     ``time_s`` and ``flop_per_s`` null or finite and ≥ 0; ``arithmetic_intensity`` finite
     and > 0 on every row, whatever other column is null, and null only on bandwidth-only
     rows (``flop`` 0) (FLOP/byte: base units in, base units out).
@@ -185,6 +191,12 @@ def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
         raise InputError(source, f"unknown memory level; known: {known_levels()}",
                          row=int(points["row"][bad]) or None, column="level",
                          check="vocabulary", value=unknown[0])
+    dims = points["dims"].unique().to_frame().filter(bad_dims())["dims"]
+    if dims.len():
+        bad = points["dims"].cast(pl.String).eq(dims.cast(pl.String)[0]).arg_true()[0]
+        raise InputError(source, "dims are NAME=VALUE items joined by commas, each name once",
+                         row=int(points["row"][bad]) or None, column="dims",
+                         check="dims", value=dims[0])
     checks = {
         **{c: pl.col(c).is_null() | (pl.col(c).is_finite() & (pl.col(c) >= 0))
            for c in ("flop", "bytes", "time_s", "flop_per_s")},

@@ -41,7 +41,8 @@ def step(log):
     # One level per kernel on the overview: the preset's DRAM/HBM roof.
     main_level = table.filter(pl.col("memory_roof_name") == preset.default_memory)
     options = replace(plot_options(from_report_param(sm.params.options)), color_by="dataset",
-                      annotate=False, connect=True, title=f"{preset.name}: all datasets")
+                      annotate=False, connect=True, title=f"{preset.name}: all datasets",
+                      trajectory=None)  # a dataset's dim is not every dataset's
     plot_roofline(main_level, preset, sm.output.plot, options=options)
     log(f"{len(tables)} datasets, {table.height} rows on {preset.key}")
 

@@ -45,7 +45,8 @@ def step(log):
         table = analyze(points, preset)
         roofline_page(table, preset, sm.output[0],
                       title=opts.get("title") or f"{sm.params.dataset} on {preset.name}",
-                      top_n=opts["top_n"], series_order=opts["series_order"])
+                      top_n=opts["top_n"], series_order=opts["series_order"],
+                      trajectory=opts["trajectory"])
     log(f"{table.height} rows on {preset.key} → {sm.output[0]}")
 
 

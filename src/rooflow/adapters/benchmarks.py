@@ -39,6 +39,7 @@ from pathlib import Path
 import pandera.polars as pa
 import polars as pl
 
+from rooflow.dims import format_dims
 from rooflow.errors import InputError
 from rooflow.models.families import (
     FamilyModel,
@@ -90,7 +91,8 @@ def benchmark_points(
     Dims of a row are those of variant ``shape_key`` in the spec file of ``specs_dir``
     (``*.yaml``) whose resolved family equals the row's, overlaid by ``config``.
     ``family`` = resolved family, ``label`` = the variant's comment (else
-    ``shape_key``), ``kernel`` = ``shape_key``, ``row`` = 1-based CSV row,
+    ``shape_key``), ``kernel`` = ``shape_key``, ``dims`` = those dims (``E=128,M=64``,
+    :mod:`rooflow.dims`), ``row`` = 1-based CSV row,
     ``precision`` = the compute precision of the family's width code (e.g. ``fp8-tensor``
     for fp8 w8a8; "" when the model gives none).
     ``min_tflops`` (TFLOP/s) drops a pair whose Optimized throughput is below it;
@@ -142,6 +144,7 @@ def _dims_by_spec(
         family = resolve_family(rec["family"], family_map)
         spec = _find_spec(specs, family, rec, source, broken)
         variant = spec.variants[rec["shape_key"]]
+        dims = {**variant.dims, **_config_dims(rec, spec, source)}
         groups.setdefault(spec.path, []).append({
             "row": rec["row"],
             "variant": variant.key,
@@ -149,8 +152,8 @@ def _dims_by_spec(
             "at": f"family {rec['family']!r}, shape_key {rec['shape_key']!r}",
             "resolved": family,
             "label": variant.label or variant.key,
-            **variant.dims,
-            **_config_dims(rec, spec, source),
+            "dims": format_dims(dims),
+            **dims,
         })
     return groups
 
@@ -170,7 +173,7 @@ def _metrics(
         metrics.append(kernel_metrics(spec, dims, model, source=source, where="at", row="row")
                        .with_columns(variant_flop=variant_formula(spec, dims, "flop", source,
                                                                   where="at", row="row"))
-                       .select("row", "resolved", "label", "precision", "flop", "bytes",
+                       .select("row", "resolved", "label", "dims", "precision", "flop", "bytes",
                                "arithmetic_intensity", "bytes_model", "variant_flop"))
     return pl.concat(metrics)
 
@@ -178,7 +181,7 @@ def _metrics(
 def _pairs(rows: pl.DataFrame, source: str) -> pl.DataFrame:
     """Each row → an Original and an Optimized point (canonical points), in row order."""
     common: list[pl.Expr | str] = [
-        pl.col("resolved").alias("family"), "label", "pair", "precision",
+        pl.col("resolved").alias("family"), "label", "pair", "dims", "precision",
         pl.col("shape_key").alias("kernel"), "flop", "bytes", "arithmetic_intensity",
         "bytes_model", pl.lit(source).alias("source"), "row"]
     # In the model's count (module doc); flop / variant_flop is exactly 1.0 where equal.

@@ -15,8 +15,9 @@ of each row (CARM, L3, SLM, GTI, DRAM, ...), or ``bytes_<level>`` columns
 (``bytes_l3``, ``bytes_slm``, ...) give one point per level from the row's ``flop``.
 A ``precision`` column names the roof each row is judged against (a name of
 :data:`rooflow.points.PRECISIONS`, any case; empty: not given), a ``device`` column the
-GPU it was measured on. A file written by ``rooflow convert`` or a ``from-*`` command
-(the canonical points columns) is read as it is, every column kept.
+GPU it was measured on, a ``dims`` column its shape (``M=64,N=128``, :mod:`rooflow.dims`).
+A file written by ``rooflow convert`` or a ``from-*`` command (the canonical points
+columns) is read as it is, every column kept.
 """
 
 from __future__ import annotations
@@ -269,7 +270,7 @@ def _read_parquet(path: str | Path) -> pl.DataFrame:
         raise InputError(str(path), "file not found") from None
     except pl.exceptions.PolarsError as err:
         raise InputError(str(path), f"not a Parquet file: {str(err).splitlines()[0]}") from None
-    if set(POINT_SCHEMA) <= set(frame.columns):
+    if _POINTS_COLUMNS <= set(frame.columns):
         check_column_types(frame, POINT_SCHEMA, path)  # no list column: one line
         return to_points(frame)
     check_column_types(frame, dict.fromkeys(canonical_header(frame.columns, path)), path)

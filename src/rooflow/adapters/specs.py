@@ -12,6 +12,7 @@ from pathlib import Path
 
 import polars as pl
 
+from rooflow.dims import format_dims
 from rooflow.errors import InputError
 from rooflow.models.families import FamilyModel, kernel_metrics, load_families, resolve_family
 from rooflow.models.spec_yaml import read_spec
@@ -38,7 +39,8 @@ def spec_points(
     One point per variant whose key starts with ``variant_prefix``, at level DRAM:
     ``kernel`` = variant key, ``label`` = its comment line (else the key), ``series``
     = quant label (family model) or dtype name, ``family`` = resolved family,
-    ``row`` = 1-based variant position in the file, ``flop_per_s`` null. Without a family
+    ``row`` = 1-based variant position in the file, ``dims`` = its numeric dims
+    (``E=128,M=64``, :mod:`rooflow.dims`), ``flop_per_s`` null. Without a family
     model, a variant without a ``flop`` formula is left out with a logged warning.
 
     Returns:
@@ -71,6 +73,7 @@ def spec_points(
     dims = spec.dims_frame(keys).with_columns(
         at=pl.Series([f"line {spec.variants[k].line}: variant {k!r}" for k in keys]),
         label=pl.Series([spec.variants[k].label or k for k in keys], dtype=pl.String),
+        dims=pl.Series([format_dims(spec.variants[k].dims) for k in keys], dtype=pl.String),
     )
     frame = kernel_metrics(spec, dims, model, where="at", row="index")
     return to_points(frame.with_columns(

@@ -26,6 +26,7 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "level": ("level", "memory_level"),
     "precision": ("precision", "compute_precision"),
     "device": ("device", "gpu"),
+    "dims": ("dims",),
 }
 """Canonical column → the header names (lower case) that mean it."""
 CANONICAL = {alias: name for name, aliases in ALIASES.items() for alias in aliases}

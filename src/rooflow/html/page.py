@@ -39,8 +39,9 @@ MAX_POINTS = 4000
 _D = plot_defaults()
 NAME_CHARS = 160  # longer kernel names are cut in tooltips (the table keeps them whole)
 
-TOOLTIPS = [("kernel", "@kernel"), ("label", "@label"), ("series", "@series"),
-            ("group", "@group"), ("level", "@level"), ("precision", "@precision"),
+TOOLTIPS = [("kernel", "@kernel"), ("label", "@label"), ("dims", "@dims"),
+            ("series", "@series"), ("group", "@group"), ("level", "@level"),
+            ("precision", "@precision"),
             ("operations", "@flop_txt"), ("bytes", "@bytes_txt"), ("time", "@time_txt"),
             ("intensity", "@ai_txt"), ("achieved", "@perf_txt"),
             ("attainable", "@att_txt"), ("% of roof", "@pct_txt"), ("bound", "@bound"),
@@ -85,6 +86,7 @@ def hover_columns(table: pl.DataFrame) -> dict[str, list]:
     return {
         "kernel": [_cut(r["kernel"] or "") for r in rows],
         "label": [_cut(r["label"] or "") for r in rows],
+        "dims": [_cut(r.get("dims") or "") for r in rows],
         "series": [r["series"] or "" for r in rows],
         "level": [r["level"] or "" for r in rows],
         "precision": [r["precision"] or "(not given)" for r in rows],
@@ -124,7 +126,8 @@ def density(fig, rest: pl.DataFrame, scale: float, bins: int = 60):
 def roofline_page(table: pl.DataFrame, preset: Preset, out: str | Path, *, title: str,
                   color_by: str = "family", max_points: int = MAX_POINTS,
                   top_n: int = _D["top_n"],
-                  series_order: Sequence[str] = tuple(_D["series_order"])) -> Path:
+                  series_order: Sequence[str] = tuple(_D["series_order"]),
+                  trajectory: str | None = None) -> Path:
     """Write the interactive page of one analysis table.
 
     Args:
@@ -138,17 +141,20 @@ def roofline_page(table: pl.DataFrame, preset: Preset, out: str | Path, *, title
         top_n: groups (kernels, on several levels) coloured; the rest grey. The PNG's
             ``PlotOptions.top_n``, so both colour the same ones alike.
         series_order: series whose markers come first, as the PNG's.
+        trajectory: a dim whose sweeps are drawn as paths, as the PNG's
+            (:mod:`rooflow.html.trajectory`); None: none.
 
     Returns:
         ``out``.
     """
     return write_page(page_items(table, preset, title=title, color_by=color_by,
                                  max_points=max_points, top_n=top_n,
-                                 series_order=series_order), out, title)
+                                 series_order=series_order, trajectory=trajectory), out, title)
 
 
 def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str,
-               max_points: int, top_n: int, series_order: Sequence[str]) -> list:
+               max_points: int, top_n: int, series_order: Sequence[str],
+               trajectory: str | None = None) -> list:
     """The Bokeh models of :func:`roofline_page`, top to bottom: the figure, then notes."""
     # Legend from its subpackage: bokeh.models re-exports it through an __all__ mypy can't read.
     from bokeh.models import ColumnDataSource, HoverTool
@@ -207,6 +213,10 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
         if items:
             fig.add_layout(Legend(items=items, title=f"{name} (click to hide)",
                                   click_policy="hide", label_text_font_size="8pt"), "right")
+    if trajectory:
+        from rooflow.html.trajectory import draw_page_trajectories
+
+        draw_page_trajectories(fig, table, trajectory, scale, color_col, color)
     if unjudged.height:  # past max_points, density cells as the ranked points'
         rest = pl.concat([rest, unjudged.slice(max_points)])
         _draw_no_roof(fig, unjudged.head(max_points), scale)

@@ -9,10 +9,11 @@ module               holds
 :mod:`.roofline`     the roofline figure of an analysis table (:func:`plot_roofline`)
 :mod:`.compare`      the comparison plot of two runs (:func:`plot_comparison`)
 :mod:`.roofs`,       their pieces on a matplotlib axes: roofs, markers and arrows,
-:mod:`.markers`,     labels and key, density images, the bandwidth-only panel
-:mod:`.labels`,
+:mod:`.markers`,     labels and key, density images, the bandwidth-only panel, sweep
+:mod:`.labels`,      trajectories (whose paths the pages draw too)
 :mod:`.density`,
-:mod:`.bandwidth`
+:mod:`.bandwidth`,
+:mod:`.trajectory`
 ==================== ================================================================
 
 This package only re-exports, on first use: ``import rooflow.plotting`` loads no

@@ -50,6 +50,7 @@ from rooflow.plotting.bandwidth import bandwidth_only_rows, draw_bandwidth_panel
 from rooflow.plotting.density import draw_density, log_counts, use_density
 from rooflow.plotting.labels import AUTO_LABEL_MAX, label_points, notes
 from rooflow.plotting.roofs import roofline_axes
+from rooflow.plotting.trajectory import draw_trajectories, png_colors
 from rooflow.roofs.preset import Preset
 
 AXES_RECT = (0.07, 0.09, 0.745, 0.84)  # fixed, so roof-label angles are exact
@@ -61,9 +62,11 @@ _D = plot_defaults()
 class PlotOptions:
     """Per-dataset plot options; defaults are the config schema's ``plot_defaults``.
 
-    ``annotate`` None: label the points when there are at most 20 and no ``key``. ``density`` None:
-    density rendering above ``density_threshold`` points; True/False force it.
+    ``annotate`` None: label the points when there are at most 20, no ``key`` and no
+    ``trajectory``. ``density`` None: density rendering above ``density_threshold`` points;
+    True/False force it.
     ``color_by`` is the column that picks colours (``family``; ``dataset`` on overviews).
+    ``trajectory``: a dim whose sweeps are drawn as paths (:mod:`.trajectory`); None: none.
     """
 
     connect: bool = _D["connect"]
@@ -76,11 +79,12 @@ class PlotOptions:
     top_n: int = _D["top_n"]
     density: bool | None = _D["density"]
     density_threshold: int = _D["density_threshold"]
+    trajectory: str | None = _D["trajectory"]
     color_by: str = "family"
 
 
 DRAWN_COLUMNS = [
-    "series", "family", "label", "pair", "kernel", "level", "precision", "unit",
+    "series", "family", "label", "pair", "kernel", "dims", "level", "precision", "unit",
     "arithmetic_intensity", "performance", "theoretical", "bandwidth_only",
     "compute_roof_name", "memory_roof_name", "headroom", "above_roof", "roof_note",
 ]  # fmt: skip
@@ -203,6 +207,9 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
                         gid="integer-op")
         handles.append(Line2D([], [], ls="", marker="d", color="tab:olive",
                               label=f"integer OP ({ops.height:,}), OP/s"))
+    if options.trajectory:  # the unjudged points' sweeps too: `roof_notes` holds every row
+        handles += draw_trajectories(ax, roof_notes, options.trajectory, scale,
+                                     *png_colors(table, options.color_by, options.top_n))
     handles += _draw_no_roof(ax, unjudged, scale)
     n_above = _draw_above_roof(ax, table, scale)
     if n_above:
@@ -319,8 +326,8 @@ def _draw_points(ax, table: pl.DataFrame, scale: float, options: PlotOptions, de
             handles.append(Line2D([], [], ls="", marker="o", color=core.GREY,
                                   label=f"+{len(groups) - options.top_n} more"))
     annotate = options.annotate
-    if annotate is None:  # auto: a small plot gets labels, unless it has a numbered key
-        annotate = table.height <= AUTO_LABEL_MAX and not options.key
+    if annotate is None:  # auto: a small plot gets labels, unless it has a key or paths
+        annotate = table.height <= AUTO_LABEL_MAX and not options.key and not options.trajectory
     if annotate or options.key:
         extra = unjudged.head(max(options.top_n - shown.height, 0))
         label_points(ax, pl.concat([shown, extra]), left_out + unjudged.height - extra.height,

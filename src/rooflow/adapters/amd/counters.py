@@ -277,6 +277,20 @@ def roofline_counters(arch: str | None) -> list[str]:
             *_LDS.weights]
 
 
+def _complete(formula: Formula, present: set[str], partial: list[str]) -> bool:
+    """Whether every counter ``formula`` needs was collected.
+
+    A formula with some of its counters collected but not all is noted in ``partial``
+    (an incomplete counter set is refused); one with none of them is simply not used.
+    """
+    if not formula.touched(present):
+        return False
+    if missing := formula.missing(present):
+        partial.append(f"{formula.name}: {', '.join(missing)}")
+        return False
+    return True
+
+
 def plan(arch: str | None, counters: Iterable[str], source: str) -> Plan:
     """Pick the formulas for ``arch`` and check the counters of an export.
 
@@ -303,11 +317,7 @@ def plan(arch: str | None, counters: Iterable[str], source: str) -> Plan:
     partial: list[str] = []
     ops = {}
     for precision, formula in _OPS[family].items():
-        if not formula.touched(present):
-            continue
-        if formula.missing(present):
-            partial.append(f"{formula.name}: {', '.join(formula.missing(present))}")
-        else:
+        if _complete(formula, present, partial):
             ops[precision] = formula
     if family == "gfx908":
         notes.append("gfx908 (MI100) has no per-precision VALU or MFMA counters (rocprof-compute "
@@ -332,11 +342,7 @@ def plan(arch: str | None, counters: Iterable[str], source: str) -> Plan:
     elif candidates[0].touched(present):
         partial.append(f"{candidates[0].name}: {', '.join(candidates[0].missing(present))}")
     for level, formula in (("L2", _L2), ("L1", _L1), ("LDS", _LDS)):
-        if not formula.touched(present):
-            continue
-        if formula.missing(present):
-            partial.append(f"{formula.name}: {', '.join(formula.missing(present))}")
-        else:
+        if _complete(formula, present, partial):
             levels[level] = formula
             left_out = [c for c in formula.weights if c in formula.optional and c not in present]
             if left_out:

@@ -1,0 +1,72 @@
+"""Sweep trajectories on a page (Bokeh): the PNG's paths (:mod:`rooflow.plotting.trajectory`).
+
+Per path a line in its group's colour, a vee arrowhead halfway along each segment
+pointing the way the dim grows, and its two ends labelled with the dim's values. The
+paths have their own legend; clicking an entry hides a path with its arrows and labels.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import polars as pl
+
+from rooflow.html.figure import FRAME, canvas_text
+from rooflow.plotting import core
+from rooflow.plotting.trajectory import label_place, legend_names, outward, trajectories
+
+
+def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, color_col: str,
+                           colors: dict[str, str]) -> int:
+    """Draw the paths of ``table`` (an analysis table) on ``fig``; how many were drawn.
+
+    Each path takes the colour of its ``color_col`` value in ``colors`` (grey when it has
+    none); performance is divided by ``scale`` (the axis unit).
+
+    Raises:
+        InputError: no row has ``dim`` (:func:`rooflow.plotting.trajectory.check_dim`).
+    """
+    # Annotations from their subpackage: bokeh.models re-exports them through an __all__
+    # mypy can't read.
+    from bokeh.models import ColumnDataSource
+    from bokeh.models.annotations import Arrow, Label, Legend, LegendItem
+    from bokeh.models.annotations.arrows import VeeHead
+
+    paths = trajectories(table, dim, color_col)
+    # Screen pixels per decade of each axis: an end's label goes outward on screen.
+    px = [n / math.log10(r.end / r.start) for n, r in ((FRAME[0], fig.x_range),
+                                                       (FRAME[1], fig.y_range))]
+    items = []
+    for path, name in zip(paths, legend_names(paths), strict=True):
+        color = colors.get(path.group, core.GREY)
+        y = [v / scale for v in path.y]
+        line = fig.line(list(path.x), y, line_color=color, line_width=2, line_alpha=0.85,
+                        name="trajectory")
+        mid = path.midpoints()
+        # The shaft's line properties: Bokeh's type stubs name them otherwise.
+        shaft: dict[str, Any] = {"line_color": color, "line_width": 2, "line_alpha": 0.85}
+        arrows = Arrow(end=VeeHead(size=9, fill_color=color, line_color=color), **shaft,
+                       name="trajectory-arrow",
+                       source=ColumnDataSource({
+                           "x0": list(path.x[:-1]), "y0": y[:-1],
+                           "x1": [m[0] for m in mid], "y1": [m[1] / scale for m in mid]}),
+                       x_start="x0", y_start="y0", x_end="x1", y_end="y1")
+        fig.add_layout(arrows)
+        for i, text in zip((0, -1), path.end_labels if path.labelled else (), strict=False):
+            j = 1 if i == 0 else -2
+            (dx, dy), ha, va = label_place(*outward(
+                px[0] * math.log10(path.x[i] / path.x[j]), px[1] * math.log10(y[i] / y[j])))
+            align: dict[str, Any] = {"text_align": ha,
+                                     "text_baseline": {"center": "middle"}.get(va, va)}
+            label = Label(x=path.x[i], y=y[i], text=text, x_offset=dx, y_offset=dy, **align,
+                          text_font_size="8pt", text_color=color, name="trajectory-label",
+                          background_fill_color="white", background_fill_alpha=0.7)
+            fig.add_layout(label)
+            line.js_link("visible", label, "visible")
+        line.js_link("visible", arrows, "visible")
+        items.append(LegendItem(label=canvas_text(name[:50]), renderers=[line]))
+    if items:
+        fig.add_layout(Legend(items=items, title=f"{dim} grows → (click to hide)",
+                              click_policy="hide", label_text_font_size="8pt"), "right")
+    return len(paths)

@@ -1,0 +1,215 @@
+"""Sweep trajectories: the path a kernel family takes across the roofline as one dim grows.
+
+A sweep (benchmark rows over M, spec variants over the context length, ...) gives points
+that differ in one dim. :func:`trajectories` groups the points of an analysis table that
+share ``family``, ``series``, ``level``, ``precision`` and the values of every dim but
+the chosen one (the ``dims`` column, :mod:`rooflow.dims`), and orders each group by the
+chosen dim's value (numerically; equal values keep table order). A group of two or more
+points is a path: on the PNG (:func:`draw_trajectories`) and the page
+(:func:`draw_page_trajectories`) a line in the group's colour with a small arrowhead
+halfway along each segment, pointing the way the dim grows, and its two ends labelled
+with the dim's values (``M=64``, ``M=4096``). Original and Optimized benchmark points are
+two series, so two paths. Points without the dim, or alone in their group, stay points.
+
+Columns in: ``dims``, ``family``, ``series``, ``level``, ``precision``,
+``arithmetic_intensity`` (FLOP/byte), ``performance`` (FLOP/s or OP/s), ``source``, and
+the colour column. Import matplotlib-free: the pages use the same paths.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from rooflow.dims import parse_dims
+from rooflow.errors import InputError
+from rooflow.plotting import core
+
+KEY = ["family", "series", "level", "precision"]
+"""Columns a path's points share, besides the other dims."""
+LABEL_OFFSET = 7.0  # points between a path's end and its label
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    """One path: a group's points in the order of the dim's values.
+
+    ``group``: the colour column's value at the first point; ``others``: the other dims,
+    names sorted (``E=128,K=2048``); ``values``: the dim's values as written, ascending;
+    ``x``: arithmetic intensity (FLOP/byte); ``y``: performance (FLOP/s or OP/s);
+    ``labelled``: its ends get labels, unless an earlier path of another series has the
+    same family, level, precision, other dims and end values (the same sweep, its ends
+    at the same intensities: one pair of labels says it).
+    """
+
+    dim: str
+    family: str
+    series: str
+    level: str
+    precision: str
+    others: str
+    group: str
+    values: tuple[str, ...]
+    x: tuple[float, ...]
+    y: tuple[float, ...]
+    labelled: bool = True
+
+    @property
+    def end_labels(self) -> tuple[str, str]:
+        """The labels of the first and the last point: ``("M=64", "M=4096")``."""
+        return f"{self.dim}={self.values[0]}", f"{self.dim}={self.values[-1]}"
+
+    def midpoints(self) -> list[tuple[float, float]]:
+        """Per segment, its middle on the log-log axes (geometric means): the arrowheads."""
+        return [(math.sqrt(x0 * x1), math.sqrt(y0 * y1)) for x0, x1, y0, y1 in zip(
+            self.x, self.x[1:], self.y, self.y[1:], strict=False)]
+
+
+def available_dims(table: pl.DataFrame) -> list[str]:
+    """The dim names of any row of ``table``, sorted."""
+    cells = table["dims"].unique().cast(pl.String).drop_nulls().to_list()
+    return sorted({name for cell in cells for name in parse_dims(cell)})
+
+
+def check_dim(table: pl.DataFrame, dim: str) -> None:
+    """Nothing when a row of ``table`` (points or analysis table) has dim ``dim``.
+
+    Raises:
+        InputError: no row has it, naming the sources and the dims there are.
+    """
+    names = available_dims(table)
+    if dim in names:
+        return
+    sources = table["source"].unique(maintain_order=True).cast(pl.String).to_list()
+    where = ", ".join(sources[:3]) + (f" and {len(sources) - 3} more" if len(sources) > 3
+                                      else "")
+    there = (f"dims: {', '.join(names)}" if names else "no point has dims: benchmark and "
+             "spec inputs give them, a roofline CSV in a 'dims' column")
+    raise InputError(where or None, f"trajectory {dim}: no point has dim {dim} ({there})")
+
+
+def trajectories(table: pl.DataFrame, dim: str, color_col: str = "family") -> list[Trajectory]:
+    """The paths of ``table`` (an analysis table) as ``dim`` grows, in first-seen order.
+
+    Rows without a place on the plot (no intensity or performance) are left out.
+
+    Raises:
+        InputError: no row has ``dim`` (:func:`check_dim`).
+    """
+    check_dim(table, dim)
+    rows = table.filter(pl.col("arithmetic_intensity").is_not_null()
+                        & pl.col("performance").is_not_null())
+    parsed = {cell: parse_dims(cell) for cell in
+              rows["dims"].unique().cast(pl.String).drop_nulls().to_list()}
+    having = {cell: dims for cell, dims in parsed.items() if dim in dims}
+    if not having:
+        return []
+    value = {cell: dims[dim] for cell, dims in having.items()}
+    others = {cell: ",".join(f"{k}={v}" for k, v in sorted(dims.items()) if k != dim)
+              for cell, dims in having.items()}
+    rows = rows.with_columns(_cell=pl.col("dims").cast(pl.String)).filter(
+        pl.col("_cell").is_in(list(having)))
+    rows = rows.with_columns(
+        _value=pl.col("_cell").replace_strict(value, return_dtype=pl.String),
+        _others=pl.col("_cell").replace_strict(others, return_dtype=pl.String),
+        _group=pl.col(color_col).cast(pl.String).fill_null(""),
+        **{c: pl.col(c).cast(pl.String).fill_null("") for c in KEY},
+    ).with_columns(_number=pl.col("_value").cast(pl.Float64))
+    paths, labelled = [], set()
+    for _, part in rows.group_by([*KEY, "_others"], maintain_order=True):
+        part = part.sort("_number", maintain_order=True)
+        if part.height < 2:
+            continue
+        first = part.row(0, named=True)
+        values = tuple(part["_value"])
+        sweep = (first["family"], first["level"], first["precision"], first["_others"],
+                 values[0], values[-1])
+        paths.append(Trajectory(
+            dim=dim, **{c: first[c] for c in KEY}, others=first["_others"],
+            group=first["_group"], values=values, x=tuple(part["arithmetic_intensity"]),
+            y=tuple(part["performance"]), labelled=sweep not in labelled))
+        labelled.add(sweep)
+    return paths
+
+
+def png_colors(table: pl.DataFrame, color_by: str, top_n: int) -> tuple[str, dict[str, str]]:
+    """The colour column of the PNG's points and its colours (:mod:`.roofline`'s choice).
+
+    On several levels each kernel that matters most (:func:`.core.top_kernels`) has a
+    colour; else each group of ``color_by`` (``family``) in first-seen order. The first
+    ``top_n`` are coloured, the rest grey.
+    """
+    if table["level"].n_unique() > 1:
+        return "kernel", core.group_colors(core.top_kernels(table, top_n), top_n)
+    column = color_by if color_by in table.columns else "family"
+    return column, core.group_colors(core.groups(table[column]), top_n)
+
+
+def draw_trajectories(ax, table: pl.DataFrame, dim: str, scale: float, color_col: str,
+                      colors: dict[str, str]) -> list:
+    """Draw the paths of ``table`` on a matplotlib axes; their legend entry (none: [ ]).
+
+    Each path takes the colour of its ``color_col`` value in ``colors`` (grey when it
+    has none). Performance is divided by ``scale`` (the axis unit). Artists carry gid
+    ``trajectory`` (lines), ``trajectory-arrow`` and ``trajectory-label``.
+
+    Raises:
+        InputError: no row has ``dim`` (:func:`check_dim`).
+    """
+    from matplotlib.lines import Line2D
+
+    paths = trajectories(table, dim, color_col)
+    if not paths:
+        return []
+    for path in paths:
+        color = colors.get(path.group, core.GREY)
+        x, y = np.array(path.x), np.array(path.y) / scale
+        ax.plot(x, y, color=color, lw=1.3, alpha=0.85, zorder=3.5, gid="trajectory",
+                solid_capstyle="round")
+        for x0, y0, (xm, ym) in zip(x, y, path.midpoints(), strict=False):
+            ax.annotate("", xy=(xm, ym / scale), xytext=(x0, y0), zorder=3.5,
+                        arrowprops={"arrowstyle": "-|>", "color": color, "lw": 0,
+                                    "mutation_scale": 10, "shrinkA": 0, "shrinkB": 0},
+                        gid="trajectory-arrow")
+        for i, text in zip((0, -1), path.end_labels if path.labelled else (), strict=False):
+            (dx, dy), ha, va = _outward(ax, x, y, i)
+            ax.annotate(text, (x[i], y[i]), xytext=(dx, dy), textcoords="offset points",
+                        ha=ha, va=va, fontsize=7, color=color, zorder=3.6,
+                        gid="trajectory-label",
+                        bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none",
+                              "alpha": 0.75})
+    return [Line2D([], [], color="0.3", lw=1.3, marker=">", ms=4,
+                   label=f"{len(paths)} path{'s' * (len(paths) > 1)} as {dim} grows")]
+
+
+def label_place(ux: float, uy: float) -> tuple[tuple[float, float], str, str]:
+    """Where an end's label goes, and its horizontal and vertical alignment.
+
+    ``LABEL_OFFSET`` points along the outward unit direction (``ux``, ``uy``; screen, y up).
+    """
+    ha = "left" if ux > 0.3 else "right" if ux < -0.3 else "center"
+    va = "bottom" if uy > 0.3 else "top" if uy < -0.3 else "center"
+    return (LABEL_OFFSET * ux, LABEL_OFFSET * uy), ha, va
+
+
+def outward(dx: float, dy: float) -> tuple[float, float]:
+    """The unit vector of (``dx``, ``dy``): from a path's inner point to its end, on screen."""
+    norm = math.hypot(dx, dy) or 1.0
+    return dx / norm, dy / norm
+
+
+def legend_names(paths: list[Trajectory]) -> list[str]:
+    """A name per path: family and series, with the other dims where those repeat."""
+    short = [" ".join(p for p in (t.family or "(no family)", t.series) if p) for t in paths]
+    return [f"{name} {t.others}" if short.count(name) > 1 else name
+            for name, t in zip(short, paths, strict=True)]
+
+
+def _outward(ax, x: np.ndarray, y: np.ndarray, i: int) -> tuple[tuple[float, float], str, str]:
+    """Offset (points) and alignment of the label at end ``i`` (0, -1): away from the path."""
+    (px, py), (qx, qy) = ax.transData.transform([(x[1 if i == 0 else -2], y[1 if i == 0 else -2]),
+                                                 (x[i], y[i])])
+    return label_place(*outward(qx - px, qy - py))

@@ -1,0 +1,226 @@
+"""Sweep trajectories: dims carried by the adapters, paths grouped and ordered, drawn on
+the PNG and the page, the CLI's --trajectory and its error."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from rooflow.adapters import load_points
+from rooflow.analysis import analyze
+from rooflow.dims import bad_dims, format_dims, parse_dims
+from rooflow.errors import InputError
+from rooflow.plotting import PlotOptions, figure
+from rooflow.plotting.trajectory import check_dim, trajectories
+from rooflow.roofs import load_preset
+from rooflow.settings import Settings
+
+ROOFLOW = Path(sys.executable).with_name("rooflow")
+
+# A benchmark sweep over M: BatchedMoE bench-gpu-1 (E=128, K=2048, N=1536, bf16) at
+# M = 64 … 4096 and FusedMoE bench-gpu (TOPK=8, N=1536, K=2048, E=128, bf16) at M = 16 … 1024,
+# the rows of each family out of M order.
+SWEEP = """family,shape_key,config,baseline_us,triton_us,tflops
+1_BatchedMoE,bench-gpu-1,M=1024,700.0,480.0,13.4
+1_BatchedMoE,bench-gpu-1,M=64,120.0,100.0,4.0
+1_BatchedMoE,bench-gpu-1,M=4096,2100.0,1500.0,17.2
+1_BatchedMoE,bench-gpu-1,M=256,300.0,220.0,7.3
+2_FusedMoE,bench-gpu,M=16,90.0,80.0,0.6
+2_FusedMoE,bench-gpu,M=256,260.0,200.0,4.0
+2_FusedMoE,bench-gpu,M=64,110.0,95.0,2.1
+2_FusedMoE,bench-gpu,M=1024,800.0,560.0,5.8
+"""
+
+
+@pytest.fixture(scope="module")
+def h100():
+    return load_preset("h100-sxm")
+
+
+@pytest.fixture
+def sweep(tmp_path) -> Path:
+    path = tmp_path / "sweep.csv"
+    path.write_text(SWEEP)
+    return path
+
+
+def sweep_table(repo: Path, path: Path, h100) -> pl.DataFrame:
+    settings = Settings(specs_dir=repo / "resources/specs")
+    return analyze(load_points("benchmarks", path, settings), h100)
+
+
+def test_dims_text_round_trips_and_bad_cells_are_found():
+    assert format_dims({"M": 64, "N": 128}) == "M=64,N=128"
+    assert parse_dims(" M = 64 , N=0.5") == {"M": "64", "N": "0.5"}
+    assert parse_dims("") == {}
+    cells = pl.DataFrame({"dims": ["", "M=64,N=128", "M = 64 , N=0.5", "M=64;N=1", "M=1,M=2",
+                                   "M=-1", "M", "M=1,"]})
+    assert cells.select(bad_dims())["dims"].to_list() == [False, False, False, True, True,
+                                                          True, True, True]
+
+
+def test_adapters_carry_the_dims(repo, sweep):
+    specs = load_points("specs", repo / "resources/specs/1_BatchedMoE.yaml")
+    # bench-gpu-5 of the YAML: dims {E: 128, M: 256, K: 2048, N: 1536, QUANT: 0}, as written.
+    five = specs.filter(pl.col("kernel") == "bench-gpu-5")
+    assert five["dims"].cast(pl.String).to_list() == ["E=128,M=256,K=2048,N=1536,QUANT=0"]
+    bench = load_points("benchmarks", sweep, Settings(specs_dir=repo / "resources/specs"))
+    # Row 1: bench-gpu-1's dims (M=64) with the config's M=1024 over them; both series.
+    first = bench.filter(pl.col("row") == 1)
+    assert first["dims"].cast(pl.String).to_list() == ["E=128,M=1024,K=2048,N=1536,QUANT=0"] * 2
+    # A roofline CSV has none unless it gives a dims column.
+    csv = load_points("roofline", repo / "resources/roofline/flash_attention.csv")
+    assert set(csv["dims"].cast(pl.String)) == {""}
+
+
+def test_a_roofline_csv_gives_dims_in_a_column_and_a_bad_one_is_named(tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_text('series,dims,ai,tflops\nfa,"MKV=2048, NS=16",11,2.5\nfa,MKV=4096;NS=16,20,5\n')
+    with pytest.raises(InputError) as err:
+        load_points("roofline", path)
+    assert (err.value.row, err.value.column, err.value.value) == (2, "dims", "MKV=4096;NS=16")
+    path.write_text('series,dims,ai,tflops\nfa,"MKV=2048, NS=16",11,2.5\n')
+    assert load_points("roofline", path)["dims"].cast(pl.String).to_list() == ["MKV=2048, NS=16"]
+
+
+def _table(rows: list[tuple]) -> pl.DataFrame:
+    return pl.DataFrame(rows, orient="row", schema=[
+        "series", "dims", "arithmetic_intensity", "performance"]).with_columns(
+        family=pl.lit("gemm"), level=pl.lit("DRAM"), precision=pl.lit(""),
+        source=pl.lit("t.csv"))
+
+
+def test_paths_group_a_family_by_the_other_dims_and_order_by_the_dim():
+    table = _table([
+        ("run", "M=256,N=64", 40.0, 4e12),
+        ("run", "M=64,N=64", 10.0, 1e12),
+        ("run", "M=1024,N=64", 160.0, 16e12),  # "1024" < "256" as text: numbers order
+        ("run", "M=64,N=128", 20.0, 2e12),     # alone with N=128: a point, no path
+        ("run", "N=64", 5.0, 1e12),            # no M
+        ("run", "", 5.0, 1e12),                # no dims
+        ("base", "N=64,M=64", 10.0, 0.5e12),   # the other dims in another order: one group
+        ("base", "M=1024,N=64", 160.0, 8e12),
+        ("base", "M=256,N=64", 40.0, 2e12),
+    ])
+    run, base = trajectories(table, "M")
+    assert (run.series, run.others, run.values) == ("run", "N=64", ("64", "256", "1024"))
+    assert run.x == (10.0, 40.0, 160.0) and run.y == (1e12, 4e12, 16e12)
+    assert run.end_labels == ("M=64", "M=1024") and run.labelled
+    # Arrowheads halfway on the log axes: √(10·40) = 20, √(1e12·4e12) = 2e12;
+    # √(40·160) = 80, √(4e12·16e12) = 8e12.
+    assert run.midpoints() == [(20.0, 2e12), (80.0, 8e12)]
+    # Base: the same sweep's ends at the same intensities, labelled once (by run).
+    assert base.values == ("64", "256", "1024") and base.y == (0.5e12, 2e12, 8e12)
+    assert not base.labelled
+    # N: M=64 has N=64 and N=128 (one path); the other M values one N each (no path).
+    (n,) = trajectories(table, "N")
+    assert (n.others, n.values, n.x) == ("M=64", ("64", "128"), (10.0, 20.0))
+
+
+def test_a_dim_no_point_has_is_one_error_naming_the_dims():
+    table = _table([("run", "M=64,N=64", 10.0, 1e12), ("run", "", 10.0, 1e12)])
+    with pytest.raises(InputError) as err:
+        check_dim(table, "K")
+    assert str(err.value) == "t.csv: trajectory K: no point has dim K (dims: M, N)"
+    with pytest.raises(InputError, match="no point has dims"):
+        check_dim(_table([("run", "", 10.0, 1e12)]), "M")
+
+
+def test_a_benchmark_sweep_draws_one_path_per_family_and_series(repo, sweep, h100):
+    table = sweep_table(repo, sweep, h100)
+    paths = trajectories(table, "M")
+    assert sorted((p.family, p.series) for p in paths) == [
+        ("BatchedMoE", "Optimized"), ("BatchedMoE", "Original"),
+        ("FusedMoE", "Optimized"), ("FusedMoE", "Original")]
+    batched = next(p for p in paths if p.family == "BatchedMoE")
+    assert batched.values == ("64", "256", "1024", "4096")
+    # M=64: FLOP/E = 2·M·N·K = 2·64·1536·2048 = 402,653,184; bytes/E = 2MK + 2NK + 2MN + 4
+    # = 262,144 + 6,291,456 + 196,608 + 4 = 6,750,212; intensity 59.6505 FLOP/byte.
+    assert batched.x[0] == pytest.approx(402_653_184 / 6_750_212)
+    fused = next(p for p in paths if p.family == "FusedMoE")
+    # M=16: FLOP = M·TOPK·N·K·2 = 16·8·1536·2048·2 = 805,306,368; bytes = M·TOPK·K·2 +
+    # Eact·N·K·2 + M·TOPK·N·2 + M·TOPK·4 (Eact = min(128, 128) = 128) = 524,288 +
+    # 805,306,368 + 393,216 + 512 = 806,224,384: 0.99886 FLOP/byte.
+    assert fused.x[0] == pytest.approx(805_306_368 / 806_224_384)
+    fig = figure(table, h100, PlotOptions(trajectory="M"))
+    ax = fig.axes[0]
+    lines = [line for line in ax.get_lines() if line.get_gid() == "trajectory"]
+    assert len(lines) == 4
+    # One colour per family, the points' own (Tableau blue, orange in first-seen order).
+    assert {line.get_color() for line in lines} == {"#1f77b4", "#ff7f0e"}
+    arrows = [t for t in ax.texts if t.get_gid() == "trajectory-arrow"]
+    assert len(arrows) == 2 * 3 + 2 * 3  # a head per segment: 4 points → 3, per series
+    labels = sorted(t.get_text() for t in ax.texts if t.get_gid() == "trajectory-label")
+    assert labels == ["M=1024", "M=16", "M=4096", "M=64"]  # one pair per family's sweep
+    assert [t.get_text() for t in ax.get_legend().get_texts()][-1] == "4 paths as M grows"
+    # The points stay unlabelled: the ends' labels say the shapes.
+    assert not [t for t in ax.texts if "qwen" in t.get_text().lower()]
+
+
+def test_the_page_draws_the_paths_as_the_png(repo, sweep, h100):
+    from bokeh.models import Arrow
+    from bokeh.models.annotations import Label
+
+    from rooflow.html.page import page_items
+
+    table = sweep_table(repo, sweep, h100)
+    fig = page_items(table, h100, title="sweep", color_by="family", max_points=4000, top_n=40,
+                     series_order=(), trajectory="M")[0]
+    lines = [r for r in fig.renderers if r.name == "trajectory"]
+    assert len(lines) == 4
+    arrows = [a for a in fig.center if isinstance(a, Arrow) and a.name == "trajectory-arrow"]
+    assert sorted(len(a.source.data["x0"]) for a in arrows) == [3, 3, 3, 3]
+    # Each head halfway along its segment: x1 = √(x0 · next x0) on the log axis.
+    for a in arrows:
+        x0, x1 = a.source.data["x0"], a.source.data["x1"]
+        assert x1[0] == pytest.approx(math.sqrt(x0[0] * x0[1]))
+    labels = [a for a in fig.center if isinstance(a, Label) and a.name == "trajectory-label"]
+    assert sorted(label.text for label in labels) == ["M=1024", "M=16", "M=4096", "M=64"]
+
+
+def test_cli_draws_the_sweep_and_refuses_a_dim_no_point_has(repo, sweep, tmp_path):
+    png, page = tmp_path / "sweep.png", tmp_path / "sweep.html"
+    proc = subprocess.run([ROOFLOW, "plot", str(sweep), "--hardware", "h100-sxm",
+                           "--trajectory", "M", "-o", str(png), "--html", str(page)],
+                          capture_output=True, text=True, cwd=repo, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert png.stat().st_size and 'M grows' in page.read_text()
+    proc = subprocess.run([ROOFLOW, "plot", str(sweep), "--hardware", "h100-sxm",
+                           "--trajectory", "Q", "-o", str(tmp_path / "q.png"),
+                           "--table", str(tmp_path / "q.csv")],
+                          capture_output=True, text=True, cwd=repo, timeout=120)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines()[-1] == (
+        f"rooflow: error: {sweep}: trajectory Q: no point has dim Q "
+        "(dims: E, K, M, N, QUANT, TOPK)")
+    assert not (tmp_path / "q.png").exists() and not (tmp_path / "q.csv").exists()
+
+
+def test_a_spec_sweep_runs_along_the_roof(repo, h100):
+    # BatchedMoE bench-gpu-1 (M=64) and bench-gpu-5 (M=256) differ only in M: one path;
+    # the other variants differ in E, K, N or QUANT too.
+    table = analyze(load_points("specs", repo / "resources/specs/1_BatchedMoE.yaml"), h100)
+    (path,) = trajectories(table, "M")
+    assert (path.series, path.values) == ("bf16", ("64", "256"))
+    assert path.others == "E=128,K=2048,N=1536,QUANT=0"
+
+
+def test_config_sets_a_trajectory_per_dataset():
+    from rooflow.defaults import plot_defaults, schema_error
+    from rooflow.pipeline import plot_options
+
+    assert plot_defaults()["trajectory"] is None and PlotOptions().trajectory is None
+    config = {"presets": ["h100-sxm"], "datasets": {"benchmarks-sweep": {"trajectory": "M"}}}
+    assert schema_error("config", config) is None
+    # A dataset's options are the defaults with its own entry over them (Plan.dataset_options).
+    assert plot_options({**plot_defaults(), **config["datasets"]["benchmarks-sweep"]}
+                        ).trajectory == "M"
+    for bad in ("M N", "", 3):
+        config["datasets"]["benchmarks-sweep"]["trajectory"] = bad
+        error = schema_error("config", config)
+        assert error is not None and list(error.absolute_path)[-1] == "trajectory"
