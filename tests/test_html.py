@@ -47,8 +47,9 @@ def points(kernels: list[str], family: str = "gemm", series: str = "run") -> pl.
     perf = [0.5 * min(183.5e12, a * 608e9) for a in ai]
     return pl.DataFrame({
         "series": [series] * n, "family": [family] * n, "label": kernels, "pair": [""] * n,
-        "kernel": kernels, "dims": [""] * n, "level": ["DRAM"] * n, "precision": ["fp16-tensor"] * n,
-        "precision_mix": [""] * n, "flop": [a * 1e9 for a in ai], "bytes": [1e9] * n,
+        "kernel": kernels, "dims": [""] * n, "level": ["DRAM"] * n,
+        "precision": ["fp16-tensor"] * n, "precision_mix": [""] * n,
+        "flop": [a * 1e9 for a in ai], "bytes": [1e9] * n,
         "time_s": [a * 1e9 / p for a, p in zip(ai, perf, strict=True)],
         "arithmetic_intensity": ai, "flop_per_s": perf, "bytes_model": ["given"] * n,
         "source": ["t.csv"] * n,
