@@ -137,6 +137,20 @@ def test_convert_roofline_csv(repo, tmp_path):
     assert t["series"].to_list() == ["Original", "Optimized"] * 2
 
 
+def test_convert_to_parquet_writes_parquet_read_back_as_the_same_points(repo, tmp_path):
+    """A .parquet output is Parquet (not CSV text under that name), and reads back."""
+    source = str(repo / "resources/roofline/flash_attention.csv")
+    out = tmp_path / "fa.parquet"
+    proc = rooflow("convert", source, "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_bytes()[:4] == b"PAR1"
+    assert pl.read_parquet(out)["flop_per_s"].to_list() == pytest.approx(
+        [35e12, 74e12, 18e12, 71e12])
+    tables = [rooflow("table", path, "--hardware", "h100-sxm") for path in (source, str(out))]
+    assert tables[0].returncode == tables[1].returncode == 0, tables[1].stderr
+    assert tables[0].stdout == tables[1].stdout
+
+
 def test_convert_ncu_passes_folder_list_and_from_ncu_agree(repo, tmp_path):
     run = repo / "resources/ncu/a100_sgemm_saxpy"  # two passes of one run: flops, bytes
     outs = {name: tmp_path / f"{name}.csv" for name in ("folder", "list", "kind", "alias")}

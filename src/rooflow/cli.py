@@ -251,9 +251,15 @@ def hardware_cmd(hardware_file) -> None:
 
 
 def _write(frame, output: Path | None) -> None:
-    from rooflow.export import write_table
+    """Canonical points to ``output``: Parquet for a .parquet name (read back as points)."""
+    if output is not None and output.suffix.lower() == ".parquet":
+        from rooflow.io import write_parquet
 
-    write_table(frame, output)
+        write_parquet(frame, output)
+    else:
+        from rooflow.export import write_table
+
+        write_table(frame, output)
     if output is not None:
         click.echo(f"wrote {output} ({frame.height} rows)", err=True)
 
@@ -282,7 +288,7 @@ def _one_input(files):
 
 output_option = click.option(
     "-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-    help="Output CSV, or JSON for a .json name (default: stdout).",
+    help="Output CSV; JSON for a .json name, Parquet for .parquet (default: stdout CSV).",
 )
 families_option = click.option(
     "--families", type=click.Path(dir_okay=False, path_type=Path), default=DEFAULT_FAMILIES,
