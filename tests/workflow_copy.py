@@ -57,10 +57,13 @@ def job_counts(workdir: Path, *args: str) -> dict[str, int]:
     The draw rules (``draw``, ``draw_1``...: one per group of datasets with the same
     outputs, numbered by group size, :mod:`rooflow.draw`) count as one, ``draw``.
     """
-    counts: dict[str, int] = {}
+    rules = {}  # Snakemake prints its table of jobs per rule twice
     for line in snakemake(workdir, "-n", "--quiet", "rules", *args).stdout.splitlines():
         parts = line.split()
         if len(parts) == 2 and parts[1].isdigit() and parts[0] not in ("job", "total"):
-            rule = re.sub(r"^draw_\d+$", "draw", parts[0])
-            counts[rule] = counts.get(rule, 0) + int(parts[1])
+            rules[parts[0]] = int(parts[1])
+    counts: dict[str, int] = {}
+    for rule, jobs in rules.items():
+        rule = re.sub(r"^draw_\d+$", "draw", rule)
+        counts[rule] = counts.get(rule, 0) + jobs
     return counts
