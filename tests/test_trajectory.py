@@ -201,6 +201,17 @@ def test_cli_draws_the_sweep_and_refuses_a_dim_no_point_has(repo, sweep, tmp_pat
     assert not (tmp_path / "q.png").exists() and not (tmp_path / "q.csv").exists()
 
 
+def test_a_dim_that_makes_no_path_is_said(repo, tmp_path):
+    """The shipped benchmark rows have M, but no two of one family differ only in M."""
+    proc = subprocess.run([ROOFLOW, "plot", "resources/benchmarks/moe_attention.csv",
+                           "--hardware", "h100-sxm", "--trajectory", "M",
+                           "-o", str(tmp_path / "m.png")],
+                          capture_output=True, text=True, cwd=repo, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert ("note: trajectory M: no two points of one family differ only in M; no path drawn"
+            in proc.stderr)
+
+
 def test_a_spec_sweep_runs_along_the_roof(repo, h100):
     # BatchedMoE bench-gpu-1 (M=64) and bench-gpu-5 (M=256) differ only in M: one path;
     # the other variants differ in E, K, N or QUANT too.

@@ -87,6 +87,12 @@ def report(
     if unroofed:
         log(f"note: {preset.key} has no memory roof for level(s) {', '.join(unroofed)}")
     _trace_notes(points, table, preset, log)
+    if plot_path is not None and options is not None and options.trajectory:
+        from rooflow.plotting.trajectory import trajectories
+
+        if not trajectories(table, options.trajectory):
+            log(f"note: trajectory {options.trajectory}: no two points of one family differ "
+                f"only in {options.trajectory}; no path drawn")
     if table_path is not None:
         write_table(table, table_path)
     if plot_path is not None:
