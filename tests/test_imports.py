@@ -22,7 +22,7 @@ main(sys.argv[2:])
 """
 
 # Label placement (adjustText, which imports scipy.spatial, numpy.fft, numpy.f2py and pyplot
-# on import: loaded only when labels are placed), the pages (bokeh) and the readers that
+# on import: loaded only when labels crowd), the pages (bokeh) and the readers that
 # validate (pandera). mpl_toolkits.mplot3d and matplotlib.projections.geo are not listed:
 # matplotlib.figure imports matplotlib.projections, which imports both (matplotlib 3.11);
 # only blocking imports would keep them out.
@@ -46,8 +46,17 @@ def test_labelled_small_plot_imports_no_bokeh_or_pandera(tmp_path):
     """The first plot of a new user: 4 points, labelled (automatic), and nothing more."""
     modules = _modules(tmp_path, "plot", FLASH, "--hardware", "arc-pro-b70", "-o", "x.png")
     assert (tmp_path / "x.png").stat().st_size > 0
-    assert "adjustText" in modules, "the points were labelled"
+    assert "adjustText" in modules, "its labels crowd: moved apart by adjustText"
     assert not _loaded(modules, NOT_FOR_A_PLOT)
+
+
+def test_two_point_plot_imports_no_label_placement(tmp_path):
+    """Issue 23's smallest plot: two labelled points whose labels crowd nothing."""
+    csv = tmp_path / "two.csv"
+    csv.write_text("series,label,ai,tflops\nOriginal,k1,10,5\nOptimized,k1,100,20\n")
+    modules = _modules(tmp_path, "plot", str(csv), "--hardware", "h100-sxm", "-o", "x.png")
+    assert (tmp_path / "x.png").stat().st_size > 0
+    assert not _loaded(modules, (*NOT_FOR_A_PLOT, *LABEL_PLACEMENT))
 
 
 def test_two_row_plot_with_a_key_imports_no_label_placement(tmp_path):

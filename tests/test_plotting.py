@@ -151,6 +151,25 @@ def test_short_names():
     assert len(short_names(pl.Series(["x" * 80]))[0]) == 40
 
 
+def test_labels_that_crowd_nothing_sit_beside_their_points():
+    from matplotlib.text import Annotation
+
+    t = table(2).with_columns(label=pl.Series(["first", "second"]))
+    ax = figure(t, PRESET, PlotOptions(annotate=True)).axes[0]
+    labels = {a.get_text(): (a.xy, a.xyann) for a in ax.texts if isinstance(a, Annotation)
+              and a.get_text() in ("first", "second")}
+    # Up and right of its point (TFLOP/s: half the roof), no leader line, not moved.
+    assert labels == {"first": ((1.0, 0.5), (4.0, 3.0)), "second": ((1000.0, 50.0), (4.0, 3.0))}
+
+
+def test_crowded_labels_are_moved_apart():
+    t = table(4).with_columns(arithmetic_intensity=pl.lit(10.0), performance=pl.lit(5e12),
+                              label=pl.Series(["a", "b", "c", "d"]))
+    ax = figure(t, PRESET, PlotOptions(annotate=True)).axes[0]
+    placed = [a for a in ax.texts if a.get_text() in ("a", "b", "c", "d")]
+    assert len({a.get_position() for a in placed}) == 4  # adjustText moved them apart
+
+
 def test_writes_png(tmp_path):
     out = plot_roofline(table(), PRESET, tmp_path / "r.png", options=PlotOptions(annotate=False))
     assert out == [tmp_path / "r.png"] and out[0].read_bytes()[:4] == b"\x89PNG"
@@ -321,10 +340,12 @@ from rooflow.analysis import analyze
 from rooflow.plotting import PlotOptions, figure
 from rooflow.points import to_points
 from rooflow.roofs.preset import custom_preset
-points = to_points(pl.DataFrame({"kernel": ["a", "b"], "arithmetic_intensity": [1.0, 10.0],
-                                 "flop_per_s": [1e12, 5e12]}))
+points = to_points(pl.DataFrame({"kernel": ["a", "b", "c"],  # labels that crowd
+                                 "arithmetic_intensity": [1.0, 1.0, 1.01],
+                                 "flop_per_s": [1e12, 1e12, 1.01e12]}))
 figure(analyze(points, custom_preset(100, 1000)), custom_preset(100, 1000),
-       PlotOptions(annotate=True))  # labels: adjustText imports pyplot
+       PlotOptions(annotate=True))
+assert "adjustText" in sys.modules, "labels placed by adjustText, which imports pyplot"
 print(matplotlib.get_backend())
 """
 

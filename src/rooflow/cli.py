@@ -6,6 +6,7 @@ traceback and leaves no output file.
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
@@ -441,4 +442,8 @@ def main(argv: list[str] | None = None) -> None:
     # Files only: matplotlib's Agg, whatever the user's MPLBACKEND or matplotlibrc says
     # (read when matplotlib is first imported, so commands that draw nothing skip it).
     os.environ["MPLBACKEND"] = "agg"
-    run(cli, argv)
+    gc.disable()  # one command, then exit: collecting the imports' many objects frees nothing
+    try:
+        run(cli, argv)
+    finally:
+        gc.enable()  # for a caller that goes on (the tests call main in-process)

@@ -12,6 +12,9 @@ NAME_MAX = 40  # characters of a shortened kernel name
 KEY_TOP = 0.40  # axes fraction where the numbered key starts, below the legend
 KEY_FONT = 6  # pt
 NUMBER_RISE = (3.0, 11.0, 19.0, 27.0, 35.0)  # pt: rows a key number may take above a point
+LABEL_FONT = 7  # pt
+LABEL_OFFSET = (4.0, 3.0)  # pt: a label's lower-left corner, right of and above its point
+MARKER_REACH = 3.5  # pt: half a 6 pt marker, with its edge
 
 
 def short_names(names: pl.Series, width: int = NAME_MAX) -> pl.Series:
@@ -89,6 +92,43 @@ def _leader_lines(ax, x, y, places: list[tuple[float, float]]) -> None:
             zorder=3, gid="key-leaders")
 
 
+def place_labels(ax, x, y, text: list[str]) -> None:
+    """Each point's label up and right of it; de-overlapped by adjustText when they crowd.
+
+    adjustText only runs when a label so placed would overlap another label or a
+    labelled point, or leave the axes: it imports scipy and draws the whole figure
+    before it moves anything, the most of a small plot's time.
+    """
+    labels = [ax.annotate(t, (xi, yi), xytext=LABEL_OFFSET, textcoords="offset points",
+                          fontsize=LABEL_FONT) for xi, yi, t in zip(x, y, text, strict=True)]
+    if not _crowded(ax, labels, x, y):
+        return
+    for label in labels:
+        label.remove()
+    from adjustText import adjust_text
+
+    texts = [ax.text(xi, yi, t, fontsize=LABEL_FONT) for xi, yi, t in zip(x, y, text, strict=True)]
+    adjust_text(texts, ax=ax, arrowprops={"arrowstyle": "-", "color": "0.5", "lw": 0.5})
+
+
+def _crowded(ax, labels: list, x, y) -> bool:
+    """Whether a label's box overlaps another's or a labelled point's marker, or leaves the axes."""
+    import numpy as np
+
+    renderer = ax.figure.canvas.get_renderer()
+    boxes = [label.get_window_extent(renderer) for label in labels]
+    reach = MARKER_REACH * ax.figure.dpi / 72  # display pixels around a point's centre
+    at = ax.transData.transform(np.column_stack([x, y])) if len(x) else np.empty((0, 2))
+    frame = ax.bbox
+    for i, box in enumerate(boxes):
+        if (box.x0 < frame.x0 or box.x1 > frame.x1 or box.y0 < frame.y0 or box.y1 > frame.y1
+                or box.count_overlaps(boxes[:i])
+                or np.any((np.abs(at[:, 0] - np.clip(at[:, 0], box.x0, box.x1)) < reach)
+                          & (np.abs(at[:, 1] - np.clip(at[:, 1], box.y0, box.y1)) < reach))):
+            return True
+    return False
+
+
 def key_capacity(ax) -> int:
     """Lines of the numbered key that fit between its top and the bottom of the canvas."""
     pos = ax.get_position()
@@ -127,10 +167,7 @@ def label_points(ax, shown: pl.DataFrame, left_out: int, scale: float, *, annota
         ax.text(1.02, KEY_TOP, "\n".join(lines), transform=ax.transAxes, fontsize=KEY_FONT,
                 va="top", family="monospace", gid="key")
     if annotate:
-        from adjustText import adjust_text
-
-        labels = [ax.text(xi, yi, t, fontsize=7) for xi, yi, t in zip(x, y, text, strict=True)]
-        adjust_text(labels, ax=ax, arrowprops={"arrowstyle": "-", "color": "0.5", "lw": 0.5})
+        place_labels(ax, x, y, text)
         if left_out:
             ax.text(0.01, 0.01, f"{left_out} labels left out (top {top_n} {ranked_by(shown)})",
                     transform=ax.transAxes, fontsize=7, color="0.4")

@@ -11,7 +11,7 @@ from typing import Any, cast
 
 from rooflow.defaults import DEFAULT_HARDWARE, schema_error
 from rooflow.errors import InputError
-from rooflow.roofs.preset import Preset, preset_from_mapping
+from rooflow.roofs.preset import Preset, schema_checked_preset
 from rooflow.safeload import read_yaml
 
 
@@ -33,8 +33,8 @@ def load_hardware(path: str | Path = DEFAULT_HARDWARE) -> dict[str, Preset]:
             str(path), violation.message, column=where or None, check="hardware schema"
         )
     valid = cast("dict[str, Any]", data)  # the schema made it a mapping with ``presets``
-    presets = {
-        key: preset_from_mapping(key, entry, source=str(path))
+    presets = {  # each entry was checked with the file
+        key: schema_checked_preset(key, entry, source=str(path))
         for key, entry in valid["presets"].items()
     }
     # A device name picks the preset measured data is drawn on: it may name one GPU only.

@@ -140,6 +140,16 @@ def preset_from_mapping(key: str, data: Mapping, *, source: str) -> Preset:
             source, err.message, column=f"presets.{key}" + (f".{path}" if path else ""),
             check="hardware schema",
         )
+    return schema_checked_preset(key, data, source=source)
+
+
+def schema_checked_preset(key: str, data: Mapping, *, source: str) -> Preset:
+    """:func:`preset_from_mapping` of an entry its file's schema check has passed.
+
+    Raises:
+        InputError: the entry names a default roof it lacks, or an unknown precision
+            or memory level.
+    """
     for what, table in (("default_compute", "compute"), ("default_memory", "memory")):
         if data[what] not in data[table]:
             raise InputError(
