@@ -69,7 +69,7 @@ def workflow_copy(dest: Path, files: int) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=REPO / "results/benchmarks/inputs")
-    parser.add_argument("--points", type=int, nargs="*", default=[1_000, 100_000, 1_000_000])
+    parser.add_argument("--points", type=int, nargs="*", default=[2, 1_000, 100_000, 1_000_000])
     parser.add_argument("--files", type=int, nargs="*", default=[10, 100, 1000])
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
