@@ -44,6 +44,8 @@ test-fast: $(STAMP)
 clean:
 	rm -rf results logs .snakemake
 
-# Synthetic inputs and timings → results/benchmarks/ (see docs/speed.md for what it runs and its figures).
+# Synthetic inputs and timings → results/benchmarks/ (see docs/speed.md for what it runs and its figures);
+# then each job's peak memory on a 5 M-row input beside its mem_mb → results/benchmarks/memory.md.
 bench: $(STAMP)
 	cd bench && ../$(BIN)/python run.py
+	cd bench && ../$(BIN)/python memory.py

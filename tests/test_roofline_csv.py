@@ -216,19 +216,44 @@ def test_parquet_inputs(tmp_path, repo):
         read_roofline_csv(write(tmp_path, "x", name="junk.parquet"))
 
 
+class _Seen(list):
+    """What the exact reader was given; ``frames``: the height of each streamed frame."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.frames: list[int] = []
+
+
 @pytest.fixture
 def part_spy(monkeypatch):
-    """Records what the exact reader is given: a part's line count, or "whole file"."""
+    """Records what the exact reader is given: a part's line count, or the records it
+    streams ("rows FIRST-LAST", "rows 1-end"), in frames of at most 100 rows.
+
+    The whole file is never read as one text (``rooflow.validate.read_text`` fails the
+    test).
+    """
     import rooflow.adapters.roofline as rc
+    import rooflow.validate
 
-    seen = []
-    real = rc.read_csv_text
+    seen = _Seen()
+    real_text, real_batches = rc.read_csv_text, rc.csv_batches
 
-    def spy(path, *, text=None):
+    def text_spy(path, *, text=None):
         seen.append("whole file" if text is None else len(text.splitlines()))
-        return real(path, text=text)
+        return real_text(path, text=text)
 
-    monkeypatch.setattr(rc, "read_csv_text", spy)
+    def batches_spy(path, *, first=1, last=None):
+        seen.append(f"rows {first}-{last or 'end'}")
+        for offset, frame in real_batches(path, 100, first=first, last=last):
+            seen.frames.append(frame.height)
+            yield offset, frame
+
+    def no_whole_file(path, what=""):
+        raise AssertionError(f"{path} read whole")
+
+    monkeypatch.setattr(rc, "read_csv_text", text_spy)
+    monkeypatch.setattr(rc, "csv_batches", batches_spy)
+    monkeypatch.setattr(rooflow.validate, "read_text", no_whole_file)
     monkeypatch.setattr(rc, "PART_ROWS", 10)
     return seen
 
@@ -270,12 +295,46 @@ def test_blank_lines_above_the_part_are_not_counted(tmp_path, part_spy):
 
 def test_a_part_without_error_falls_back_to_the_whole_file(tmp_path, part_spy):
     path = write(tmp_path, _lines(30, {3: ""}))  # one blank line: points, no error
-    assert read_roofline_csv(path).height == 29
-    assert part_spy == [11, "whole file"]
+    points = read_roofline_csv(path)
+    assert points.height == 29 and points["row"].to_list() == list(range(1, 30))
+    assert part_spy == [11, "rows 1-end"] and part_spy.frames == [29]
 
 
-def test_quoted_file_is_read_whole(tmp_path, part_spy):
-    path = write(tmp_path, 'label,ai,tflops\n"a, b",10,1\n"c",10,-1\n')
+def test_quoted_file_is_streamed_from_the_bad_row(tmp_path, part_spy):
+    # 5,000 rows, each with a quoted label holding a comma; a newline inside the label of
+    # row 2 makes the file's lines one more than its rows. Row 4,321 has tflops -1: the
+    # csv module counts 4,320 records to reach it and reads the 10 from there.
+    rows = ['"a, b\nc",10,1'] + ['"a, b",10,1'] * 4998
+    rows.insert(4320, '"x, y",10,-1')
+    path = write(tmp_path, "label,ai,tflops\n" + "\n".join(rows) + "\n")
     with pytest.raises(InputError) as err:
         read_roofline_csv(path)
-    assert err.value.row == 2 and part_spy == ["whole file"]
+    assert (err.value.row, err.value.column, err.value.value) == (4321, "tflops", "-1")
+    assert part_spy == ["rows 4321-4330"] and part_spy.frames == [10]
+
+
+def test_quoted_file_the_fast_path_cannot_check_is_streamed_whole(tmp_path, part_spy):
+    # Row 2's label spans two lines and row 3 has no tflops (a theoretical point): with a
+    # quote in the file, the fast path cannot tell an empty last cell from a short row, so
+    # the exact reader reads all 250 rows, in frames of 100, 100 and 50, rows counted
+    # across them.
+    rows = ['"a, b",10,1', '"c\nd",10,1', '"e",10,'] + ['"f, g",10,2'] * 247
+    path = write(tmp_path, "label,ai,tflops\n" + "\n".join(rows) + "\n")
+    points = read_roofline_csv(path)
+    assert part_spy == ["rows 1-end"] and part_spy.frames == [100, 100, 50]
+    assert points["row"].to_list() == list(range(1, 251))
+    assert points["label"][1] == "c\nd" and points["flop_per_s"][2] is None
+    assert points["flop_per_s"][249] == 2e12  # 2 TFLOP/s
+
+
+def test_csv_batches_count_data_rows_not_blank_lines_or_line_breaks(tmp_path):
+    from rooflow.validate import csv_batches
+
+    # Records after the header: 1 "1,2", 2 blank, 3 "3,4", 4 a label over two lines, 5
+    # "6,7". Data rows (blank lines not counted): 1,2 → 1; 3,4 → 2; x/y → 3; 6,7 → 4.
+    path = write(tmp_path, 'a,b\n1,2\n\n3,4\n"x\ny",5\n6,7\n')
+    got = [(offset, frame.rows()) for offset, frame in csv_batches(path, 2)]
+    assert got == [(0, [("1", "2"), ("3", "4")]), (2, [("x\ny", "5"), ("6", "7")])]
+    # records 3 … 4: one data row above them (record 1)
+    got = [(offset, frame.rows()) for offset, frame in csv_batches(path, 2, first=3, last=4)]
+    assert got == [(1, [("3", "4"), ("x\ny", "5")])]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import resource
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +18,24 @@ def traceback_path(log_path: str | Path) -> Path:
     (``show-failed-logs``), and that must be the one error line.
     """
     return Path(f"{log_path}.traceback")
+
+
+def peak_rss_mb() -> float:
+    """This program's peak resident memory so far, in MiB.
+
+    Linux: ``VmHWM`` of ``/proc/self/status``, the peak of this program alone.
+    ``getrusage``'s ``ru_maxrss`` (elsewhere) also counts the process that started it
+    (Snakemake) up to the exec.
+    """
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024  # kB
+    except OSError:
+        pass
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / 2**20 if sys.platform == "darwin" else peak / 1024  # bytes there, else KiB
 
 
 def run(
@@ -34,6 +53,10 @@ def run(
 
     ``failed``: called with the line instead of failing (the job then ends with exit 0),
     for a job whose outputs record the failure (the ``points`` job's failed points file).
+
+    A job that succeeds (``failed`` included) ends its log with its peak resident memory,
+    ``peak RSS N MB`` (:func:`peak_rss_mb`), to set beside the ``mem_mb`` it declared
+    (:mod:`rooflow.jobmemory`); a failed job's log stays its one error line.
 
     Plots are drawn with matplotlib's Agg (a job has no display).
     """
@@ -55,11 +78,13 @@ def run(
             log_file.flush()
             code, line = 2, internal_error_line(err, str(details))
         else:
+            log(f"peak RSS {peak_rss_mb():.0f} MB")
             return
         log(line)
         if failed is not None:
             try:
                 failed(line)
+                log(f"peak RSS {peak_rss_mb():.0f} MB")
                 return
             except Exception as err:  # noqa: BLE001 - e.g. a full disk: one line as well
                 code, line = 2, internal_error_line(err, str(details))

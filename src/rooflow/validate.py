@@ -12,6 +12,9 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,45 +42,181 @@ def read_text(path: str | Path, what: str = "a text file") -> str:
     return checked_text(path, what)
 
 
+BATCH_ROWS = 50_000
+"""Data rows per frame of :func:`csv_batches`: tens of MB as Python strings."""
+
+
 def read_csv_text(path: str | Path, *, text: str | None = None) -> pl.DataFrame:
     """Read a CSV with every column as String.
 
     Header names are kept as written except for a UTF-8 BOM and surrounding spaces.
-    Cells are stripped; empty cells become null.
+    Cells are stripped; empty cells become null. Lines that are blank (or only commas
+    and spaces) are skipped and not counted as rows.
+
+    Args:
+        path: the file (named in errors; read unless ``text`` is given).
+        text: the file's content, already read.
 
     Raises:
         InputError: the file is missing, empty, not UTF-8 or not CSV.
     """
-    path = Path(path)
     if text is None:
         text = read_text(path, "a CSV file")
-    text = text.lstrip("\ufeff")
-    if not text.strip():
-        raise InputError(str(path), "file is empty")
+    _, frame = next(_batches(io.StringIO(text.lstrip("\ufeff")), str(path), None))
+    return frame
+
+
+def csv_batches(path: str | Path, rows: int = BATCH_ROWS, *, first: int = 1,
+                last: int | None = None) -> Iterator[tuple[int, pl.DataFrame]]:
+    """:func:`read_csv_text` streamed: the file read incrementally, ``rows`` data rows a frame.
+
+    Memory holds one frame's rows, never the whole file (the csv module reads the open
+    file; a quoted field may span lines).
+
+    Args:
+        path: the CSV file.
+        rows: data rows per frame.
+        first: the first record kept (1-based, after the header, blank lines counted, as
+            polars counts rows); those before it are parsed and counted, not kept or
+            checked.
+        last: the last record read (None: to the end).
+
+    Yields:
+        ``(offset, frame)``: frame row i (1-based) is data row ``offset + i`` of the file
+        (blank lines not counted, as :func:`read_csv_text` counts them). A file with no
+        data rows gives one empty frame.
+
+    Raises:
+        InputError: as :func:`read_csv_text`, rows those of the whole file.
+    """
+    from rooflow.safeload import check_file
+
+    check_file(path, "a CSV file")
     try:
-        rows = list(csv.reader(io.StringIO(text), strict=True))
+        with open(path, encoding="utf-8-sig", newline="") as lines:
+            yield from _batches(lines, str(path), rows, first, last)
+    except UnicodeDecodeError as err:
+        raise InputError(str(path), f"not UTF-8 text ({err.reason})", check="utf-8") from None
+    except OSError as err:
+        raise InputError(str(path), f"cannot be read: {err.strerror or err}") from None
+
+
+def _blank(record: list[str]) -> bool:
+    return not "".join(record).strip()
+
+
+def _batches(lines: Iterable[str], path: str, rows: int | None, first: int = 1,
+             last: int | None = None) -> Iterator[tuple[int, pl.DataFrame]]:
+    """:func:`csv_batches` over ``lines``; ``rows`` None: one frame of every row."""
+    reader = csv.reader(lines, strict=True)
+    try:
+        found, commas = None, False
+        for record in reader:
+            if not _blank(record):
+                found = record
+                break
+            commas = commas or len(record) > 1
+        if found is None:
+            if commas:  # only separators and spaces: no header to name the columns
+                raise InputError(path, "no header: every line is empty or only commas",
+                                 check="header")
+            raise InputError(path, "file is empty")
+        header = _checked_header(found, path)
+        offset = sum(1 for r in islice(reader, first - 1) if not _blank(r))  # counted only
+        batch: list[list[str]] = []
+        for record in reader if last is None else islice(reader, last - first + 1):
+            if _blank(record):
+                continue
+            if len(record) != len(header):
+                raise InputError(path, f"has {len(record)} fields, header has {len(header)}",
+                                 row=offset + len(batch) + 1, value=",".join(record))
+            batch.append(record)
+            if len(batch) == rows:
+                yield offset, _string_frame(header, batch)
+                offset, batch = offset + len(batch), []
     except csv.Error as err:
-        raise InputError(str(path), f"not valid CSV: {err}") from None
-    rows = [r for r in rows if any(cell.strip() for cell in r)]
-    if not rows:  # only separators and spaces: no header to name the columns
-        raise InputError(str(path), "no header: every line is empty or only commas",
-                         check="header")
-    header = [h.strip() for h in rows[0]]
+        raise InputError(path, f"not valid CSV: {err}") from None
+    if batch or not offset:
+        yield offset, _string_frame(header, batch)
+
+
+def _checked_header(record: list[str], path: str) -> list[str]:
+    header = [h.strip() for h in record]
     if any(not h for h in header):
-        raise InputError(str(path), "empty column name in header", row=0, value=",".join(header))
+        raise InputError(path, "empty column name in header", row=0, value=",".join(header))
     dupes = sorted({h for h in header if header.count(h) > 1})
     if dupes:
-        raise InputError(str(path), "duplicate column in header", column=dupes[0])
-    width = len(header)
-    for i, r in enumerate(rows[1:], start=1):
-        if len(r) != width:
-            raise InputError(
-                str(path), f"has {len(r)} fields, header has {width}", row=i, value=",".join(r)
-            )
-    columns = {
-        name: [(r[j].strip() or None) for r in rows[1:]] for j, name in enumerate(header)
-    }
+        raise InputError(path, "duplicate column in header", column=dupes[0])
+    return header
+
+
+def _string_frame(header: list[str], records: list[list[str]]) -> pl.DataFrame:
+    columns = {name: [(r[j].strip() or None) for r in records] for j, name in enumerate(header)}
     return pl.DataFrame(columns, schema={h: pl.String() for h in header})
+
+
+# --- locating a bad row in a CSV's bytes (the fast path of an adapter found one) --------
+
+
+def first_unparsed_row(data: bytes, numeric: set[str]) -> int | None:
+    """The first data row (1-based) of CSV ``data`` with an unparsable number, if found.
+
+    A cell of a ``numeric`` column polars cannot parse as a number; None when there is
+    none, or polars cannot read the file.
+    """
+    try:
+        text = pl.read_csv(data, infer_schema=False, encoding="utf8")
+    except (pl.exceptions.PolarsError, UnicodeDecodeError):
+        return None
+    bad = [pl.col(c).is_not_null() & pl.col(c).cast(pl.Float64, strict=False).is_null()
+           for c in numeric if c in text.columns]
+    if not bad:
+        return None
+    index = text.select(pl.any_horizontal(bad).fill_null(True).arg_true().first()).item()
+    return None if index is None else index + 1
+
+
+def first_ragged_row(data: bytes) -> int | None:
+    """The first data row (1-based) whose field count is not the header's, or None.
+
+    For a file with no quotes (polars pads short rows with nulls; a quoted field may hold
+    a comma).
+    """
+    import numpy as np  # here only: a `points` job of a clean file never needs it
+
+    buf = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(buf == ord("\n"))
+    if not len(ends) or ends[-1] != len(buf) - 1:
+        ends = np.append(ends, len(buf))
+    commas = np.concatenate([[0], np.cumsum(buf == ord(","))])
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    per_line = commas[ends] - commas[starts]
+    nonblank = (ends - starts) > (buf[np.maximum(ends - 1, 0)] == ord("\r"))
+    ragged = np.flatnonzero(nonblank & (per_line != per_line[0]))
+    return int(ragged[0]) if len(ragged) else None  # line i is data row i
+
+
+def unquoted_part(data: bytes, row: int, rows: int) -> tuple[int, str] | None:
+    """The header and ``rows`` lines from data line ``row`` of CSV ``data`` with no quote.
+
+    Returns:
+        ``(offset, text)``: the part's row i is data row ``offset + i`` of the file (blank
+        lines above not counted, as :func:`read_csv_text` counts them); None when the file
+        has no data line ``row`` or the part is not UTF-8.
+    """
+    import numpy as np  # error path only
+
+    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n"))
+    if row > len(ends) or int(ends[row - 1]) + 1 >= len(data):
+        return None
+    start = int(ends[row - 1]) + 1  # data line `row` follows the row-th newline
+    stop = int(ends[row - 1 + rows]) + 1 if row - 1 + rows < len(ends) else len(data)
+    before = data[int(ends[0]) + 1:start]  # the data lines above the part, each ending in \n
+    offset = before.count(b"\n") - len(re.findall(rb"^[ \t\r,]*\n", before, re.M))
+    try:
+        return offset, (data[: int(ends[0]) + 1] + data[start:stop]).decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
 
 
 def coerce_numeric(

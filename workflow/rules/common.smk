@@ -2,6 +2,7 @@ import sys
 
 from snakemake.utils import validate
 
+from rooflow import jobmemory
 from rooflow.defaults import schema_path
 from rooflow.draw import draw_inputs
 from rooflow.escape import report_param, rst_text
@@ -68,6 +69,16 @@ def roofs_text(wildcards):
 def raw_input(wildcards):
     """The raw file (or folder, and its files) of a dataset, and what its kind also reads."""
     return PLAN.raw_input(wildcards.kind, wildcards.name)
+
+
+def points_mem_mb(wildcards, input):
+    """mem_mb of a points job, from its raw files' bytes (rooflow.jobmemory)."""
+    return jobmemory.points_mem_mb(jobmemory.input_bytes(input))
+
+
+def draw_mem_mb(wildcards, input):
+    """mem_mb of a job drawing one dataset, from its points file's rows (rooflow.jobmemory)."""
+    return jobmemory.draw_mem_mb(jobmemory.points_rows(input.points))
 
 
 def preset_input(wildcards):

@@ -9,7 +9,7 @@ rule points:
     conda:
         "../../environment.yml"
     resources:
-        mem_mb=2000,
+        mem_mb=points_mem_mb,
         runtime=10,
     params:
         settings=ADAPTER_SETTINGS,

@@ -23,7 +23,6 @@ columns) is read as it is, every column kept.
 from __future__ import annotations
 
 import csv
-import re
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +39,11 @@ from rooflow.validate import (
     check_column_types,
     check_given,
     coerce_numeric,
+    csv_batches,
+    first_ragged_row,
+    first_unparsed_row,
     read_csv_text,
+    unquoted_part,
 )
 
 _NUMERIC = ["arithmetic_intensity", "tflops", "gflops", "flop", "time_us", "bytes"]
@@ -110,11 +113,12 @@ def read_roofline_csv(path: str | Path) -> pl.DataFrame:
     (``results/points/*.parquet``).
 
     CSV happy path: polars' typed, multithreaded reader and vectorized checks. Only when
-    those find anything wrong is the file read again row-exactly
-    (:func:`rooflow.validate.read_csv_text` and pandera) to name the row, column and value:
-    the header and the :data:`PART_ROWS` lines from the first wrong row, when the fast
-    path knows it and no field is quoted (a quoted field may span lines), else the whole
-    file.
+    those find anything wrong is the file read again row-exactly (the csv module and
+    pandera) to name the row, column and value: first the header and the
+    :data:`PART_ROWS` rows from the first wrong row, when the fast path knows it; then,
+    if that part holds no error, the whole file. The re-read is streamed
+    (:func:`rooflow.validate.csv_batches`): memory holds one batch of rows as text and
+    the points, never the whole file as text.
 
     Returns:
         The canonical points frame (:mod:`rooflow.points`), one row per CSV row
@@ -130,9 +134,11 @@ def read_roofline_csv(path: str | Path) -> pl.DataFrame:
     try:
         return _from_frame(_fast_csv(path), path, exact=False)
     except _Recheck as recheck:
-        if recheck.row is not None:
-            _check_part(path, recheck.row)
-        return _from_frame(read_csv_text(path), path, exact=True)
+        row = recheck.row
+    # Out of the except block: its traceback held the fast path's bytes and frame.
+    if row is not None:
+        _check_part(path, row)
+    return pl.concat(_read_exact(path))
 
 
 PART_ROWS = 1000
@@ -156,32 +162,56 @@ def _check_part(path: str | Path, row: int) -> None:
 
     Raises the exact reader's :class:`InputError` with its row counted in the whole file
     (blank lines skipped, as :func:`rooflow.validate.read_csv_text` counts them). Returns
-    without raising when the file has a quote, the part is not UTF-8, or the part has no
-    error (a blank line the fast path counted, say): the whole file is read then.
+    without raising when the part is not UTF-8 or has no error (a blank line the fast path
+    counted, say): the whole file is read then. A file with a quote (a quoted field may
+    span lines) is streamed to the part by the csv module; else the part is cut from the
+    bytes at newlines (:func:`rooflow.validate.unquoted_part`).
     """
     data = Path(path).read_bytes()
     if b'"' in data:
+        del data
+        _read_exact(path, first=row, last=row + PART_ROWS - 1)
         return
-    import numpy as np  # error path only
+    part = unquoted_part(data, row, PART_ROWS)
+    if part is not None:
+        try:
+            raw = read_csv_text(path, text=part[1])
+        except InputError as err:  # a ragged row
+            raise _shifted(err, part[0]) from None
+        _exact(raw, path, part[0])
 
-    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == ord("\n"))
-    if row > len(ends) or int(ends[row - 1]) + 1 >= len(data):
-        return
-    start = int(ends[row - 1]) + 1  # data line `row` follows the row-th newline
-    stop = int(ends[row - 1 + PART_ROWS]) + 1 if row - 1 + PART_ROWS < len(ends) else len(data)
-    before = data[int(ends[0]) + 1:start]  # the data lines above the part, each ending in \n
-    offset = before.count(b"\n") - len(re.findall(rb"^[ \t\r,]*\n", before, re.M))
+
+def _read_exact(path: str | Path, first: int = 1, last: int | None = None
+                ) -> list[pl.DataFrame]:
+    """The points of data records ``first`` … ``last`` (all by default), read row-exactly.
+
+    Streamed batch by batch (:func:`rooflow.validate.csv_batches`); errors and the
+    points' ``row`` name the rows of the whole file.
+
+    Raises:
+        InputError: the first bad row of the records read.
+    """
+    return [_exact(raw, path, offset) for offset, raw in csv_batches(path, first=first,
+                                                                      last=last)]
+
+
+def _exact(raw: pl.DataFrame, path: str | Path, offset: int) -> pl.DataFrame:
+    """Row-exact :func:`_from_frame` of a part whose row 1 is data row ``offset + 1``."""
     try:
-        text = (data[: int(ends[0]) + 1] + data[start:stop]).decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return
-    try:
-        _from_frame(read_csv_text(path, text=text), path, exact=True)
+        points = _from_frame(raw, path, exact=True)
     except InputError as err:
-        if err.row:  # a data row of the part → of the file
-            raise InputError(err.file, err.message, row=err.row + offset, column=err.column,
-                             check=err.check, value=err.value) from None
-        raise
+        raise _shifted(err, offset) from None
+    if offset and not _POINTS_COLUMNS <= set(raw.columns):  # canonical rows: their own
+        points = points.with_columns(pl.col("row") + offset)
+    return points
+
+
+def _shifted(err: InputError, offset: int) -> InputError:
+    """``err`` of a part's data row → of the file's (offset data rows above the part)."""
+    if not err.row:  # the header (row 0), or no row
+        return err
+    return InputError(err.file, err.message, row=err.row + offset, column=err.column,
+                      check=err.check, value=err.value)
 
 
 def _fast_csv(path: str | Path) -> pl.DataFrame:
@@ -208,54 +238,17 @@ def _fast_csv(path: str | Path) -> pl.DataFrame:
         frame = pl.read_csv(data, infer_schema=False, schema_overrides={
             h: pl.Float64 for h in header if h in numeric}, encoding="utf8")
     except (pl.exceptions.PolarsError, UnicodeDecodeError):
-        raise _Recheck(_first_unparsed(data, numeric)) from None
+        raise _Recheck(first_unparsed_row(data, numeric)) from None
     if frame.columns != header:  # polars strips a BOM or renames; let the exact reader judge
         raise _Recheck
     if frame.height and frame[header[-1]].null_count():
         if b'"' in data:  # a quoted field may hold a newline or a comma: exact reader
             raise _Recheck
-        ragged = _first_ragged(data)
+        ragged = first_ragged_row(data)
         if ragged is not None:
             raise _Recheck(ragged)
     strings = [h for h in header if h not in numeric]
     return frame.with_columns(pl.col(strings).str.strip_chars().replace("", None))
-
-
-def _first_unparsed(data: bytes, numeric: set[str]) -> int | None:
-    """The first data row (1-based) with a numeric cell polars cannot parse, if found."""
-    try:
-        text = pl.read_csv(data, infer_schema=False, encoding="utf8")
-    except (pl.exceptions.PolarsError, UnicodeDecodeError):
-        return None
-    bad = [pl.col(c).is_not_null() & pl.col(c).cast(pl.Float64, strict=False).is_null()
-           for c in numeric if c in text.columns]
-    return _first_row(text, pl.any_horizontal(bad)) if bad else None
-
-
-def _first_row(frame: pl.DataFrame, bad: pl.Expr) -> int | None:
-    """The 1-based position of the first row where ``bad`` holds (null counts as bad)."""
-    index = frame.select(bad.fill_null(True).arg_true().first()).item()
-    return None if index is None else index + 1
-
-
-def _first_ragged(data: bytes) -> int | None:
-    """The first data row (1-based) whose field count is not the header's, or None.
-
-    For a file with no quotes (polars pads short rows with nulls; a quoted field may hold
-    a comma).
-    """
-    import numpy as np  # here only: a `points` job of a clean file never needs it
-
-    buf = np.frombuffer(data, dtype=np.uint8)
-    ends = np.flatnonzero(buf == ord("\n"))
-    if not len(ends) or ends[-1] != len(buf) - 1:
-        ends = np.append(ends, len(buf))
-    commas = np.concatenate([[0], np.cumsum(buf == ord(","))])
-    starts = np.concatenate([[0], ends[:-1] + 1])
-    per_line = commas[ends] - commas[starts]
-    nonblank = (ends - starts) > (buf[np.maximum(ends - 1, 0)] == ord("\r"))
-    ragged = np.flatnonzero(nonblank & (per_line != per_line[0]))
-    return int(ragged[0]) if len(ragged) else None  # line i is data row i
 
 
 def _read_parquet(path: str | Path) -> pl.DataFrame:

@@ -1,0 +1,99 @@
+"""The memory a workflow job declares (``resources: mem_mb``), from the size of its input.
+
+A Slurm job is killed past the memory it declared, and one that declares far more than it
+uses waits longer for a node; so a job's ``mem_mb`` follows its input:
+
+    mem_mb = base + factor × input size
+
+rounded up to a multiple of :data:`STEP_MB`.
+
+* ``points`` (:func:`points_mem_mb`): the input is the raw files' bytes on disk. The typed
+  CSV reader holds the file's bytes and then its columns; the row-exact re-read of a bad
+  file streams (:func:`rooflow.validate.csv_batches`) and adds one batch. A gzip'd PyTorch
+  trace counts its compressed bytes: its reader streams the events and keeps few of them.
+* ``draw`` (:func:`draw_mem_mb`; any job that analyses and draws one dataset): the input
+  is the rows of the points file (:func:`points_rows`, from the Parquet footer). Its bytes
+  would not do: Parquet compresses repeated labels and values many times over, the
+  analysis table in memory does not. The job draws its presets one after the other, but
+  holds one preset's table while it analyses the next: the factor is measured on the
+  config's four presets.
+
+The factors are the growth of a job's peak RSS from a 1,000-row input to a 5 M-row one,
+measured by ``bench/memory.py`` (``make bench`` writes ``results/benchmarks/memory.md``;
+the figures, machine and date are in ``bench/NOTES.md``, "Workflow"), times 1.5. The bases
+cover a small input's job with Snakemake's own process beside it (a Slurm job counts
+both) more than twice over; they are what a job of a few rows declares.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+MB = 2**20
+
+STEP_MB = 100
+"""Declarations are rounded up to this many MB."""
+
+POINTS_BASE_MB = 1000
+"""A ``points`` job of a small input: the interpreter and the adapters' imports."""
+POINTS_MB_PER_INPUT_MB = 4.5
+"""A ``points`` job's growth per MB of raw input."""
+
+DRAW_BASE_MB = 1000
+"""A ``draw`` job of a few points: matplotlib, Bokeh, the presets."""
+DRAW_MB_PER_MILLION_ROWS = 1400.0
+"""A ``draw`` job's growth per million rows of its points file."""
+
+
+def _rounded(mb: float) -> int:
+    return int(math.ceil(mb / STEP_MB) * STEP_MB)
+
+
+def points_mem_mb(input_bytes: int) -> int:
+    """``mem_mb`` of a ``points`` job whose raw input files hold ``input_bytes`` bytes.
+
+    Example: a 336 MB CSV of 5 M rows declares 1000 + 4.5 × 336 = 2512 → 2600 MB.
+    """
+    return _rounded(POINTS_BASE_MB + POINTS_MB_PER_INPUT_MB * input_bytes / MB)
+
+
+def draw_mem_mb(rows: int) -> int:
+    """``mem_mb`` of a job that draws one dataset of ``rows`` points (``draw``).
+
+    Example: 5 M rows declare 1000 + 1400 × 5 = 8000 MB.
+    """
+    return _rounded(DRAW_BASE_MB + DRAW_MB_PER_MILLION_ROWS * rows / 1e6)
+
+
+def input_bytes(paths: Iterable[str | Path]) -> int:
+    """Bytes on disk of the files among ``paths``.
+
+    A folder counts nothing: a folder dataset's files are listed apart
+    (:func:`rooflow.planning.source_input`).
+
+    Raises:
+        FileNotFoundError: a path is missing (Snakemake then decides the value when the
+            job is ready to run).
+    """
+    return sum(os.path.getsize(p) for p in paths if not os.path.isdir(p))
+
+
+def points_rows(path: str | Path) -> int:
+    """Rows of the points file ``path``, from its Parquet footer; 0 when it has none.
+
+    A failed dataset's points file (:mod:`rooflow.failed`) and one that is no Parquet
+    count 0: the job reading it fails on its own, with its own message.
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist yet (as :func:`input_bytes`).
+    """
+    import polars as pl
+
+    os.stat(path)  # missing: FileNotFoundError naming it, not a polars error
+    try:
+        return int(pl.scan_parquet(path).select(pl.len()).collect().item())
+    except (pl.exceptions.PolarsError, OSError):
+        return 0

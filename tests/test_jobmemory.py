@@ -1,0 +1,87 @@
+"""The memory each workflow job declares (rooflow.jobmemory) and the peak its log records."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import polars as pl
+import pytest
+
+from rooflow import jobmemory
+from rooflow.jobmemory import draw_mem_mb, input_bytes, points_mem_mb, points_rows
+
+
+def test_points_mem_mb_grows_with_the_input_bytes(monkeypatch):
+    monkeypatch.setattr(jobmemory, "POINTS_BASE_MB", 1000)
+    monkeypatch.setattr(jobmemory, "POINTS_MB_PER_INPUT_MB", 4.0)
+    assert points_mem_mb(0) == 1000
+    # 300 MB of CSV: 1000 + 4 × 300 = 2200
+    assert points_mem_mb(300 * 2**20) == 2200
+    # 1 byte over a step: 1000 + 4 × 2⁻²⁰ MB, rounded up to the next 100
+    assert points_mem_mb(1) == 1100
+
+
+def test_draw_mem_mb_grows_with_the_rows(monkeypatch):
+    monkeypatch.setattr(jobmemory, "DRAW_BASE_MB", 1000)
+    monkeypatch.setattr(jobmemory, "DRAW_MB_PER_MILLION_ROWS", 600.0)
+    assert draw_mem_mb(0) == 1000
+    # 5 M rows: 1000 + 600 × 5 = 4000
+    assert draw_mem_mb(5_000_000) == 4000
+    # 1,000 rows: 1000 + 0.6 = 1000.6 → 1100
+    assert draw_mem_mb(1_000) == 1100
+
+
+def test_input_bytes_counts_files_not_folders(tmp_path):
+    (tmp_path / "a.csv").write_bytes(b"x" * 10)
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "b.csv").write_bytes(b"y" * 5)
+    paths = [tmp_path / "a.csv", tmp_path / "run", tmp_path / "run" / "b.csv"]
+    assert input_bytes(paths) == 15  # 10 + 5, the folder itself nothing
+    missing = str(tmp_path / "gone.csv")
+    with pytest.raises(FileNotFoundError) as err:
+        input_bytes([missing])
+    assert err.value.filename == missing  # Snakemake matches it to the job's inputs
+
+
+def test_points_rows_from_the_footer(tmp_path):
+    from rooflow.failed import write_failed
+
+    good = tmp_path / "good.parquet"
+    pl.DataFrame({"x": [1.0, 2.0, 3.0]}).write_parquet(good)
+    assert points_rows(good) == 3
+    failed = tmp_path / "failed.parquet"
+    write_failed(failed, "rooflow: error: x.csv: bad")
+    assert points_rows(failed) == 0
+    junk = tmp_path / "junk.parquet"
+    junk.write_text("not parquet")
+    assert points_rows(junk) == 0  # the job reading it says why
+    missing = str(tmp_path / "gone.parquet")
+    with pytest.raises(FileNotFoundError) as err:
+        points_rows(missing)
+    assert err.value.filename == missing
+
+
+def test_rule_script_log_ends_with_its_peak_rss(tmp_path):
+    # A job that holds a 200 MB buffer peaks above 200 MB; one that fails logs one line.
+    code = ("from rooflow.rulescript import run\nfrom rooflow.errors import InputError\n"
+            "def step(log):\n    buffer = bytearray(200 * 2**20)\n    buffer[::4096] = b'x' * "
+            "len(buffer[::4096])\n"
+            "run(step, 'ok.log')\n")
+    subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True, timeout=60)
+    last = (tmp_path / "ok.log").read_text().splitlines()[-1]
+    assert last.startswith("peak RSS ") and last.endswith(" MB")
+    assert int(last.split()[2]) > 200
+    code = ("from rooflow.rulescript import run\nfrom rooflow.errors import InputError\n"
+            "def step(log):\n    raise InputError('x.csv', 'bad')\n"
+            "run(step, 'bad.log')\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, timeout=60)
+    assert proc.returncode == 1
+    assert (tmp_path / "bad.log").read_text() == "rooflow: error: x.csv: bad\n"
+
+
+def test_declared_memory_covers_the_measured_peaks_half_again():
+    # bench/memory.py on 2026-11-24 (bench/NOTES.md), 5 M rows from a 336 MB CSV: the
+    # points job peaked at 1,083 MB, the draw job (four presets) at 4,807 MB.
+    assert points_mem_mb(336 * 2**20) >= 1.5 * 1083  # 1000 + 4.5 × 336 → 2600
+    assert draw_mem_mb(5_000_000) >= 1.5 * 4807  # 1000 + 1400 × 5 = 8000
