@@ -111,6 +111,18 @@ def _preset(memory: str = "{HBM: 3350}", compute: str = "{fp64: 67}") -> str:
             "    default_memory: HBM\n")
 
 
+def _deep_trace(inp: Path, depth: int, before: int = 0) -> Path:
+    """A PyTorch trace whose event ``before + 1`` has ``Input Dims`` nested ``depth`` deep.
+
+    ``before`` operator events of 60 bytes come first (20,000: 1.2 MB, past the head).
+    """
+    op = '{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 2}'
+    deep = ('{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 2, "args": '
+            '{"Input Dims": ' + "[" * depth + "]" * depth + "}}")
+    return _w(inp / "trace.json", '{"traceEvents": [' + ", ".join([op] * before + [deep])
+              + "]}")
+
+
 def _fifo(inp: Path, name: str = "x.csv") -> Path:
     os.mkfifo(inp / name)
     return inp / name
@@ -153,6 +165,12 @@ CASES: dict[str, tuple[Case, str]] = {
                                     "--hardware-file", _w(i / "roofline.json", '{"empirical": '
                                                           + "[" * 5000 + "]" * 5000 + "}"),
                                     "-o", o / "p.png"], "JSON nested deeper than 64"),
+    "deep PyTorch trace": (lambda i, o: ["convert", _deep_trace(i, 10_000), "-o", o / "x.csv"],
+                           "JSON nested deeper than 64 levels [check: json depth]"),
+    # past the 1 MiB head read for the devices: the event reached is named
+    "deep PyTorch trace, late event": (lambda i, o: ["convert", _deep_trace(i, 100, 20_000),
+                                                     "-o", o / "x.csv"],
+                                       "row 20001: JSON nested deeper than 64 levels"),
     # alias expansion guarded for every YAML (713 bytes grew to 19 GB while checked)
     "alias bomb hardware.yaml": (lambda i, o: ["hardware", "--hardware-file",
                                                _hardware(i, "presets:\n" + ALIAS_BOMB)],
@@ -321,6 +339,23 @@ def test_rooflow_command_refuses_a_fifo_without_blocking(tmp_path):
     assert proc.stderr.splitlines() == [f"rooflow: error: {fifo}: is a FIFO, not an input "
                                         "file: refused before reading [check: regular file]"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.csv"]
+
+
+def test_rooflow_command_refuses_a_deep_trace_in_one_line(tmp_path):
+    """As a user runs it: a 10,000-deep PyTorch trace (it was a RecursionError, exit 2)."""
+    from rooflow.formats.devices import device_names
+
+    trace = _deep_trace(tmp_path, 10_000)
+    proc = subprocess.run([str(REPO / ".venv/bin/rooflow"), "convert", str(trace), "-o",
+                           str(tmp_path / "x.csv")], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path)
+    assert proc.returncode == 1
+    assert proc.stderr.splitlines() == [f"rooflow: error: {trace}: JSON nested deeper than "
+                                        "64 levels [check: json depth]"]
+    assert not (tmp_path / "x.csv").exists()
+    # Workflow discovery reads the GPU name from the same head: none, never a crash.
+    _w(trace, '{"deviceProperties": [' + "[" * 10_000 + "]" * 10_000 + "]}")
+    assert device_names("pytorch", trace) == ()
 
 
 # --- generated attacks ------------------------------------------------------------------

@@ -249,5 +249,5 @@ def device_names(kind: str, path: str | Path) -> tuple[str, ...]:
     read = READERS.get(kind)
     try:
         return read(Path(path)) if read else ()
-    except (OSError, ValueError, csv.Error):
+    except (OSError, ValueError, csv.Error, RecursionError):  # RecursionError: JSON too deep
         return ()

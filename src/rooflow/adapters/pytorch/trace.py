@@ -32,12 +32,14 @@ import io
 import zlib
 from bisect import bisect_right
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import ijson
 
 from rooflow.errors import InputError
+from rooflow.safeload import MAX_DEPTH
 
 GPU_CATEGORIES = frozenset({"kernel", "gpu_memcpy", "gpu_memset"})
 RUNTIME_CATEGORIES = frozenset({"cuda_runtime", "cuda_driver"})
@@ -113,12 +115,37 @@ def _device_properties(path: Path) -> list[dict]:
         head = fh.read(_HEAD)
     found: list[dict] = []
     try:
-        for item in ijson.items(io.BytesIO(head), "deviceProperties.item", use_float=True):
+        events = _bounded(ijson.parse(io.BytesIO(head), use_float=True), path)
+        for item in ijson.items(events, "deviceProperties.item"):
             if isinstance(item, dict):
                 found.append(item)
     except ijson.JSONError:
         pass  # the head is cut mid-document: the complete entries before it are kept
     return found
+
+
+def _bounded(events: Iterator[tuple[str, str, object]], path: Path
+             ) -> Iterator[tuple[str, str, object]]:
+    """The ijson ``parse`` events, refused past :data:`~rooflow.safeload.MAX_DEPTH` levels.
+
+    Counted from the events, before any object is built: a deeper document (a hostile
+    one, thousands of levels) never reaches the builder or the code that walks what it
+    built.
+
+    Raises:
+        InputError: the nesting passes the bound (naming ``path``).
+    """
+    depth = 0
+    for event in events:
+        kind = event[1]
+        if kind == "start_map" or kind == "start_array":
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise InputError(str(path), f"JSON nested deeper than {MAX_DEPTH} levels",
+                                 check="json depth")
+        elif kind == "end_map" or kind == "end_array":
+            depth -= 1
+        yield event
 
 
 def read_trace(path: str | Path) -> Trace:
@@ -128,7 +155,8 @@ def read_trace(path: str | Path) -> Trace:
     memory: ``python_function`` and other events are dropped as they stream by).
 
     Raises:
-        InputError: not JSON (or a broken gzip), naming the event reached.
+        InputError: not JSON (or a broken gzip), or nested deeper than
+            :data:`rooflow.safeload.MAX_DEPTH` levels, naming the event reached.
     """
     path = Path(path)
     trace = Trace(source=str(path), devices=_device_properties(path))
@@ -136,8 +164,8 @@ def read_trace(path: str | Path) -> Trace:
     index = 0
     try:
         with open_trace(path) as fh:
-            for index, ev in enumerate(
-                    ijson.items(fh, "traceEvents.item", use_float=True), 1):
+            events = _bounded(ijson.parse(fh, use_float=True), path)
+            for index, ev in enumerate(ijson.items(events, "traceEvents.item"), 1):
                 if not isinstance(ev, dict):
                     continue
                 ph, cat = ev.get("ph"), ev.get("cat")
@@ -163,6 +191,8 @@ def read_trace(path: str | Path) -> Trace:
     except (ijson.JSONError, OSError, EOFError, zlib.error, UnicodeDecodeError) as err:
         raise InputError(str(path), f"not a readable trace JSON: {err}", row=index + 1 or None,
                          check="JSON") from None
+    except InputError as err:  # too deep
+        raise InputError(err.file, err.message, row=index + 1, check=err.check) from None
     if not index:
         raise InputError(str(path), "no traceEvents: not a PyTorch profiler trace",
                          check="trace events")
