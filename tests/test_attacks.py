@@ -111,6 +111,11 @@ def _preset(memory: str = "{HBM: 3350}", compute: str = "{fp64: 67}") -> str:
             "    default_memory: HBM\n")
 
 
+def _measured(inp: Path, name: str = "measured.csv") -> Path:
+    """A roofline CSV of one kernel ``k1`` with its FLOP and bytes (a model-check side)."""
+    return _w(inp / name, "label,ai,tflops,flop,bytes\nk1,10,1,100,10\n")
+
+
 def _deep_trace(inp: Path, depth: int, before: int = 0) -> Path:
     """A PyTorch trace whose event ``before + 1`` has ``Input Dims`` nested ``depth`` deep.
 
@@ -171,6 +176,13 @@ CASES: dict[str, tuple[Case, str]] = {
     "deep PyTorch trace, late event": (lambda i, o: ["convert", _deep_trace(i, 100, 20_000),
                                                      "-o", o / "x.csv"],
                                        "row 20001: JSON nested deeper than 64 levels"),
+    # model-check's outputs never over its inputs (check's: tests/test_check.py, exit 2)
+    "model-check --table over the measured file": (
+        lambda i, o: ["model-check", _measured(i), "--model", _measured(i, "model.csv"), "--map",
+                      "k1=k1", *PEAKS, "--table", i / "measured.csv"], "is also an input"),
+    "model-check -o over the model": (
+        lambda i, o: ["model-check", _measured(i), "--model", _measured(i, "model.csv"), "--map",
+                      "k1=k1", *PEAKS, "-o", i / "model.csv"], "is also an input"),
     # alias expansion guarded for every YAML (713 bytes grew to 19 GB while checked)
     "alias bomb hardware.yaml": (lambda i, o: ["hardware", "--hardware-file",
                                                _hardware(i, "presets:\n" + ALIAS_BOMB)],

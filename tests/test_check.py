@@ -120,6 +120,26 @@ def test_cli_bad_input_exits_2(tmp_path):
     assert proc.stderr.startswith("rooflow: error: ") and proc.stderr.count("\n") == 1
 
 
+@pytest.mark.parametrize(("option", "line"), [
+    (("-o", "base.csv"), "base.csv: is also an input (base.csv)"),
+    (("--markdown", "new.csv"), "new.csv: is also an input (new.csv)"),
+    (("--junit", "base.csv"), "base.csv: is also an input (base.csv)"),
+    (("--junit", "gate.xml", "--markdown", "gate.xml"),
+     "gate.xml: is named twice as an output (also as gate.xml)"),
+])
+def test_cli_refuses_an_output_that_is_an_input_or_another_output(tmp_path, option, line):
+    # As every command: refused before anything is read or written; exit 2, a gate's bad input.
+    run().write_csv(tmp_path / "base.csv")
+    run(gemm=1.2).write_csv(tmp_path / "new.csv")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    proc = subprocess.run([ROOFLOW, "check", "base.csv", "new.csv", *PEAKS, *option],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stdout == ""
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"rooflow: error: {line}"), lines
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
 @pytest.mark.parametrize("option", [("--max-slowdown", "x"), ("--bogus",), ("--kernel", "("),
                                     ("--kernel", "attention")])
 def test_cli_bad_options_exit_2_not_1(tmp_path, option):

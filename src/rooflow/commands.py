@@ -76,7 +76,14 @@ class _Gate(click.Command):
             _bad_input(err.format_message())
 
     def invoke(self, ctx: click.Context):
-        """Run the command; an option value refused in it (``--kernel '('``) exits 2."""
+        """Check its files as every command's (:func:`check_files`), then run it.
+
+        A file refused, or an option value refused in it (``--kernel '('``), exits 2.
+        """
+        try:
+            check_files(ctx)
+        except InputError as err:
+            _bad_input(str(err))
         try:
             return super().invoke(ctx)
         except click.UsageError as err:
@@ -221,8 +228,27 @@ def model_check_command(preset_options, kind_option, load_files, select_preset) 
     return model_check
 
 
-OUTPUTS = ("output", "table", "html_page", "preset_out")
+OUTPUTS = ("output", "table", "html_page", "preset_out", "markdown_path", "junit_path")
 """The parameters naming files a command writes; every other path parameter is an input."""
+
+
+def check_files(ctx: click.Context) -> None:
+    """Refuse a command's files before it runs: the checks of :class:`CheckedCommand`.
+
+    Raises:
+        InputError: an input that is not a regular file (a FIFO, a device), or an output
+            (:data:`OUTPUTS`) that is an input, a folder or another output.
+    """
+    from rooflow.io import check_outputs
+    from rooflow.safeload import check_file
+
+    inputs = [p for name, value in ctx.params.items() if name not in OUTPUTS
+              for p in (value if isinstance(value, tuple | list) else (value,))
+              if isinstance(p, Path)]
+    for path in inputs:
+        if os.path.lexists(path) and not path.is_dir():
+            check_file(path)
+    check_outputs([ctx.params.get(name) for name in OUTPUTS], inputs)
 
 
 class CheckedCommand(click.Command):
@@ -235,17 +261,8 @@ class CheckedCommand(click.Command):
     """
 
     def invoke(self, ctx: click.Context):
-        """Check the command's files, then run it."""
-        from rooflow.io import check_outputs
-        from rooflow.safeload import check_file
-
-        inputs = [p for name, value in ctx.params.items() if name not in OUTPUTS
-                  for p in (value if isinstance(value, tuple | list) else (value,))
-                  if isinstance(p, Path)]
-        for path in inputs:
-            if os.path.lexists(path) and not path.is_dir():
-                check_file(path)
-        check_outputs([ctx.params.get(name) for name in OUTPUTS], inputs)
+        """Check the command's files (:func:`check_files`), then run it."""
+        check_files(ctx)
         return super().invoke(ctx)
 
 
