@@ -4,7 +4,8 @@ Builds a workflow copy (bench/generate.py) whose inputs are roofline CSVs of 1,0
 5,000,000 rows (``points_frame``) and a quoted 5,000,000-row one with a negative
 performance in row 4,900,000 (its ``points`` job takes the row-exact re-read path and
 records the error), runs the jobs that read and draw each (``points``, then the one that
-writes its tables, plots and pages on the config's presets), one job at a time
+writes its tables, plots and pages on the config's presets) and those that draw all of
+one preset (overview table, plot and page), one job at a time
 (``--cores 1``), and writes results/benchmarks/memory.md: per job its input, the ``mem_mb``
 Snakemake gave it,
 its peak RSS (the ``peak RSS N MB`` line that rooflow.rulescript.run ends a job's log
@@ -45,12 +46,15 @@ def inputs(flow: Path) -> dict[str, Path]:
 
 
 def targets() -> list[str]:
-    """Each dataset's points file, table and page on :data:`PRESET` (the bad one: points)."""
+    """Points files; tables and pages on :data:`PRESET`, each dataset's and the overview's.
+
+    The bad dataset has a points file only; the overview (``all``) holds the others.
+    """
     files = [f"results/points/roofline/{name}.parquet" for name in ROWS]
     for name in ("small", "big"):
         files += [f"results/tables/{PRESET}/roofline-{name}.csv",
                   f"results/html/{PRESET}/roofline-{name}.html"]
-    return files
+    return files + [f"results/tables/{PRESET}/all.csv", f"results/html/{PRESET}/all.html"]
 
 
 def jobs(output: str) -> list[dict[str, str]]:
@@ -87,12 +91,15 @@ def main() -> None:
     if proc.returncode:
         raise SystemExit(f"snakemake exited {proc.returncode}:\n{proc.stdout[-3000:]}")
     rows = []
+    built = ("small", "big")  # the overview's datasets: the bad one is left out
     for job in jobs(proc.stdout):
-        name = re.search(r"roofline[/-](\w+)\.", job["output"]).group(1)
-        raw = paths[name].stat().st_size / 2**20
+        found = re.search(r"roofline[/-](\w+)\.", job["output"])
+        name = found.group(1) if found else "all"
+        raw = sum(paths[n].stat().st_size for n in ((name,) if found else built)) / 2**20
         log = flow / job["log"].split(",")[0].strip()
         first = log.read_text().partition("\n")[0]
-        rows.append({"job": job["rule"], "dataset": name, "rows": ROWS[name],
+        rows.append({"job": job["rule"], "dataset": name,
+                     "rows": ROWS[name] if found else sum(ROWS[n] for n in built),
                      "raw_mb": round(raw, 1), "mem_mb": mem_mb(job),
                      "peak_rss_mb": peak_rss_mb(log),
                      "error": first if first.startswith("rooflow: error") else ""})

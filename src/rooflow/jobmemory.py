@@ -11,8 +11,9 @@ rounded up to a multiple of :data:`STEP_MB`.
   CSV reader holds the file's bytes and then its columns; the row-exact re-read of a bad
   file streams (:func:`rooflow.validate.csv_batches`) and adds one batch. A gzip'd PyTorch
   trace counts its compressed bytes: its reader streams the events and keeps few of them.
-* ``draw`` (:func:`draw_mem_mb`; any job that analyses and draws one dataset): the input
-  is the rows of the points file (:func:`points_rows`, from the Parquet footer). Its bytes
+* ``draw`` (:func:`draw_mem_mb`; any job that analyses and draws one dataset, or every
+  dataset of a preset: ``aggregate``, ``html_overview``): the input is the rows of the
+  points files (:func:`points_rows`, from the Parquet footer). Their bytes
   would not do: Parquet compresses repeated labels and values many times over, the
   analysis table in memory does not. The job draws its presets one after the other, but
   holds one preset's table while it analyses the next: the factor is measured on the

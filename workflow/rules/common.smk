@@ -81,6 +81,11 @@ def draw_mem_mb(wildcards, input):
     return jobmemory.draw_mem_mb(jobmemory.points_rows(input.points))
 
 
+def aggregate_mem_mb(wildcards, input):
+    """mem_mb of a job drawing every dataset of a preset, from their rows (rooflow.jobmemory)."""
+    return jobmemory.draw_mem_mb(sum(jobmemory.points_rows(p) for p in input.points))
+
+
 def preset_input(wildcards):
     """hardware.yaml, plus a measured preset's file (or folder, and the files in it)."""
     return PLAN.preset_input(wildcards.preset)
