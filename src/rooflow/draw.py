@@ -187,3 +187,4 @@ def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
                       top_n=options["top_n"], series_order=options["series_order"],
                       trajectory=options.get("trajectory"))
         log(f"{selected.height} points on {preset.key}")
+        del selected, table  # not held while the next preset's table is made

@@ -9,7 +9,7 @@ rule html_overview:
     conda:
         "../../environment.yml"
     resources:
-        mem_mb=2000,
+        mem_mb=aggregate_mem_mb,
         runtime=30,
     params:
         preset="{preset}",
