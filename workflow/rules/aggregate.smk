@@ -23,7 +23,7 @@ rule aggregate:
     conda:
         "../../environment.yml"
     resources:
-        mem_mb=aggregate_mem_mb,
+        mem_mb=analysis_mem_mb,
         runtime=30,
     params:
         options=report_param(config["plot_defaults"]),

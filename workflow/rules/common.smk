@@ -76,14 +76,10 @@ def points_mem_mb(wildcards, input):
     return jobmemory.points_mem_mb(jobmemory.input_bytes(input))
 
 
-def draw_mem_mb(wildcards, input):
-    """mem_mb of a job drawing one dataset, from its points file's rows (rooflow.jobmemory)."""
-    return jobmemory.draw_mem_mb(jobmemory.points_rows(input.points))
-
-
-def aggregate_mem_mb(wildcards, input):
-    """mem_mb of a job drawing every dataset of a preset, from their rows (rooflow.jobmemory)."""
-    return jobmemory.draw_mem_mb(sum(jobmemory.points_rows(p) for p in input.points))
+def analysis_mem_mb(wildcards, input):
+    """mem_mb of a job analysing points files, from their rows (rooflow.jobmemory)."""
+    points = [p for p in input if p.endswith(".parquet")]
+    return jobmemory.draw_mem_mb(sum(jobmemory.points_rows(p) for p in points))
 
 
 def preset_input(wildcards):

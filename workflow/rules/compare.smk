@@ -24,7 +24,7 @@ rule compare:
     conda:
         "../../environment.yml"
     resources:
-        mem_mb=2000,
+        mem_mb=analysis_mem_mb,
         runtime=10,
     params:
         preset="{preset}",

@@ -42,7 +42,7 @@ for _draw in DRAW_RULES:
         conda:
             "../../environment.yml"
         resources:
-            mem_mb=draw_mem_mb,
+            mem_mb=analysis_mem_mb,
             runtime=10 * len(_draw.presets),
         params:
             presets=list(_draw.presets),

@@ -9,7 +9,7 @@ rule html_overview:
     conda:
         "../../environment.yml"
     resources:
-        mem_mb=aggregate_mem_mb,
+        mem_mb=analysis_mem_mb,
         runtime=30,
     params:
         preset="{preset}",

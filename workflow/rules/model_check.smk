@@ -10,7 +10,7 @@ rule model_check:
     conda:
         "../../environment.yml"
     resources:
-        mem_mb=2000,
+        mem_mb=analysis_mem_mb,
         runtime=10,
     params:
         preset="{preset}",
