@@ -16,7 +16,7 @@ from rooflow.analysis import analyze
 from rooflow.dims import bad_dims, format_dims, parse_dims
 from rooflow.errors import InputError
 from rooflow.plotting import PlotOptions, figure
-from rooflow.plotting.trajectory import check_dim, trajectories
+from rooflow.plotting.trajectory import MAX_ARROWS, arrow_segments, check_dim, trajectories
 from rooflow.roofs import load_preset
 from rooflow.settings import Settings
 
@@ -59,7 +59,7 @@ def test_dims_text_round_trips_and_bad_cells_are_found():
     assert parse_dims(" M = 64 , N=0.5") == {"M": "64", "N": "0.5"}
     assert parse_dims("") == {}
     cells = pl.DataFrame({"dims": ["", "M=64,N=128", "M = 64 , N=0.5", "M=64;N=1", "M=1,M=2",
-                                   "M=-1", "M", "M=1,"]})
+                                   "M=1e5", "M", "M=1,"]})
     assert cells.select(bad_dims())["dims"].to_list() == [False, False, False, True, True,
                                                           True, True, True]
 
@@ -120,6 +120,45 @@ def test_paths_group_a_family_by_the_other_dims_and_order_by_the_dim():
     # N: M=64 has N=64 and N=128 (one path); the other M values one N each (no path).
     (n,) = trajectories(table, "N")
     assert (n.others, n.values, n.x) == ("M=64", ("64", "128"), (10.0, 20.0))
+
+
+def test_two_kernels_at_one_shape_are_two_paths_and_files_are_apart():
+    """Two gemm kernels (labels cublas, cutlass) at M=64 and M=128: one path each, never a
+    zig-zag 64 → 64 → 128 → 128; the same family in another file is another path."""
+    table = _table([
+        ("run", "M=64", 10.0, 1e12), ("run", "M=64", 12.0, 2e12),
+        ("run", "M=128", 20.0, 2e12), ("run", "M=128", 24.0, 4e12),
+    ]).with_columns(label=pl.Series(["cublas", "cutlass"] * 2))
+    cublas, cutlass = trajectories(table, "M")
+    assert (cublas.values, cublas.x) == (("64", "128"), (10.0, 20.0))
+    assert (cutlass.values, cutlass.x) == (("64", "128"), (12.0, 24.0))
+    # Labels apart: the second path's ends are elsewhere, so it is labelled too.
+    assert cublas.labelled and cutlass.labelled
+    # No column parts them: no path rather than a wrong one.
+    assert trajectories(table.drop("label"), "M") == []
+    two_files = pl.concat([_table([("run", "M=64", 10.0, 1e12), ("run", "M=128", 20.0, 2e12)]),
+                           _table([("run", "M=64", 11.0, 1e12), ("run", "M=128", 22.0, 2e12)])
+                           .with_columns(source=pl.lit("u.csv"))])
+    assert [p.x for p in trajectories(two_files, "M")] == [(10.0, 20.0), (11.0, 22.0)]
+
+
+def test_points_off_the_log_axes_are_left_out_and_big_sweeps_are_bounded():
+    table = _table([("run", "M=64", 10.0, 0.0), ("run", "M=128", 20.0, 2e12),
+                    ("run", "M=256", 40.0, 4e12)])
+    (path,) = trajectories(table, "M")  # performance 0 has no place on a log axis
+    assert path.values == ("128", "256")
+    # 250 segments get MAX_ARROWS = 12 arrowheads, the first and the last among them.
+    heads = arrow_segments(250)
+    assert len(heads) == MAX_ARROWS == 12 and heads[0] == 0 and heads[-1] == 249
+    assert arrow_segments(3) == [0, 1, 2]
+
+
+def test_small_and_negative_dims_are_written_without_exponent():
+    """A spec's unused eps=1.0e-5 is kept as 0.00001 (the cell pattern reads no 1e-05)."""
+    text = format_dims({"M": 16, "K": 512, "eps": 1.0e-5, "off": -1, "s": 0.5})
+    assert text == "M=16,K=512,eps=0.00001,off=-1,s=0.5"
+    frame = pl.DataFrame({"dims": [text]})
+    assert not frame.select(bad_dims())["dims"][0]
 
 
 def test_a_dim_no_point_has_is_one_error_naming_the_dims():
@@ -235,3 +274,21 @@ def test_config_sets_a_trajectory_per_dataset():
         config["datasets"]["benchmarks-sweep"]["trajectory"] = bad
         error = schema_error("config", config)
         assert error is not None and list(error.absolute_path)[-1] == "trajectory"
+
+
+def test_a_parquet_with_numbers_in_text_columns_reads_them_as_text(tmp_path):
+    """A numeric family is text (was an internal error); numeric dims are no NAME=VALUE
+    items: one line naming the row and column, exit 1."""
+    frame = pl.DataFrame({"family": [7, 7], "series": ["a", "a"], "dims": ["M=64", "M=128"],
+                          "arithmetic_intensity": [1.0, 2.0], "tflops": [1.0, 2.0]})
+    good = tmp_path / "good.parquet"
+    frame.write_parquet(good)
+    points = load_points("roofline", good)
+    assert points["family"].cast(pl.String).to_list() == ["7", "7"]
+    bad = tmp_path / "bad.parquet"
+    frame.with_columns(dims=pl.Series([64, 128])).write_parquet(bad)
+    proc = subprocess.run([ROOFLOW, "table", str(bad), "--hardware", "h100-sxm"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    line = proc.stderr.strip().splitlines()[-1]
+    assert line.startswith(f"rooflow: error: {bad}, row 1, column 'dims'") and "'64'" in line

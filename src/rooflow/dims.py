@@ -4,28 +4,39 @@ The ``dims`` column of the canonical points (:mod:`rooflow.points`) holds them: 
 variant's numeric dims (:mod:`rooflow.adapters.specs`), a benchmark row's variant dims
 overlaid by its ``config`` (:mod:`rooflow.adapters.benchmarks`), a roofline CSV's
 ``dims`` column as written; "" where the input gives none (profilers). A name is a
-letter or ``_`` then letters, digits, ``_``; a value a number ≥ 0 (``64``, ``0.5``), in
-the unit of the dim (elements, tokens, experts). Spaces around ``=`` and ``,`` are
-allowed; a name given twice is not. Trajectories (:mod:`rooflow.plotting.trajectory`)
-join the points of one kernel family in the order of one dim's values.
+letter or ``_`` then letters, digits, ``_``; a value a number written without exponent
+(``64``, ``0.5``, ``-1``, ``0.00001``), in the unit of the dim (elements, tokens,
+experts). Spaces around ``=`` and ``,`` are allowed; a name given twice is not.
+Trajectories (:mod:`rooflow.plotting.trajectory`) join the points of one kernel family
+in the order of one dim's values.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from decimal import Decimal
 
 import polars as pl
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-_VALUE = r"[0-9]+(?:\.[0-9]+)?"
+_VALUE = r"-?[0-9]+(?:\.[0-9]+)?"
 _ITEM = rf"\s*{_NAME}\s*=\s*{_VALUE}\s*"
 DIMS_PATTERN = rf"^(?:{_ITEM}(?:,{_ITEM})*)?$"
 """A ``dims`` cell: "" or ``NAME=VALUE`` items joined by commas."""
 
 
 def format_dims(dims: Mapping[str, int | float]) -> str:
-    """``{"M": 64, "N": 128}`` → ``"M=64,N=128"`` (the mapping's order)."""
-    return ",".join(f"{name}={value}" for name, value in dims.items())
+    """``{"M": 64, "N": 128, "eps": 1e-05}`` → ``"M=64,N=128,eps=0.00001"``.
+
+    The mapping's order; floats positional, as :data:`DIMS_PATTERN` reads them.
+    """
+    return ",".join(f"{name}={_number(value)}" for name, value in dims.items())
+
+
+def _number(value: int | float) -> str:
+    if isinstance(value, float) and not value.is_integer():
+        return format(Decimal(repr(value)), "f")  # the shortest round-trip digits
+    return str(int(value))
 
 
 def parse_dims(text: str) -> dict[str, str]:

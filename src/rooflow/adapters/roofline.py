@@ -266,9 +266,14 @@ def _read_parquet(path: str | Path) -> pl.DataFrame:
     if _POINTS_COLUMNS <= set(frame.columns):
         check_column_types(frame, POINT_SCHEMA, path)  # no list column: one line
         return to_points(frame)
-    check_column_types(frame, dict.fromkeys(canonical_header(frame.columns, path)), path)
-    numeric = [c for c, t in frame.schema.items() if t.is_numeric()]
-    frame = frame.with_columns(pl.col(numeric).cast(pl.Float64))
+    mapping = canonical_header(frame.columns, path)
+    check_column_types(frame, dict.fromkeys(mapping), path)
+    # Numbers in a text column (a numeric family, label or dims column) are read as text.
+    numeric = {c for c, t in frame.schema.items() if t.is_numeric()}
+    counts = {c for c in numeric if mapping.get(c, "") in _NUMERIC
+              or mapping.get(c, "").startswith(LEVEL_BYTES_PREFIX)}
+    frame = frame.with_columns(pl.col(sorted(counts)).cast(pl.Float64),
+                               pl.col(sorted(numeric - counts)).cast(pl.String))
     try:
         return _from_frame(frame, path, exact=False)
     except _Recheck:

@@ -14,7 +14,15 @@ import polars as pl
 
 from rooflow.html.figure import FRAME, canvas_text
 from rooflow.plotting import core
-from rooflow.plotting.trajectory import label_place, legend_names, outward, trajectories
+from rooflow.plotting.trajectory import (
+    MAX_PATHS,
+    arrow_segments,
+    label_place,
+    legend_names,
+    outward,
+    paths_text,
+    trajectories,
+)
 
 
 def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, color_col: str,
@@ -22,7 +30,8 @@ def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, col
     """Draw the paths of ``table`` (an analysis table) on ``fig``; how many were drawn.
 
     Each path takes the colour of its ``color_col`` value in ``colors`` (grey when it has
-    none); performance is divided by ``scale`` (the axis unit).
+    none); performance is divided by ``scale`` (the axis unit). The first
+    :data:`~rooflow.plotting.trajectory.MAX_PATHS` paths are drawn.
 
     Raises:
         InputError: no row has ``dim`` (:func:`rooflow.plotting.trajectory.check_dim`).
@@ -33,7 +42,8 @@ def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, col
     from bokeh.models.annotations import Arrow, Label, Legend, LegendItem
     from bokeh.models.annotations.arrows import VeeHead
 
-    paths = trajectories(table, dim, color_col)
+    every = trajectories(table, dim, color_col)
+    paths = every[:MAX_PATHS]
     # Screen pixels per decade of each axis: an end's label goes outward on screen.
     px = [n / math.log10(r.end / r.start) for n, r in ((FRAME[0], fig.x_range),
                                                        (FRAME[1], fig.y_range))]
@@ -44,13 +54,15 @@ def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, col
         line = fig.line(list(path.x), y, line_color=color, line_width=2, line_alpha=0.85,
                         name="trajectory")
         mid = path.midpoints()
+        heads = arrow_segments(len(mid))
         # The shaft's line properties: Bokeh's type stubs name them otherwise.
         shaft: dict[str, Any] = {"line_color": color, "line_width": 2, "line_alpha": 0.85}
         arrows = Arrow(end=VeeHead(size=9, fill_color=color, line_color=color), **shaft,
                        name="trajectory-arrow",
                        source=ColumnDataSource({
-                           "x0": list(path.x[:-1]), "y0": y[:-1],
-                           "x1": [m[0] for m in mid], "y1": [m[1] / scale for m in mid]}),
+                           "x0": [path.x[i] for i in heads], "y0": [y[i] for i in heads],
+                           "x1": [mid[i][0] for i in heads],
+                           "y1": [mid[i][1] / scale for i in heads]}),
                        x_start="x0", y_start="y0", x_end="x1", y_end="y1")
         fig.add_layout(arrows)
         for i, text in zip((0, -1), path.end_labels if path.labelled else (), strict=False):
@@ -67,6 +79,7 @@ def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, col
         line.js_link("visible", arrows, "visible")
         items.append(LegendItem(label=canvas_text(name[:50]), renderers=[line]))
     if items:
-        fig.add_layout(Legend(items=items, title=f"{dim} grows → (click to hide)",
+        title = paths_text(every) if len(every) > MAX_PATHS else f"{dim} grows →"
+        fig.add_layout(Legend(items=items, title=f"{title} (click to hide)",
                               click_policy="hide", label_text_font_size="8pt"), "right")
     return len(paths)

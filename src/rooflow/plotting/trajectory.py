@@ -2,12 +2,13 @@
 
 A sweep (benchmark rows over M, spec variants over the context length, ...) gives points
 that differ in one dim. :func:`trajectories` groups the points of an analysis table that
-share ``family``, ``series``, ``level``, ``precision`` and the values of every dim but
-the chosen one (the ``dims`` column, :mod:`rooflow.dims`), and orders each group by the
-chosen dim's value (numerically; equal values keep table order). A group of two or more
-points is a path: on the PNG (:func:`draw_trajectories`) and the page
-(:func:`draw_page_trajectories`) a line in the group's colour with a small arrowhead
-halfway along each segment, pointing the way the dim grows, and its two ends labelled
+share ``family``, ``series``, ``level``, ``precision``, ``source`` (one input file) and
+the values of every dim but the chosen one (the ``dims`` column, :mod:`rooflow.dims`),
+and orders each group by the chosen dim's value (numerically). A group holding one value
+twice (two kernels of a family at one shape) is parted by label or kernel. A group of two
+or more points is a path: on the PNG (:func:`draw_trajectories`) and the page
+(:func:`draw_page_trajectories`) a line in the group's colour with small arrowheads
+halfway along its segments, pointing the way the dim grows, and its two ends labelled
 with the dim's values (``M=64``, ``M=4096``). Original and Optimized benchmark points are
 two series, so two paths. Points without the dim, or alone in their group, stay points.
 
@@ -28,8 +29,15 @@ from rooflow.dims import parse_dims
 from rooflow.errors import InputError
 from rooflow.plotting import core
 
-KEY = ["family", "series", "level", "precision"]
+KEY = ["family", "series", "level", "precision", "source"]
 """Columns a path's points share, besides the other dims."""
+SPLIT = ["label", "kernel"]
+"""Columns that part a group holding a dim value twice (two kernels of one family at the
+same shape), tried in turn: a path never joins two points of one value."""
+MAX_PATHS = 60
+"""Paths drawn at the most (the first ones); the legend says how many there are."""
+MAX_ARROWS = 12
+"""Arrowheads per path at the most, on evenly spaced segments."""
 LABEL_OFFSET = 7.0  # points between a path's end and its label
 
 
@@ -41,8 +49,8 @@ class Trajectory:
     names sorted (``E=128,K=2048``); ``values``: the dim's values as written, ascending;
     ``x``: arithmetic intensity (FLOP/byte); ``y``: performance (FLOP/s or OP/s);
     ``labelled``: its ends get labels, unless an earlier path of another series has the
-    same family, level, precision, other dims and end values (the same sweep, its ends
-    at the same intensities: one pair of labels says it).
+    same family, level, precision, other dims, end values and end intensities (the same
+    sweep, its ends in the same place: one pair of labels says it).
     """
 
     dim: str
@@ -94,14 +102,15 @@ def check_dim(table: pl.DataFrame, dim: str) -> None:
 def trajectories(table: pl.DataFrame, dim: str, color_col: str = "family") -> list[Trajectory]:
     """The paths of ``table`` (an analysis table) as ``dim`` grows, in first-seen order.
 
-    Rows without a place on the plot (no intensity or performance) are left out.
+    Rows without a place on the log-log plot (no or no positive intensity or performance)
+    are left out. A group holding a value of ``dim`` twice is parted by :data:`SPLIT`; one
+    no column parts is no path.
 
     Raises:
         InputError: no row has ``dim`` (:func:`check_dim`).
     """
     check_dim(table, dim)
-    rows = table.filter(pl.col("arithmetic_intensity").is_not_null()
-                        & pl.col("performance").is_not_null())
+    rows = table.filter((pl.col("arithmetic_intensity") > 0) & (pl.col("performance") > 0))
     parsed = {cell: parse_dims(cell) for cell in
               rows["dims"].unique().cast(pl.String).drop_nulls().to_list()}
     having = {cell: dims for cell, dims in parsed.items() if dim in dims}
@@ -119,20 +128,44 @@ def trajectories(table: pl.DataFrame, dim: str, color_col: str = "family") -> li
         **{c: pl.col(c).cast(pl.String).fill_null("") for c in KEY},
     ).with_columns(_number=pl.col("_value").cast(pl.Float64))
     paths, labelled = [], set()
-    for _, part in rows.group_by([*KEY, "_others"], maintain_order=True):
-        part = part.sort("_number", maintain_order=True)
-        if part.height < 2:
-            continue
-        first = part.row(0, named=True)
-        values = tuple(part["_value"])
-        sweep = (first["family"], first["level"], first["precision"], first["_others"],
-                 values[0], values[-1])
-        paths.append(Trajectory(
-            dim=dim, **{c: first[c] for c in KEY}, others=first["_others"],
-            group=first["_group"], values=values, x=tuple(part["arithmetic_intensity"]),
-            y=tuple(part["performance"]), labelled=sweep not in labelled))
-        labelled.add(sweep)
+    for _, group in rows.group_by([*KEY, "_others"], maintain_order=True):
+        for part in _parts(group):
+            part = part.sort("_number", maintain_order=True)
+            first = part.row(0, named=True)
+            values, x = tuple(part["_value"]), tuple(part["arithmetic_intensity"])
+            sweep = (first["family"], first["level"], first["precision"], first["_others"],
+                     values[0], values[-1], x[0], x[-1])
+            paths.append(Trajectory(
+                dim=dim, **{c: first[c] for c in KEY if c != "source"},
+                others=first["_others"], group=first["_group"], values=values, x=x,
+                y=tuple(part["performance"]), labelled=sweep not in labelled))
+            labelled.add(sweep)
     return paths
+
+
+def _parts(group: pl.DataFrame) -> list[pl.DataFrame]:
+    """The paths of one group.
+
+    Itself, or its parts by the first :data:`SPLIT` column that leaves no value twice in
+    a part; parts of one point are no path.
+    """
+    if group["_number"].is_duplicated().any():
+        column = next((c for c in SPLIT if c in group.columns and not group.group_by(
+            c).agg(twice=pl.col("_number").is_duplicated().any())["twice"].any()), None)
+        if column is None:
+            return []
+        return [p for _, p in group.group_by(column, maintain_order=True) if p.height > 1]
+    return [group] if group.height > 1 else []
+
+
+def arrow_segments(segments: int) -> list[int]:
+    """The segments of a path that get an arrowhead.
+
+    All, or :data:`MAX_ARROWS` evenly spaced ones (the first and the last among them).
+    """
+    if segments <= MAX_ARROWS:
+        return list(range(segments))
+    return sorted({round(i * (segments - 1) / (MAX_ARROWS - 1)) for i in range(MAX_ARROWS)})
 
 
 def png_colors(table: pl.DataFrame, color_by: str, top_n: int) -> tuple[str, dict[str, str]]:
@@ -164,13 +197,14 @@ def draw_trajectories(ax, table: pl.DataFrame, dim: str, scale: float, color_col
     paths = trajectories(table, dim, color_col)
     if not paths:
         return []
-    for path in paths:
+    for path in paths[:MAX_PATHS]:
         color = colors.get(path.group, core.GREY)
         x, y = np.array(path.x), np.array(path.y) / scale
         ax.plot(x, y, color=color, lw=1.3, alpha=0.85, zorder=3.5, gid="trajectory",
                 solid_capstyle="round")
-        for x0, y0, (xm, ym) in zip(x, y, path.midpoints(), strict=False):
-            ax.annotate("", xy=(xm, ym / scale), xytext=(x0, y0), zorder=3.5,
+        mid = path.midpoints()
+        for i in arrow_segments(len(mid)):
+            ax.annotate("", xy=(mid[i][0], mid[i][1] / scale), xytext=(x[i], y[i]), zorder=3.5,
                         arrowprops={"arrowstyle": "-|>", "color": color, "lw": 0,
                                     "mutation_scale": 10, "shrinkA": 0, "shrinkB": 0},
                         gid="trajectory-arrow")
@@ -181,8 +215,13 @@ def draw_trajectories(ax, table: pl.DataFrame, dim: str, scale: float, color_col
                         gid="trajectory-label",
                         bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none",
                               "alpha": 0.75})
-    return [Line2D([], [], color="0.3", lw=1.3, marker=">", ms=4,
-                   label=f"{len(paths)} path{'s' * (len(paths) > 1)} as {dim} grows")]
+    return [Line2D([], [], color="0.3", lw=1.3, marker=">", ms=4, label=paths_text(paths))]
+
+
+def paths_text(paths: list[Trajectory]) -> str:
+    """The legend's words for ``paths``: ``4 paths as M grows`` (``, first 60 drawn``)."""
+    text = f"{len(paths)} path{'s' * (len(paths) > 1)} as {paths[0].dim} grows"
+    return text + (f", first {MAX_PATHS} drawn" if len(paths) > MAX_PATHS else "")
 
 
 def label_place(ux: float, uy: float) -> tuple[tuple[float, float], str, str]:
