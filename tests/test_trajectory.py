@@ -274,6 +274,10 @@ def test_config_sets_a_trajectory_per_dataset():
         config["datasets"]["benchmarks-sweep"]["trajectory"] = bad
         error = schema_error("config", config)
         assert error is not None and list(error.absolute_path)[-1] == "trajectory"
+    # Not for every dataset at once: one without the dim would fail its draw job.
+    error = schema_error("config", {"presets": ["h100-sxm"],
+                                    "plot_defaults": {"trajectory": "M"}})
+    assert error is not None and list(error.absolute_path) == ["plot_defaults", "trajectory"]
 
 
 def test_a_parquet_with_numbers_in_text_columns_reads_them_as_text(tmp_path):

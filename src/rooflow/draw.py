@@ -82,7 +82,8 @@ def draw_rules(plan: Plan) -> list[DrawRule]:
     """
     groups: dict[tuple[tuple[str, ...], tuple[str, ...]], list[str]] = {}
     for dataset in plan.datasets:
-        formats = tuple(f for f in plan.dataset_options(dataset)["formats"] if f != "png")
+        # Sorted: [svg, pdf] and [pdf, svg] write the same outputs, one rule.
+        formats = tuple(sorted(f for f in plan.dataset_options(dataset)["formats"] if f != "png"))
         groups.setdefault((tuple(plan.dataset_presets(dataset)), formats), []).append(dataset)
     ordered = sorted(groups.items(), key=lambda g: -len(g[1]))  # stable: ties keep order
     rules = []

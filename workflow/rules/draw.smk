@@ -37,8 +37,6 @@ for _draw in DRAW_RULES:
             "logs/draw/{kind}-{name}.log",
         wildcard_constraints:
             name=_draw.constraint or DATASET_NAME,
-        # Inputs were validated by `points`: a failure here is transient (node, file system).
-        retries: 1
         conda:
             "../../environment.yml"
         resources:
