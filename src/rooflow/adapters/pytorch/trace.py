@@ -151,8 +151,8 @@ def _bounded(events: Iterator[tuple[str, str, object]], path: Path
 def read_trace(path: str | Path) -> Trace:
     """Stream ``path`` and keep operators, launches, flows and GPU work.
 
-    Memory holds only those events (a 62 MB, 239k-event trace is read in ~3 s, bounded
-    memory: ``python_function`` and other events are dropped as they stream by).
+    Memory holds only those events: ``python_function`` and other events are dropped as
+    they stream by (figures for a 239k-event trace: docs/speed.md).
 
     Raises:
         InputError: not JSON (or a broken gzip), or nested deeper than
