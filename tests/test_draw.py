@@ -77,6 +77,12 @@ def test_constraint_matches_its_datasets_behind_their_kind_only(plan):
     # A name with regex characters is matched literally ("." is no wildcard).
     dotted = re.compile(rf"/roofline-(?P<name>{name_constraint([('roofline', 'a.b')])})$")
     assert dotted.search("x/roofline-a.b") and not dotted.search("x/roofline-aXb")
+    # One alternation per kind; a name that begins another is still matched whole.
+    both = name_constraint([("ncu", "a"), ("ncu", "a.b")])
+    assert both == r"(?:(?<=/ncu-)(?:a|a\.b))"
+    whole = re.compile(rf"/ncu-(?P<name>{both})\.csv$")
+    assert whole.search("x/ncu-a.b.csv")["name"] == "a.b" and whole.search("x/ncu-a.csv")
+    assert not whole.search("x/ncu-ab.csv")
 
 
 def test_draw_rule_file_is_one_rule_per_group():

@@ -115,10 +115,13 @@ def name_constraint(kind_names: Sequence[tuple[str, str]]) -> str:
 
     A name alone may belong to datasets of two kinds in different groups, so each
     alternative checks the ``/KIND-`` before it (a fixed-width lookbehind: every output
-    and log pattern has ``/{kind}-{name}``). Names are matched literally.
+    and log pattern has ``/{kind}-{name}``), one per kind. Names are matched literally.
     """
-    return "(?:" + "|".join(f"(?<=/{re.escape(k)}-){re.escape(n)}"
-                            for k, n in kind_names) + ")"
+    by_kind: dict[str, list[str]] = {}
+    for kind, name in kind_names:
+        by_kind.setdefault(kind, []).append(re.escape(name))
+    return "(?:" + "|".join(f"(?<=/{re.escape(k)}-)(?:{'|'.join(names)})"
+                            for k, names in by_kind.items()) + ")"
 
 
 @dataclass(frozen=True)
