@@ -142,6 +142,14 @@ def test_two_kernels_at_one_shape_are_two_paths_and_files_are_apart():
     assert [p.x for p in trajectories(two_files, "M")] == [(10.0, 20.0), (11.0, 22.0)]
 
 
+def test_other_dims_are_compared_by_value():
+    """N=064, N=64.0 and N=64 are one shape: one path over M, its others written N=64."""
+    table = _table([("run", "M=16,N=064", 10.0, 1e12), ("run", "M=32,N=64.0", 20.0, 2e12),
+                    ("run", "M=64,N=64", 40.0, 4e12)])
+    (path,) = trajectories(table, "M")
+    assert (path.values, path.others) == (("16", "32", "64"), "N=64")
+
+
 def test_points_off_the_log_axes_are_left_out_and_big_sweeps_are_bounded():
     table = _table([("run", "M=64", 10.0, 0.0), ("run", "M=128", 20.0, 2e12),
                     ("run", "M=256", 40.0, 4e12)])

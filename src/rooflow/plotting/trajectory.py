@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from decimal import Decimal
 
 import numpy as np
 import polars as pl
@@ -117,7 +118,9 @@ def trajectories(table: pl.DataFrame, dim: str, color_col: str = "family") -> li
     if not having:
         return []
     value = {cell: dims[dim] for cell, dims in having.items()}
-    others = {cell: ",".join(f"{k}={v}" for k, v in sorted(dims.items()) if k != dim)
+    # The other dims by value: N=064, N=64.0 and N=64 are one shape.
+    others = {cell: ",".join(f"{k}={format(Decimal(v).normalize(), 'f')}"
+                             for k, v in sorted(dims.items()) if k != dim)
               for cell, dims in having.items()}
     rows = rows.with_columns(_cell=pl.col("dims").cast(pl.String)).filter(
         pl.col("_cell").is_in(list(having)))
