@@ -31,6 +31,13 @@ def _table(points: Path, peaks: Path, tmp_path: Path, *extra: str) -> pl.DataFra
     return pl.read_csv(out)
 
 
+def _plot(points: Path, peaks: Path, tmp_path: Path) -> None:
+    """``rooflow plot`` on the peaks file: it draws a (non-empty) PNG."""
+    image = tmp_path / "p.png"
+    main(["plot", str(points), "--hardware-file", str(peaks), "-o", str(image)])
+    assert image.stat().st_size > 0
+
+
 def _roofs(table: pl.DataFrame, label: str) -> tuple[str, float, str, float]:
     row = table.filter(pl.col("label") == label).row(0, named=True)
     return (row["compute_roof_name"], row["compute_roof"], row["memory_roof_name"],
@@ -40,9 +47,7 @@ def _roofs(table: pl.DataFrame, label: str) -> tuple[str, float, str, float]:
 @pytest.mark.shared
 def test_ert_roofline_json_plots_and_tables(shared_data, points, tmp_path, capsys):
     peaks = shared_data / "ert" / "kingspeak-p100-gpu" / "roofline.json"
-    image = tmp_path / "p.png"
-    main(["plot", str(points), "--hardware-file", str(peaks), "-o", str(image)])
-    assert image.stat().st_size > 0
+    _plot(points, peaks, tmp_path)
     table = _table(points, peaks, tmp_path)
     # gflops "FP64 GFLOPs" 4258.4 → 4.2584e12 FLOP/s; gbytes DRAM 508.35 GB/s (default level).
     assert _roofs(table, "a") == ("fp64", pytest.approx(4.2584e12), "DRAM",
@@ -62,9 +67,7 @@ def test_ert_roofline_json_plots_and_tables(shared_data, points, tmp_path, capsy
 def test_omniperf_roofline_csv_or_its_workload_folder(shared_data, points, tmp_path, form):
     folder = shared_data / "omniperf" / "mi200-dispatch_0_1"
     peaks = folder / "roofline.csv" if form == "file" else folder
-    image = tmp_path / "p.png"
-    main(["plot", str(points), "--hardware-file", str(peaks), "-o", str(image)])
-    assert image.stat().st_size > 0
+    _plot(points, peaks, tmp_path)
     table = _table(points, peaks, tmp_path)
     # Device 0: FP64Flops 20274.334, FP32Flops 20947.432 GFLOP/s; HBMBw 1388.8433 GB/s.
     assert _roofs(table, "a") == ("fp64", pytest.approx(20.274334e12), "HBM",
@@ -76,9 +79,7 @@ def test_omniperf_roofline_csv_or_its_workload_folder(shared_data, points, tmp_p
 @pytest.mark.shared
 def test_pti_gpu_device_config(shared_data, points, tmp_path):
     peaks = shared_data / "intel" / "unitrace-pvc-gemm-fp16" / "PVC_1tile.csv"
-    image = tmp_path / "p.png"
-    main(["plot", str(points), "--hardware-file", str(peaks), "-o", str(image)])
-    assert image.stat().st_size > 0
+    _plot(points, peaks, tmp_path)
     # FP64_GFLOPS 32000, FP32_GFLOPS 32000 → 32e12; GPU_MEMORY_BW_in_GB_per_sec 1055 (DRAM).
     table = _table(points, peaks, tmp_path, "--hardware", "intel-PVC_1tile")
     assert _roofs(table, "a") == ("fp64", 32e12, "DRAM", 1055e9)
