@@ -12,7 +12,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +42,16 @@ def points_frame(n: int, seed: int = 0) -> pl.DataFrame:
                               "tflops": roof(ai_opt) * efficiency_opt})
     frame = pl.concat([original, optimized]).with_columns(label="shape-" + pl.col("pair"))
     return frame.select("series", "label", "pair", "ai", "tflops")
+
+
+def machine() -> str:
+    """This machine in the benchmarks' tables: ``2 cores (nproc), Python 3.11.7``."""
+    return f"{len(os.sched_getaffinity(0))} cores (nproc), Python {sys.version.split()[0]}"
+
+
+def table_head(*columns: str) -> list[str]:
+    """The header and rule lines of a Markdown table of ``columns``."""
+    return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
 
 
 def workflow_copy(dest: Path, files: int) -> Path:

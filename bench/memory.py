@@ -16,7 +16,6 @@ rooflow.jobmemory's model.
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -24,7 +23,7 @@ import time
 from pathlib import Path
 
 import polars as pl
-from generate import REPO, points_frame, workflow_copy  # bench/ is on sys.path
+from generate import REPO, machine, points_frame, table_head, workflow_copy  # bench/ is on sys.path
 
 OUT = REPO / "results" / "benchmarks"
 PRESET = "h100-sxm"  # targets named on it; a dataset's job draws every preset of the config
@@ -109,11 +108,10 @@ def main() -> None:
 
 
 def report(table: pl.DataFrame, wall: float) -> str:
-    lines = [f"Machine: {len(os.sched_getaffinity(0))} cores (nproc), Python "
-             f"{sys.version.split()[0]}; snakemake --cores 1, the config's presets, "
+    lines = [f"Machine: {machine()}; snakemake --cores 1, the config's presets, "
              f"{wall:.0f} s in all.", "",
-             "| job | dataset | rows | raw input (MB) | mem_mb declared | peak RSS (MB) | "
-             "within? | error recorded |", "|---|---|---|---|---|---|---|---|"]
+             *table_head("job", "dataset", "rows", "raw input (MB)", "mem_mb declared",
+                         "peak RSS (MB)", "within?", "error recorded")]
     for r in table.iter_rows(named=True):
         peak = r["peak_rss_mb"]
         within = "?" if peak is None else "yes" if peak <= r["mem_mb"] else "no"

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 import polars as pl
-from generate import REPO, points_frame, workflow_copy  # bench/ is on sys.path
+from generate import REPO, machine, points_frame, table_head, workflow_copy  # bench/ is on sys.path
 
 OUT = REPO / "results" / "benchmarks"
 INPUTS = OUT / "inputs"
@@ -201,11 +201,10 @@ def table(timings: pl.DataFrame, jobs: list[dict], load_before: tuple[float, ...
     walls = dict(zip(medians["benchmark"], medians["wall"], strict=True))
     loads = ", ".join(f"{a:.2f} / {b:.2f}" for a, b in zip(load_before, load_after,
                                                             strict=True))
-    lines = [f"Machine: {len(os.sched_getaffinity(0))} cores (nproc), "
-             f"Python {sys.version.split()[0]}; load average (1, 5, 15 min) before / after "
-             f"the run: {loads}.", "",
-             "| benchmark | runs | median wall (s) | median peak RSS (MB) | median load | "
-             "target | met? |", "|---|---|---|---|---|---|---|"]
+    lines = [f"Machine: {machine()}; load average (1, 5, 15 min) before / after the run: "
+             f"{loads}.", "",
+             *table_head("benchmark", "runs", "median wall (s)", "median peak RSS (MB)",
+                         "median load", "target", "met?")]
     for r in medians.iter_rows(named=True):
         lines.append(f"| {r['benchmark']} | {r['runs']} | {r['wall']:.2f} | {r['rss']:.0f} | "
                      f"{r['load']:.2f} | {_target(r['benchmark'], r['wall'], r['rss'], walls)} |")
