@@ -175,14 +175,18 @@ def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
     from rooflow.pipeline import plot_options, report
     from rooflow.points import read_points
     from rooflow.roofs import load_preset
+    from rooflow.roofs.datasheet import load_hardware
     from rooflow.selection import Selection, select_points
 
     plot = replace(plot_options(options), formats=("png", *extra))
     selection = Selection.from_mapping(options.get("select"))
     points = read_points(points_path)
+    # hardware.yaml read and checked once for all datasheet presets, not once per preset.
+    datasheet = next((load_hardware(t.hardware) for t in targets if t.measured is None), {})
     for t in targets:
-        preset = load_preset(t.preset, t.hardware, t.measured).with_override(
-            options.get("peak_tflops"), options.get("peak_bandwidth"))
+        preset = (datasheet[t.preset] if t.measured is None and t.preset in datasheet
+                  else load_preset(t.preset, t.hardware, t.measured))
+        preset = preset.with_override(options.get("peak_tflops"), options.get("peak_bandwidth"))
         selected = select_points(points, selection, preset, points_path)
         table = report(selected, preset, table_path=t.table, plot_path=t.plot, options=plot,
                        log=log)
