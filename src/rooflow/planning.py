@@ -16,8 +16,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from functools import cached_property
 from glob import glob
 
+from rooflow.draw import DrawRule, draw_rules
 from rooflow.failed import is_whole_parquet
 from rooflow.formats.devices import device_names
 from rooflow.kinds import DATASET_NAME, KINDS
@@ -348,16 +350,19 @@ class Plan:
             raise ValueError(f"config: model check {name!r}: {problem or 'no preset'}")
         return list(presets)
 
+    @cached_property
+    def draw_rules(self) -> list[DrawRule]:
+        """The workflow's draw rules (:func:`rooflow.draw.draw_rules`), made once."""
+        return draw_rules(self)
+
     def targets(self) -> list[str]:
         """Every output of the workflow (``rule all``).
 
         Per dataset and preset, per preset, per comparison and preset, and the summary and
         the check that every dataset was read (:data:`DATASETS_READ`) when there is any dataset.
         """
-        from rooflow.draw import draw_rules
-
         targets = []
-        rule_of = {d: rule for rule in draw_rules(self) for d in rule.datasets}
+        rule_of = {d: rule for rule in self.draw_rules for d in rule.datasets}
         for dataset, (kind, name) in self.datasets.items():  # what its `draw` job writes
             outputs = rule_of[dataset].outputs().values()
             targets += [p.format(kind=kind, name=name) for p in outputs]

@@ -1,8 +1,6 @@
-from rooflow.draw import draw_rules
-
 # One job per dataset writes its table, plot(s) and page on every preset (rooflow.draw):
 # one rule per group of datasets that write the same outputs.
-DRAW_RULES = draw_rules(PLAN)
+DRAW_RULES = PLAN.draw_rules
 
 
 # Tables and PNGs go to the Snakemake report, under their preset (`report(` may not begin
