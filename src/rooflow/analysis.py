@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from rooflow.points import op_unit
+from rooflow.points import distinct, op_unit
 from rooflow.roofs.preset import Preset
 
 # Per-row names (roofs, bound, note, unit) are Categoricals: a few values on up to 10⁷ rows.
@@ -107,26 +107,19 @@ def analyze(
         (there is no roof to place it on); ``roof_note`` says which roof is missing, and
         marks a point whose bytes are its inputs' only (:data:`INPUTS_ONLY_NOTE`).
     """
-    precisions = points["precision"].unique().to_list()
-    levels = points["level"].unique().to_list()
+    precisions, levels = distinct(points, "precision"), distinct(points, "level")
     compute = {p: preset.compute_roof(p) for p in precisions}
     memory = {lv: preset.memory_roof(lv) for lv in levels}
     frame = points.lazy().with_columns(
-        unit=pl.col("precision").replace_strict(
-            {p: op_unit(p) for p in precisions}, return_dtype=_CAT
-        ),
-        compute_roof_name=pl.col("precision").replace_strict(
-            {p: (c[0] if c else None) for p, c in compute.items()}, return_dtype=_CAT
-        ),
-        compute_roof=pl.col("precision").replace_strict(
-            {p: (c[1] if c else None) for p, c in compute.items()}, return_dtype=pl.Float64
-        ),
-        memory_roof_name=pl.col("level").replace_strict(
-            {lv: (m[0] if m else None) for lv, m in memory.items()}, return_dtype=_CAT
-        ),
-        memory_roof=pl.col("level").replace_strict(
-            {lv: (m[1] if m else None) for lv, m in memory.items()}, return_dtype=pl.Float64
-        ),
+        unit=_per_value("precision", {p: op_unit(p) for p in precisions}, _CAT),
+        compute_roof_name=_per_value(
+            "precision", {p: (c[0] if c else None) for p, c in compute.items()}, _CAT),
+        compute_roof=_per_value(
+            "precision", {p: (c[1] if c else None) for p, c in compute.items()}, pl.Float64()),
+        memory_roof_name=_per_value(
+            "level", {lv: (m[0] if m else None) for lv, m in memory.items()}, _CAT),
+        memory_roof=_per_value(
+            "level", {lv: (m[1] if m else None) for lv, m in memory.items()}, pl.Float64()),
         bandwidth_only=(pl.col("flop") == 0).fill_null(False),
         theoretical=pl.col("flop_per_s").is_null(),
         achieved_bandwidth=pl.col("bytes") / pl.col("time_s"),
@@ -166,9 +159,20 @@ def analyze(
     return frame.select(columns).collect()
 
 
+def _per_value(column: str, values: dict, dtype: pl.DataType) -> pl.Expr:
+    """``column`` mapped row by row through ``values`` (one entry per distinct value).
+
+    A literal when ``column`` has one value: polars holds it as one scalar, where a
+    mapped column would hold a value per row (40–80 MB on 10⁷ rows).
+    """
+    if len(values) == 1:
+        return pl.lit(next(iter(values.values())), dtype=dtype)
+    return pl.col(column).replace_strict(values, return_dtype=dtype)
+
+
 def _has_inputs_only(points: pl.DataFrame) -> bool:
     """Whether some point's bytes are its inputs' only (``bytes_model`` inputs-only)."""
-    return "inputs-only" in points["bytes_model"].unique().cast(pl.String).to_list()
+    return "inputs-only" in distinct(points, "bytes_model")
 
 
 def _roof_note(preset: Preset, levels: list[str], precisions: list[str],
@@ -179,10 +183,10 @@ def _roof_note(preset: Preset, levels: list[str], precisions: list[str],
     the bytes note is added (after "; " when a roof note is there) only when
     ``inputs_only`` says some row needs it.
     """
-    no_level = pl.col("level").replace_strict(
-        {lv: f"no {lv} roof on {preset.key}" for lv in levels}, return_dtype=_CAT)
-    no_precision = pl.col("precision").replace_strict(
-        {p: f"no {p} roof on {preset.key}" for p in precisions}, return_dtype=_CAT)
+    no_level = _per_value("level", {lv: f"no {lv} roof on {preset.key}" for lv in levels},
+                          _CAT)
+    no_precision = _per_value(
+        "precision", {p: f"no {p} roof on {preset.key}" for p in precisions}, _CAT)
     note = (
         pl.when(pl.col("memory_roof").is_null())
         .then(no_level)

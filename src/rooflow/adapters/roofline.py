@@ -254,19 +254,22 @@ def _fast_csv(path: str | Path) -> pl.DataFrame:
 def _read_parquet(path: str | Path) -> pl.DataFrame:
     """A roofline-CSV-shaped Parquet file, or canonical points (checked by the registry)."""
     try:
-        frame = pl.read_parquet(path)
-        # One chunk per column: every later step on columns chunked per row group (and
-        # derived ones in one chunk) would re-align them all, step after step.
-        # Column by column, so only one column is held twice.
+        schema = (scan := pl.scan_parquet(path)).collect_schema()
+        points = _POINTS_COLUMNS <= set(schema)
+        mapping = {} if points else canonical_header(list(schema), path)
+        # Series (few values) cast as read: as text, 160 MB on 10⁷ rows until points are made.
+        series = [r for r, c in mapping.items() if c == "series" and schema[r] == pl.String]
+        frame = scan.with_columns(pl.col(series).cast(pl.Categorical)).collect()
+        # One chunk per column (column by column: one held twice): every later step on
+        # columns chunked per row group would re-align them all, step after step.
         frame = pl.DataFrame([frame.drop_in_place(c).rechunk() for c in frame.columns])
     except FileNotFoundError:
         raise InputError(str(path), "file not found") from None
     except pl.exceptions.PolarsError as err:
         raise InputError(str(path), f"not a Parquet file: {str(err).splitlines()[0]}") from None
-    if _POINTS_COLUMNS <= set(frame.columns):
+    if points:
         check_column_types(frame, POINT_SCHEMA, path)  # no list column: one line
         return to_points(frame)
-    mapping = canonical_header(frame.columns, path)
     check_column_types(frame, dict.fromkeys(mapping), path)
     # Numbers in a text column (a numeric family, label or dims column) are read as text.
     numeric = {c for c, t in frame.schema.items() if t.is_numeric()}
@@ -276,8 +279,8 @@ def _read_parquet(path: str | Path) -> pl.DataFrame:
                                pl.col(sorted(numeric - counts)).cast(pl.String))
     try:
         return _from_frame(frame, path, exact=False)
-    except _Recheck:
-        return _from_frame(frame, path, exact=True)
+    except _Recheck:  # pandera checks text
+        return _from_frame(frame.with_columns(pl.col(series).cast(pl.String)), path, exact=True)
 
 
 def _from_frame(raw: pl.DataFrame, path: str | Path, *, exact: bool) -> pl.DataFrame:
@@ -333,10 +336,10 @@ def _validate(frame: pl.DataFrame, path: str | Path, *, exact: bool) -> None:
                                        & (pl.col(c) > 0))
                 for c in _NUMERIC if c in frame.columns]
     ok = pl.all_horizontal(*positive, pl.col("arithmetic_intensity").is_not_null(),
-                           pl.col("series").str.len_chars() > 0)
+                           pl.col("series") != "")  # also a Categorical (Parquet)
     if not frame.select(ok.all()).item():
         bad = ~ok.fill_null(False)
-        first = frame.filter(bad)["row"].min()  # an int: "row" is Int64
+        first = frame.filter(bad)["row"].min()  # an int: "row" is Int32
         raise _Recheck(first if isinstance(first, int) else None)
 
 
@@ -348,7 +351,7 @@ def _derive(frame: pl.DataFrame) -> pl.DataFrame:
         tflops=pl.coalesce(col("tflops"), col("gflops") / 1000, col("flop") / col("time_us") / 1e6),
         arithmetic_intensity=pl.coalesce(col("arithmetic_intensity"), col("flop") / col("bytes")),
         series=pl.col("series") if "series" in frame.columns else pl.lit("kernel"),
-        row=pl.int_range(1, frame.height + 1, dtype=pl.Int64),
+        row=pl.int_range(1, frame.height + 1, dtype=pl.Int32),
     )
 
 
@@ -432,11 +435,10 @@ def _read_points_csv(raw: pl.DataFrame, path: str | Path, *, exact: bool) -> pl.
             raise _Recheck from None
     # Canonical points are a table rooflow wrote: its formula guard on text cells comes off.
     frame = restore_csv(frame)
-    # `row` here is the canonical points' own (a row of their source), not this file's:
-    # errors name the file's rows. The contract is the points' (check_points): a
-    # bandwidth-only row (flop 0, no intensity) and a theoretical one (no flop_per_s) read
-    # back as written, and flop_per_s is kept as written (no TFLOP/s round trip).
-    position = pl.int_range(1, frame.height + 1, dtype=pl.Int64, eager=True)
+    # `row` is the points' own (a row of their source): errors name this file's rows. The
+    # contract is check_points': a bandwidth-only row (flop 0, no intensity) and a
+    # theoretical one (no flop_per_s) read back as written, flop_per_s too (no TFLOP/s trip).
+    position = pl.int_range(1, frame.height + 1, dtype=pl.Int32, eager=True)
     frame = _checked_precision(frame, path, position)
     points = to_points(frame)
     check_points(points.with_columns(row=position), str(path))

@@ -112,10 +112,11 @@ def axis_limits(preset: Preset, tables: Sequence[pl.DataFrame] = ()) -> Limits:
 
 def op_rows(table: pl.DataFrame) -> pl.Series:
     """Boolean mask of integer-OP rows (``unit`` "OP", else an integer ``precision``)."""
-    if "unit" in table.columns:
-        return (table["unit"] == "OP").fill_null(False)
     ops = [p for p, u in PRECISIONS.items() if u == "OP"]
-    return table["precision"].is_in(ops)
+    # An expression: `table["unit"]` would materialise a constant column held as a scalar.
+    mask = ((pl.col("unit") == "OP").fill_null(False) if "unit" in table.columns
+            else pl.col("precision").is_in(ops))
+    return table.select(mask).to_series()
 
 
 def operation(tables: Sequence[pl.DataFrame]) -> str:
@@ -317,6 +318,15 @@ def palette(n: int) -> list[str]:
     """``n`` colours of Tableau 10 (Tableau 20 past ten), repeating past the palette's size."""
     colors = TABLEAU_10 if n <= 10 else TABLEAU_20
     return [colors[i % len(colors)] for i in range(n)]
+
+
+def distinct(table: pl.DataFrame, column: str) -> pl.Series:
+    """``column``'s distinct values in first-seen order.
+
+    Through an expression: ``table[column]`` would materialise, in ``table``, a constant
+    column polars holds as one scalar (40 MB on 10⁷ rows).
+    """
+    return table.select(pl.col(column).unique(maintain_order=True)).to_series()
 
 
 def order(values: pl.Series, preferred: Sequence[str] = ()) -> list[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from rooflow.plotting.core import ranked_by, top_points
+from rooflow.plotting.core import distinct, ranked_by, top_points
 
 KEY_MAX = 18  # characters of a name in the numbered key
 AUTO_LABEL_MAX = 20  # annotate=None (auto): label a plot of at most this many points
@@ -184,7 +184,7 @@ def notes(table: pl.DataFrame, n_above: int, n_op: int) -> list[str]:
                    "check peaks, units or clocks")
     if "roof_note" in table.columns:  # a row's notes are joined by "; ": one line each
         out += list(dict.fromkeys(
-            part for n in table["roof_note"].drop_nulls().unique(maintain_order=True).to_list()
+            part for n in distinct(table, "roof_note").drop_nulls().to_list()
             for part in str(n).split("; ") if part))
     if n_op:
         out.append(f"{n_op} integer-OP point{'s' if n_op > 1 else ''} drawn as ◆ in OP/s "

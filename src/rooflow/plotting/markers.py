@@ -39,15 +39,20 @@ def codes(values: pl.Series, names: Sequence[str]) -> np.ndarray:
     builds a string per row.
     """
     if values.dtype == pl.Categorical and values.len() and not values.null_count():
-        distinct = values.unique()
+        # By slices: one unique() of 10⁷ codes holds 44 MB more.
+        distinct = pl.concat([values.slice(i, 1 << 20).unique()
+                              for i in range(0, values.len(), 1 << 20)]).unique()
         ids, found = distinct.to_physical().to_list(), distinct.cast(pl.String).to_list()
         index = {name: i for i, name in enumerate(names)}
         missing = set(found) - set(index)
         if missing:
             raise ValueError(f"values not in names: {sorted(missing)}")
-        lookup = np.full(max(ids) + 1, -1, dtype=np.int32)
+        lookup = np.full(max(ids) + 1, -1, dtype=np.int8 if len(names) < 128 else np.int32)
         lookup[ids] = [index[name] for name in found]
-        return lookup[values.to_physical().to_numpy()]
+        # Chunk by chunk: indexing by all codes at once would copy them whole, then to
+        # 64-bit indices (120 MB on 10⁷ rows).
+        return np.concatenate([lookup[c.to_physical().to_numpy()]
+                               for c in values.get_chunks()])
     return values.replace_strict(list(names), list(range(len(names))),
                                  return_dtype=pl.Int32).to_numpy()
 

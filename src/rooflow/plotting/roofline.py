@@ -104,8 +104,10 @@ def drawn_columns(points: pl.DataFrame) -> list[str]:
     """
     from rooflow.analysis import KERNEL_COLUMNS
 
-    per_kernel = points["level"].n_unique() > 1 or bool(points["time_s"].is_not_null().any())
-    bandwidth = bool((points["flop"] == 0).any())
+    levels, timed, bandwidth = points.select(  # expressions keep constant columns scalar
+        pl.col("level").n_unique(), pl.col("time_s").is_not_null().any(),
+        (pl.col("flop") == 0).any()).row(0)
+    per_kernel = levels > 1 or bool(timed)
     return (DRAWN_COLUMNS + (BANDWIDTH_COLUMNS if bandwidth else [])
             + (KERNEL_COLUMNS if per_kernel else []))
 
@@ -201,12 +203,12 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     op = core.op_rows(table)
     per = core.operation([table, unjudged])
     only_op = per == "OP"
-    levels = core.order(table["level"], list(LEVELS)) if table.height else []
+    levels = core.order(core.distinct(table, "level"), list(LEVELS)) if table.height else []
     fig = new_figure()
     # The limits hold the unjudged points too: never clipped, judged or not.
     ax, limits, scale, unit = roofline_axes(
         fig, AXES_RECT, preset, [table, unjudged], levels,
-        table["precision"].unique(maintain_order=True).to_list(), per)
+        core.distinct(table, "precision").to_list(), per)
     dense = use_density(table.height, options.density, options.density_threshold)
     mixed_op = op.any() and not only_op
     handles: list = []
@@ -308,7 +310,7 @@ def _draw_points(ax, table: pl.DataFrame, scale: float, options: PlotOptions, de
     color_col = options.color_by if options.color_by in table.columns else "family"
     if dense:  # the markers left take their series' density colour
         color_col = "series"
-    groups = series if dense else core.groups(table[color_col])
+    groups = series if dense else core.groups(core.distinct(table, color_col))
     colors = core.group_colors(groups, options.top_n)
     # Points are grouped by distinct colour: every group past the coloured ones is grey.
     palette = list(dict.fromkeys(colors.values()))
