@@ -15,7 +15,7 @@ import polars as pl
 from matplotlib.colors import LinearSegmentedColormap, LogNorm, to_rgb
 
 BINS = (240, 160)  # x, y cells: about 4 px per cell on the default canvas
-CHUNK = 1 << 20  # rows binned at a time
+CHUNK = 1 << 18  # rows binned at a time
 
 
 def use_density(n_points: int, density: bool | None, threshold: int) -> bool:
