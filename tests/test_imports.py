@@ -16,18 +16,19 @@ FLASH = str(REPO / "resources/roofline/flash_attention.csv")
 WRAPPER = """
 import atexit, sys
 out = sys.argv[1]
-atexit.register(lambda: open(out, "w").write("\\n".join(sorted(sys.modules))))
+atexit.register(lambda: open(out, "w").write(
+    "\\n".join(sorted(m for m, loaded in sys.modules.items() if loaded is not None))))
 from rooflow.cli import main
 main(sys.argv[2:])
 """
 
 # Label placement (adjustText, which imports scipy.spatial, numpy.fft, numpy.f2py and pyplot
-# on import: loaded only when labels crowd), the pages (bokeh) and the readers that
-# validate (pandera). mpl_toolkits.mplot3d and matplotlib.projections.geo are not listed:
-# matplotlib.figure imports matplotlib.projections, which imports both (matplotlib 3.11);
-# only blocking imports would keep them out.
+# on import: loaded only when labels crowd), the pages (bokeh), the readers that validate
+# (pandera) and the 3-D axes (rooflow.plotting.files_only blocks them).
+# matplotlib.projections.geo is not listed: matplotlib.projections imports it, whatever
+# the axes drawn (matplotlib 3.11).
 LABEL_PLACEMENT = ("adjustText", "scipy", "matplotlib.pyplot", "numpy.fft", "numpy.f2py")
-NOT_FOR_A_PLOT = ("bokeh", "pandera")
+NOT_FOR_A_PLOT = ("bokeh", "pandera", "mpl_toolkits.mplot3d")
 
 
 def _modules(tmp_path: Path, *args: str) -> set[str]:

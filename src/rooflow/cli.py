@@ -7,7 +7,6 @@ traceback and leaves no output file.
 from __future__ import annotations
 
 import gc
-import os
 from pathlib import Path
 
 import click
@@ -18,6 +17,7 @@ from rooflow.commands import CheckedCommand, Group, run, table_options
 from rooflow.defaults import DEFAULT_FAMILIES, DEFAULT_HARDWARE, config_defaults, plot_defaults
 from rooflow.errors import InputError
 from rooflow.kinds import KINDS
+from rooflow.plotting import files_only
 
 _positive = click.FloatRange(min=0, min_open=True)
 _PLOT = plot_defaults()
@@ -439,9 +439,7 @@ def main(argv: list[str] | None = None) -> None:
     terminal. A failed command writes no file and prints its one line alone
     (:func:`rooflow.commands.run`).
     """
-    # Files only: matplotlib's Agg, whatever the user's MPLBACKEND or matplotlibrc says
-    # (read when matplotlib is first imported, so commands that draw nothing skip it).
-    os.environ["MPLBACKEND"] = "agg"
+    files_only()  # matplotlib's Agg and 2-D axes: set before any command imports it
     gc.disable()  # one command, then exit: collecting the imports' many objects frees nothing
     try:
         run(cli, argv)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import resource
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from rooflow.errors import InputError, internal_error_line
+from rooflow.plotting import files_only
 
 
 def traceback_path(log_path: str | Path) -> Path:
@@ -60,8 +60,7 @@ def run(
 
     Plots are drawn with matplotlib's Agg (a job has no display).
     """
-    # Read when matplotlib is first imported: jobs that draw nothing never import it.
-    os.environ["MPLBACKEND"] = "agg"
+    files_only()  # before matplotlib's import: jobs that draw nothing never import it
     details = traceback_path(log_path)
     details.unlink(missing_ok=True)  # an earlier run's: not this one's
     with open(log_path, "w") as log_file:
