@@ -5,11 +5,20 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from hashlib import sha256
 from pathlib import Path
 
 import pytest
 
-from rooflow.defaults import DATA, DEFAULT_FAMILIES, DEFAULT_HARDWARE, schema
+from rooflow.defaults import (
+    DATA,
+    DEFAULT_FAMILIES,
+    DEFAULT_HARDWARE,
+    PACKAGED_HARDWARE_SHA256,
+    safe_load,
+    schema,
+    schema_error,
+)
 from rooflow.kinds import KINDS
 from rooflow.roofs import MEASURED
 
@@ -88,6 +97,14 @@ def test_config_links_point_at_the_packaged_files():
         link = REPO / "config" / name
         assert link.is_symlink(), f"config/{name} should link to the packaged file"
         assert link.resolve() == packaged.resolve()
+
+
+def test_packaged_hardware_file_meets_its_schema_and_its_hash_is_current():
+    """load_hardware skips the schema check for exactly this text (PACKAGED_HARDWARE_SHA256)."""
+    text = DEFAULT_HARDWARE.read_text(encoding="utf-8-sig")
+    assert schema_error("hardware", safe_load(text)) is None
+    digest = sha256(text.encode()).hexdigest()
+    assert digest == PACKAGED_HARDWARE_SHA256, f"set PACKAGED_HARDWARE_SHA256 to {digest}"
 
 
 def test_package_data_holds_the_defaults_and_schemas():
