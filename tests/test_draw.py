@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from rooflow.defaults import config_defaults, plot_defaults
-from rooflow.draw import RULE, draw_rules, name_constraint
+from rooflow.draw import RULE, draw_inputs, draw_rules, name_constraint, shared_options
 from rooflow.planning import Plan
 from rooflow.roofs.datasheet import load_hardware
 
@@ -89,3 +89,26 @@ def test_draw_rule_file_is_one_rule_per_group():
     """The rules file defines the rules from DRAW_RULES, not by hand."""
     text = (Path(__file__).resolve().parents[1] / "workflow/rules/draw.smk").read_text()
     assert "for _draw in DRAW_RULES:" in text and "name:\n            _draw.name" in text
+
+
+def test_inputs_are_the_same_for_every_dataset_of_a_rule(plan):
+    """No input function: the points file pattern, hardware.yaml and measured presets."""
+    assert draw_inputs(plan, ("h100-sxm", "mi300x")) == {
+        "points": "results/points/{kind}/{name}.parquet",
+        "hardware": plan.config["hardware"],
+    }
+    plan.measured["ert-x"] = {"measured": "resources/ert/x", "measured_files": ["a.json"]}
+    assert draw_inputs(plan, ("h100-sxm", "ert-x")) == {
+        "points": "results/points/{kind}/{name}.parquet",
+        "hardware": plan.config["hardware"],
+        "measured_1": "resources/ert/x",
+        "measured_1_files": ["a.json"],
+    }
+
+
+def test_shared_options_only_when_every_dataset_has_the_same(plan):
+    """One value for the rule's `options` param, else looked up per job."""
+    rules = draw_rules(plan)
+    assert shared_options(plan, rules[0].datasets) == plan.dataset_options("roofline-a")
+    assert shared_options(plan, ("roofline-a", "roofline-c")) is None
+    assert shared_options(plan, ()) is None

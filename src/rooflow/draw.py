@@ -95,19 +95,31 @@ def draw_rules(plan: Plan) -> list[DrawRule]:
     return rules
 
 
-def draw_inputs(plan: Plan, kind: str, name: str) -> dict[str, str | list[str]]:
-    """Named inputs of the draw job of ``kind-name``.
+def draw_inputs(plan: Plan, presets: Sequence[str]) -> dict[str, str | list[str]]:
+    """Named inputs of a draw rule whose datasets are drawn on ``presets``.
 
-    ``points`` (its points file), ``hardware`` and, per preset index ``i`` of a measured
-    preset, ``measured_i`` and ``measured_i_files`` (:meth:`rooflow.planning.Plan.preset_input`).
+    ``points`` (the points file, wildcards ``{kind}`` and ``{name}``), ``hardware`` and,
+    per preset index ``i`` of a measured preset, ``measured_i`` and ``measured_i_files``
+    (:meth:`rooflow.planning.Plan.preset_input`). The same for every dataset of the
+    rule: fixed paths, not an input function, which Snakemake would call once per job.
     """
     from rooflow.planning import points_file
 
-    inputs: dict[str, str | list[str]] = {"points": points_file(kind, name)}
-    for i, preset in enumerate(plan.dataset_presets(f"{kind}-{name}")):
+    inputs: dict[str, str | list[str]] = {"points": points_file("{kind}", "{name}")}
+    for i, preset in enumerate(presets):
         for key, files in plan.preset_input(preset).items():
             inputs[key.replace("measured", f"measured_{i}")] = files
     return inputs
+
+
+def shared_options(plan: Plan, datasets: Sequence[str]) -> dict | None:
+    """The plot options every one of ``datasets`` has, or None where they differ.
+
+    One value for a draw rule's ``options`` param instead of a function per job
+    (:meth:`rooflow.planning.Plan.dataset_options` gives each dataset's own).
+    """
+    options = [plan.dataset_options(d) for d in datasets]
+    return options[0] if options and all(o == options[0] for o in options) else None
 
 
 def name_constraint(kind_names: Sequence[tuple[str, str]]) -> str:

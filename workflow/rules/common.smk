@@ -4,7 +4,7 @@ from snakemake.utils import validate
 
 from rooflow import jobmemory
 from rooflow.defaults import schema_path
-from rooflow.draw import draw_inputs
+from rooflow.draw import draw_inputs, shared_options
 from rooflow.escape import report_param, rst_text
 from rooflow.kinds import DATASET_NAME, KINDS
 from rooflow.models.families import load_families
@@ -85,10 +85,6 @@ def analysis_mem_mb(wildcards, input):
 def preset_input(wildcards):
     """hardware.yaml, plus a measured preset's file (or folder, and the files in it)."""
     return PLAN.preset_input(wildcards.preset)
-
-
-def draw_input(wildcards):
-    return draw_inputs(PLAN, wildcards.kind, wildcards.name)
 
 
 def aggregate_input(wildcards):

@@ -8,7 +8,10 @@ DRAW_RULES = PLAN.draw_rules
 CAPTIONS = {"table": "../report/dataset_table.rst", "plot": "../report/roofline.rst"}
 in_report = report
 
+# Inputs and params are fixed patterns where they can be: Snakemake calls a function (and
+# inspects its signature) once per job, thousands of times in a large project.
 for _draw in DRAW_RULES:
+    _options = shared_options(PLAN, _draw.datasets)  # None: each dataset's own, per job
     _outputs = {
         key: (
             in_report(
@@ -28,7 +31,7 @@ for _draw in DRAW_RULES:
         name:
             _draw.name
         input:
-            unpack(draw_input),
+            **draw_inputs(PLAN, _draw.presets),
         output:
             **_outputs,
         log:
@@ -42,8 +45,8 @@ for _draw in DRAW_RULES:
             runtime=10 * len(_draw.presets),
         params:
             presets=list(_draw.presets),
-            dataset=dataset_id,
-            options=plot_options,
+            dataset="{kind}-{name}",
+            options=plot_options if _options is None else report_param(_options),
             roofs=[rst_text(PLAN.roofs_text(p)) for p in _draw.presets],
         script:
             "../scripts/draw.py"
