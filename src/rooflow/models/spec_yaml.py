@@ -35,10 +35,10 @@ import logging
 import math
 import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
-import pandera.polars as pa
 import polars as pl
 
 from rooflow.errors import InputError
@@ -193,13 +193,22 @@ def _scan_keys(text: str, path: Path) -> dict[str, tuple[int, str | None]]:
     return found
 
 
-class _VariantTable(pa.DataFrameModel):
-    """Per-variant values: variant keys are unique (dims are range-checked as read)."""
+@cache
+def _variant_table():
+    """Per-variant values: variant keys are unique (dims are range-checked as read).
 
-    variant: str = pa.Field(unique=True)
+    Built on first use: pandera's import (≈ 0.3 s with pandas) is not paid by the
+    workflow's start-up, which reads the families file through this module.
+    """
+    import pandera.polars as pa
 
-    class Config:
-        strict = False
+    class VariantTable(pa.DataFrameModel):
+        variant: str = pa.Field(unique=True)
+
+        class Config:
+            strict = False
+
+    return VariantTable
 
 
 def read_spec(path: str | Path) -> Spec:
@@ -258,7 +267,7 @@ def read_spec(path: str | Path) -> Spec:
     table = spec.dims_frame()
     table = table.rename({c: f"dim:{c}" for c in table.columns[3:]})
     try:
-        check(table, _VariantTable, source)
+        check(table, _variant_table(), source)
     except InputError as err:
         key = table["variant"][err.row - 1] if err.row else None
         where = f"{at(key)}variant {key!r}: " if key else ""
