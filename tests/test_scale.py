@@ -63,6 +63,18 @@ def test_categorical_codes_match_string_codes():
         codes(pl.Series(values, dtype=pl.Categorical), ["Original", "Optimized"])
 
 
+def test_categorical_codes_of_a_chunked_column_and_of_many_names():
+    """Codes are mapped chunk by chunk (an analysis table's columns come in many chunks)."""
+    parts = [pl.Series(["b", "a"], dtype=pl.Categorical), pl.Series(["c"], dtype=pl.Categorical)]
+    chunked = pl.concat(parts, rechunk=False)
+    assert chunked.n_chunks() == 2
+    assert codes(chunked, ["a", "b", "c"]).tolist() == [1, 0, 2]
+    # 200 names do not fit int8: the codes go to 199 all the same.
+    many = [f"s{i}" for i in range(200)]
+    assert codes(pl.Series(many[::-1], dtype=pl.Categorical), many).tolist() == list(
+        range(199, -1, -1))
+
+
 def test_points_file_with_string_columns_reads_as_canonical(tmp_path):
     """A points Parquet written before the Categorical columns still reads and concatenates."""
     old = to_points(pl.DataFrame({"series": ["a"], "arithmetic_intensity": [2.0],
