@@ -161,3 +161,20 @@ def test_read_table_keeps_an_all_empty_numeric_column_numeric(tmp_path):
     assert table["headroom"].to_list() == [2.5, None]
     assert table.schema["label"] == pl.String  # text columns stay text, "64" included
     assert table.filter(pl.col("potential_time_saved_s") > 0).height == 0
+
+
+def test_pct_of_memory_roof_is_each_rows_own_division(presets):
+    # 427,819,008 B in 1.08 ms = 396,128,711,111.1111 B/s on H100 SXM's 3.35 TB/s HBM roof:
+    # 396128711111.1111 / 3.35e12 × 100 = 11.824737645107794 (IEEE division, as Python's).
+    # polars divides by a single value as a product with its reciprocal: …792 (on more
+    # rows than 2).
+    n = 8
+    points = to_points(pl.DataFrame({
+        "flop": [738734374912.0] * n, "bytes": [427819008.0] * n, "time_s": [0.00108] * n,
+        "arithmetic_intensity": [738734374912.0 / 427819008.0] * n,
+        "flop_per_s": [6.84e14] * n, "precision": ["bf16-tensor"] * n,
+        "row": list(range(1, n + 1))}))
+    table = analyze(points, presets["h100-sxm"])
+    assert table["achieved_bandwidth"][0] == 427819008.0 / 0.00108 == 396128711111.1111
+    assert table["pct_of_memory_roof"].to_list() == [396128711111.1111 / 3.35e12 * 100] * n
+    assert table["pct_of_memory_roof"][0] == 11.824737645107794

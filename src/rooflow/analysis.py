@@ -110,6 +110,7 @@ def analyze(
     precisions, levels = distinct(points, "precision"), distinct(points, "level")
     compute = {p: preset.compute_roof(p) for p in precisions}
     memory = {lv: preset.memory_roof(lv) for lv in levels}
+    memory_roofs = {lv: (m[1] if m else None) for lv, m in memory.items()}
     frame = points.lazy().with_columns(
         unit=_per_value("precision", {p: op_unit(p) for p in precisions}, _CAT),
         compute_roof_name=_per_value(
@@ -118,8 +119,7 @@ def analyze(
             "precision", {p: (c[1] if c else None) for p, c in compute.items()}, pl.Float64()),
         memory_roof_name=_per_value(
             "level", {lv: (m[0] if m else None) for lv, m in memory.items()}, _CAT),
-        memory_roof=_per_value(
-            "level", {lv: (m[1] if m else None) for lv, m in memory.items()}, pl.Float64()),
+        memory_roof=_per_value("level", memory_roofs, pl.Float64()),
         bandwidth_only=(pl.col("flop") == 0).fill_null(False),
         theoretical=pl.col("flop_per_s").is_null(),
         achieved_bandwidth=pl.col("bytes") / pl.col("time_s"),
@@ -141,7 +141,10 @@ def analyze(
         .when(memory_attainable < pl.col("compute_roof"))
         .then(_cat("memory"))
         .otherwise(_cat("compute")),
-        pct_of_memory_roof=pl.col("achieved_bandwidth") / pl.col("memory_roof") * 100,
+        # Divided by the roof of each row: polars divides by one value (a literal roof) as
+        # a product with its reciprocal, which can differ in the last bit.
+        pct_of_memory_roof=pl.col("achieved_bandwidth") / pl.col("level").replace_strict(
+            memory_roofs, return_dtype=pl.Float64) * 100,
         roof_note=_roof_note(preset, levels, precisions, _has_inputs_only(points)),
     )
     frame = frame.with_columns(performance=pl.coalesce("flop_per_s", "attainable"))
