@@ -107,7 +107,8 @@ def analyze(
         (there is no roof to place it on); ``roof_note`` says which roof is missing, and
         marks a point whose bytes are its inputs' only (:data:`INPUTS_ONLY_NOTE`).
     """
-    precisions, levels = distinct(points, "precision"), distinct(points, "level")
+    precisions = distinct(points, "precision").to_list()
+    levels = distinct(points, "level").to_list()
     compute = {p: preset.compute_roof(p) for p in precisions}
     memory = {lv: preset.memory_roof(lv) for lv in levels}
     memory_roofs = {lv: (m[1] if m else None) for lv, m in memory.items()}
@@ -175,7 +176,7 @@ def _per_value(column: str, values: dict, dtype: pl.DataType) -> pl.Expr:
 
 def _has_inputs_only(points: pl.DataFrame) -> bool:
     """Whether some point's bytes are its inputs' only (``bytes_model`` inputs-only)."""
-    return "inputs-only" in distinct(points, "bytes_model")
+    return "inputs-only" in distinct(points, "bytes_model").cast(pl.String).to_list()
 
 
 def _roof_note(preset: Preset, levels: list[str], precisions: list[str],

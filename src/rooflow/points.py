@@ -139,7 +139,7 @@ def to_points(frame: pl.DataFrame) -> pl.DataFrame:
 
 def _canonical_levels(points: pl.DataFrame) -> pl.DataFrame:
     # The distinct levels are few: map those, never a string per row.
-    renamed = {lv: c for lv in distinct(points, "level")
+    renamed = {lv: c for lv in distinct(points, "level").drop_nulls().to_list()
                if (c := canonical_level(lv)) is not None and c != lv}
     if not renamed:
         return points
@@ -147,14 +147,14 @@ def _canonical_levels(points: pl.DataFrame) -> pl.DataFrame:
         pl.col("level").cast(pl.String).replace(renamed).cast(POINT_SCHEMA["level"]))
 
 
-def distinct(points: pl.DataFrame, column: str) -> list:
-    """The distinct non-null values of ``column``.
+def distinct(table: pl.DataFrame, column: str) -> pl.Series:
+    """``column``'s distinct values (null included) in first-seen order.
 
-    Through an expression: ``points[column]`` would materialise, in ``points``, a constant
-    column polars holds as one scalar (a file's ``source``, ``level`` or ``dims``: 40 MB
-    each on 10⁷ rows).
+    For points and analysis tables alike. Through an expression: ``table[column]`` would
+    materialise, in ``table``, a constant column polars holds as one scalar (a file's
+    ``source``, ``level`` or ``dims``; an analysis' roof names: 40 MB each on 10⁷ rows).
     """
-    return points.select(pl.col(column).unique().drop_nulls()).to_series().to_list()
+    return table.select(pl.col(column).unique(maintain_order=True)).to_series()
 
 
 def read_points(path) -> pl.DataFrame:
@@ -191,17 +191,17 @@ def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
     if points.schema != pl.Schema(POINT_SCHEMA):
         got = {n: str(t) for n, t in points.schema.items()}
         raise InputError(source, f"not canonical points: columns {got}", check="schema")
-    unknown = sorted(set(distinct(points, "precision")) - set(PRECISIONS) - {""})
+    unknown = sorted(set(distinct(points, "precision").to_list()) - set(PRECISIONS) - {""})
     if unknown:
         raise InputError(source, f"unknown precision; known: {', '.join(PRECISIONS)}",
                          column="precision", check="vocabulary", value=unknown[0])
-    unknown = sorted(set(distinct(points, "level")) - set(LEVELS))
+    unknown = sorted(set(distinct(points, "level").drop_nulls().to_list()) - set(LEVELS))
     if unknown:
         bad = points["level"].cast(pl.String).eq(unknown[0]).arg_true()[0]
         raise InputError(source, f"unknown memory level; known: {known_levels()}",
                          row=int(points["row"][bad]) or None, column="level",
                          check="vocabulary", value=unknown[0])
-    dims = points.select(pl.col("dims").unique()).filter(bad_dims())["dims"]
+    dims = distinct(points, "dims").to_frame().filter(bad_dims())["dims"]
     if dims.len():
         bad = points["dims"].cast(pl.String).eq(dims.cast(pl.String)[0]).arg_true()[0]
         raise InputError(source, "dims are NAME=VALUE items joined by commas, each name once",

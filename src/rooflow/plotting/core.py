@@ -320,15 +320,6 @@ def palette(n: int) -> list[str]:
     return [colors[i % len(colors)] for i in range(n)]
 
 
-def distinct(table: pl.DataFrame, column: str) -> pl.Series:
-    """``column``'s distinct values in first-seen order.
-
-    Through an expression: ``table[column]`` would materialise, in ``table``, a constant
-    column polars holds as one scalar (40 MB on 10⁷ rows).
-    """
-    return table.select(pl.col(column).unique(maintain_order=True)).to_series()
-
-
 def order(values: pl.Series, preferred: Sequence[str] = ()) -> list[str]:
     """Distinct values: those in ``preferred`` first (in its order), then first-seen order.
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from rooflow.plotting.core import distinct, ranked_by, top_points
+from rooflow.plotting.core import ranked_by, top_points
+from rooflow.points import distinct
 
 KEY_MAX = 18  # characters of a name in the numbered key
 AUTO_LABEL_MAX = 20  # annotate=None (auto): label a plot of at most this many points

@@ -51,6 +51,7 @@ from rooflow.plotting.density import draw_density, log_counts, use_density
 from rooflow.plotting.labels import AUTO_LABEL_MAX, label_points, notes
 from rooflow.plotting.roofs import roofline_axes
 from rooflow.plotting.trajectory import draw_trajectories, png_colors
+from rooflow.points import distinct
 from rooflow.roofs.preset import Preset
 
 AXES_RECT = (0.07, 0.09, 0.745, 0.84)  # fixed, so roof-label angles are exact
@@ -203,12 +204,12 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     op = core.op_rows(table)
     per = core.operation([table, unjudged])
     only_op = per == "OP"
-    levels = core.order(core.distinct(table, "level"), list(LEVELS)) if table.height else []
+    levels = core.order(distinct(table, "level"), list(LEVELS)) if table.height else []
     fig = new_figure()
     # The limits hold the unjudged points too: never clipped, judged or not.
     ax, limits, scale, unit = roofline_axes(
         fig, AXES_RECT, preset, [table, unjudged], levels,
-        core.distinct(table, "precision").to_list(), per)
+        distinct(table, "precision").to_list(), per)
     dense = use_density(table.height, options.density, options.density_threshold)
     mixed_op = op.any() and not only_op
     handles: list = []
@@ -310,7 +311,7 @@ def _draw_points(ax, table: pl.DataFrame, scale: float, options: PlotOptions, de
     color_col = options.color_by if options.color_by in table.columns else "family"
     if dense:  # the markers left take their series' density colour
         color_col = "series"
-    groups = series if dense else core.groups(core.distinct(table, color_col))
+    groups = series if dense else core.groups(distinct(table, color_col))
     colors = core.group_colors(groups, options.top_n)
     # Points are grouped by distinct colour: every group past the coloured ones is grey.
     palette = list(dict.fromkeys(colors.values()))
