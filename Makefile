@@ -11,6 +11,7 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements.txt
 	$(BIN)/pip install --quiet --no-deps -e .
+	$(BIN)/python -m compileall -q src  # as pip does for a wheel (PYTHONDONTWRITEBYTECODE: never at run time)
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -47,5 +48,6 @@ clean:
 # Synthetic inputs and timings → results/benchmarks/ (see docs/speed.md for what it runs and its figures);
 # then each job's peak memory on a 5 M-row input beside its mem_mb → results/benchmarks/memory.md.
 bench: $(STAMP)
+	$(BIN)/python -m compileall -q src  # what changed since the install
 	cd bench && ../$(BIN)/python run.py
 	cd bench && ../$(BIN)/python memory.py

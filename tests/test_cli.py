@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -39,6 +40,32 @@ def test_plot_with_preset_and_table(repo, tmp_path):
     assert t["pct_of_roof"].to_list() == pytest.approx(
         [35 / 1.835, 74 / 1.835, 18 / 1.835, 71 / 1.835])
 
+
+
+def test_program_ends_without_teardown_but_keeps_output_and_cleanups(repo, tmp_path):
+    """The program ends by os._exit after the atexit handlers (rooflow.commands.console):
+    block-buffered stdout still arrives whole, exit codes stand, and a library's own
+    cleanup still runs: matplotlib, given a config folder it cannot write, makes a
+    temporary one and removes it at exit."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    buffered = subprocess.run([ROOFLOW, "hardware"], capture_output=True, text=True, env=env)
+    assert buffered.returncode == 0
+    assert buffered.stdout == rooflow("hardware").stdout and buffered.stdout.count("\n") > 100
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env |= {"MPLCONFIGDIR": "/proc/rooflow-unwritable", "TMPDIR": str(scratch)}
+    out = tmp_path / "fa.png"
+    proc = subprocess.run([ROOFLOW, "plot", str(repo / "resources/roofline/flash_attention.csv"),
+                           "--hardware", "h100-sxm", "--dpi", "40", "-o", str(out)],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "temporary cache directory" in proc.stderr  # matplotlib did make one
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert list(scratch.iterdir()) == []  # ... and removed it
+
+    missing = rooflow("plot", str(tmp_path / "missing.csv"), "--hardware", "h100-sxm")
+    assert missing.returncode == 1 and missing.stderr.startswith("rooflow: error:")
 
 def test_plot_custom_roof_svg(repo, tmp_path):
     out = tmp_path / "fa.svg"
