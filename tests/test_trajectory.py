@@ -3,9 +3,11 @@ the PNG and the page, the CLI's --trajectory and its error."""
 
 from __future__ import annotations
 
+import gc
 import math
 import subprocess
 import sys
+import weakref
 from pathlib import Path
 
 import polars as pl
@@ -17,7 +19,9 @@ from rooflow.dims import bad_dims, format_dims, parse_dims
 from rooflow.errors import InputError
 from rooflow.plotting import PlotOptions, figure
 from rooflow.plotting.trajectory import MAX_ARROWS, arrow_segments, check_dim, trajectories
+from rooflow.points import to_points
 from rooflow.roofs import load_preset
+from rooflow.roofs.preset import custom_preset
 from rooflow.settings import Settings
 
 ROOFLOW = Path(sys.executable).with_name("rooflow")
@@ -95,6 +99,40 @@ def _table(rows: list[tuple]) -> pl.DataFrame:
         source=pl.lit("t.csv"))
 
 
+def test_many_paths_legend_counts_them_and_fits_the_canvas():
+    """1,001 sweeps: the legend says how many (thousands separated) on two lines, and its
+    box stays inside the figure (on one line it was cut at the canvas's right edge)."""
+    n = 8 * 1001
+    points = to_points(pl.DataFrame({
+        "kernel": ["gemm"] * n, "family": ["gemm"] * n,
+        "dims": [f"M={k // 8},N={2 ** (k % 8 + 4)}" for k in range(n)],
+        "arithmetic_intensity": [10.0 * (1 + k % 8) for k in range(n)],
+        "flop_per_s": [1e12 * (1 + k % 8) for k in range(n)]}))
+    preset = custom_preset(1000, 3000)
+    fig = figure(analyze(points, preset), preset, PlotOptions(trajectory="N"))
+    legend = fig.axes[0].get_legend()
+    assert legend.get_texts()[-1].get_text() == "1,001 paths as N grows,\nfirst 60 drawn"
+    fig.canvas.draw()
+    assert legend.get_window_extent().x1 <= fig.bbox.x1
+
+
+def test_paths_are_computed_once_per_table_and_do_not_keep_it():
+    """A report asks for one table's paths for its note, PNG and page: the second ask is
+    the first's answer; another table (even equal) is computed afresh; the kept answer
+    does not keep its table alive."""
+    table = _table([("run", "M=64", 10.0, 1e12), ("run", "M=128", 20.0, 2e12)])
+    paths = trajectories(table, "M")
+    assert trajectories(table, "M") is paths and len(paths) == 1
+    assert trajectories(table, "M", "series") is not paths  # another colour column
+    again = trajectories(table.clone(), "M")
+    assert again == paths and again is not paths
+    moved = table.with_columns(arithmetic_intensity=pl.Series([10.0, 30.0]))
+    assert trajectories(moved, "M")[0].x == (10.0, 30.0)
+    held = weakref.ref(moved)
+    del moved
+    gc.collect()
+    assert held() is None
+
 def test_paths_group_a_family_by_the_other_dims_and_order_by_the_dim():
     table = _table([
         ("run", "M=256,N=64", 40.0, 4e12),
@@ -135,7 +173,7 @@ def test_two_kernels_at_one_shape_are_two_paths_and_files_are_apart():
     # Labels apart: the second path's ends are elsewhere, so it is labelled too.
     assert cublas.labelled and cutlass.labelled
     # No column parts them: no path rather than a wrong one.
-    assert trajectories(table.drop("label"), "M") == []
+    assert trajectories(table.drop("label"), "M") == ()
     two_files = pl.concat([_table([("run", "M=64", 10.0, 1e12), ("run", "M=128", 20.0, 2e12)]),
                            _table([("run", "M=64", 11.0, 1e12), ("run", "M=128", 22.0, 2e12)])
                            .with_columns(source=pl.lit("u.csv"))])

@@ -113,7 +113,11 @@ def place_labels(ax, x, y, text: list[str]) -> None:
 
 
 def _crowded(ax, labels: list, x, y) -> bool:
-    """Whether a label's box overlaps another's or a labelled point's marker, or leaves the axes."""
+    """Whether a label's box overlaps another's or another point's marker, or leaves the axes.
+
+    A label's own point is left out of the test: the label sits beside it by
+    construction (:data:`LABEL_OFFSET`), with only half a point to spare past its marker.
+    """
     import numpy as np
 
     renderer = ax.figure.canvas.get_renderer()
@@ -122,10 +126,11 @@ def _crowded(ax, labels: list, x, y) -> bool:
     at = ax.transData.transform(np.column_stack([x, y])) if len(x) else np.empty((0, 2))
     frame = ax.bbox
     for i, box in enumerate(boxes):
+        near = ((np.abs(at[:, 0] - np.clip(at[:, 0], box.x0, box.x1)) < reach)
+                & (np.abs(at[:, 1] - np.clip(at[:, 1], box.y0, box.y1)) < reach))
+        near[i] = False
         if (box.x0 < frame.x0 or box.x1 > frame.x1 or box.y0 < frame.y0 or box.y1 > frame.y1
-                or box.count_overlaps(boxes[:i])
-                or np.any((np.abs(at[:, 0] - np.clip(at[:, 0], box.x0, box.x1)) < reach)
-                          & (np.abs(at[:, 1] - np.clip(at[:, 1], box.y0, box.y1)) < reach))):
+                or box.count_overlaps(boxes[:i]) or near.any()):
             return True
     return False
 
