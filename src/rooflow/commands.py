@@ -314,36 +314,22 @@ def run(group: click.Group, argv: list[str] | None) -> None:
 def console() -> None:
     """The ``rooflow`` program (its console script): :func:`rooflow.cli.main`, then exit.
 
-    Python ends a program by running the ``atexit`` handlers (matplotlib's removal of a
-    temporary config folder, logging's flush), then freeing every object the imports made
-    (matplotlib's, polars', numpy's) and collecting garbage again, for a process about to
-    vanish: ≈ 0.13 s of a 2-point ``plot`` (bench/NOTES.md). The handler registered here,
-    first, runs after every other: it flushes stdout and stderr and ends the process with
-    ``os._exit`` and the command's exit code, skipping only that freeing. Every file the
-    command wrote is closed and renamed by then (:func:`run`). A reader that closed the
-    pipe early (``rooflow table ... | head``) is not an error.
+    It ends through :class:`rooflow.quick_exit.QuickExit`, made before the command imports
+    anything, with :func:`run`'s exit code; a reader that closed the pipe early
+    (``rooflow table ... | head``) is not an error.
     """
-    import atexit
+    from rooflow.quick_exit import QuickExit
 
-    code = 1  # an exception escaping main (Python prints it)
-
-    def exit_now() -> None:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except (OSError, ValueError):  # a closed pipe or stream: nothing left to say
-                pass
-        os._exit(code)
-
-    atexit.register(exit_now)  # LIFO: after the handlers the command's imports register
+    ending = QuickExit()
     from rooflow.cli import main
 
     try:
         main()
-        code = 0
+        ending.code = 0
     except SystemExit as stop:
-        code = stop.code if isinstance(stop.code, int) else int(stop.code is not None)
+        code = stop.code
+        ending.code = code if isinstance(code, int) else int(code is not None)
         raise
     except KeyboardInterrupt:
-        code = 130
+        ending.code = 130
         raise
