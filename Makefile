@@ -48,6 +48,5 @@ clean:
 # Synthetic inputs and timings → results/benchmarks/ (see docs/speed.md for what it runs and its figures);
 # then each job's peak memory on a 5 M-row input beside its mem_mb → results/benchmarks/memory.md.
 bench: $(STAMP)
-	$(BIN)/python -m compileall -q src  # what changed since the install
 	cd bench && ../$(BIN)/python run.py
 	cd bench && ../$(BIN)/python memory.py
