@@ -67,6 +67,28 @@ def test_program_ends_without_teardown_but_keeps_output_and_cleanups(repo, tmp_p
     missing = rooflow("plot", str(tmp_path / "missing.csv"), "--hardware", "h100-sxm")
     assert missing.returncode == 1 and missing.stderr.startswith("rooflow: error:")
 
+    # A table small enough to wait in stdout's buffer until the end, which cannot be
+    # written there: an error, never exit 0.
+    with open("/dev/full", "w") as full:
+        table = str(repo / "resources/roofline/flash_attention.csv")
+        lost = subprocess.run([ROOFLOW, "table", table, "--hardware", "h100-sxm"], stdout=full,
+                              stderr=subprocess.PIPE, text=True, env=env)
+    assert lost.returncode == 1
+    assert lost.stderr.splitlines()[-1] == ("rooflow: error: could not write standard output: "
+                                            "No space left on device")
+
+
+def test_program_ends_the_normal_way_when_a_handler_came_before_it(tmp_path):
+    """An exit handler registered before rooflow's (sitecustomize here; coverage measuring
+    subprocesses does the same) would be skipped by the quick exit: it runs."""
+    (tmp_path / "sitecustomize.py").write_text(
+        "import atexit, pathlib\n"
+        f"atexit.register(pathlib.Path({str(tmp_path / 'ran')!r}).touch)\n")
+    proc = subprocess.run([ROOFLOW, "--version"], capture_output=True, text=True,
+                          env=os.environ | {"PYTHONPATH": str(tmp_path)})
+    assert proc.returncode == 0 and "rooflow" in proc.stdout
+    assert (tmp_path / "ran").exists()
+
 def test_plot_custom_roof_svg(repo, tmp_path):
     out = tmp_path / "fa.svg"
     proc = rooflow("plot", str(repo / "resources/roofline/flash_attention.csv"),

@@ -1,11 +1,10 @@
-"""How a rooflow program ends: without Python's teardown of what it imported.
+"""How the ``rooflow`` program ends: without Python's teardown of what it imported.
 
 Python ends a program by running the ``atexit`` handlers (matplotlib's removal of a
 temporary config folder, logging's flush), then freeing every object its imports made
 (matplotlib's, polars', numpy's) and collecting garbage again, for a process about to
-vanish: ≈ 0.13 s of a 2-point ``plot`` (bench/NOTES.md), and of every workflow job.
-The ``rooflow`` program (:func:`rooflow.commands.console`) and the rule scripts
-(:func:`rooflow.rulescript.run`) end through :class:`QuickExit` instead.
+vanish: ≈ 0.13 s of a 2-point ``plot`` (bench/NOTES.md). The program
+(:func:`rooflow.commands.console`) ends through :class:`QuickExit` instead.
 """
 
 from __future__ import annotations
@@ -18,23 +17,39 @@ import sys
 class QuickExit:
     """The ``atexit`` handler that ends the process at once, with exit code :attr:`code`.
 
-    Registered when made. Handlers run last registered first, so this one runs after
-    those registered later (the libraries the program then imports register theirs:
-    they still run) and stops those registered before it. It flushes stdout and stderr,
-    then calls ``os._exit``: a program's files must be closed by then (rooflow writes
-    each through :mod:`rooflow.io`, closed and renamed in place before the command ends).
+    Registered when made, if no handler is registered yet. Handlers run last registered
+    first, so this one runs after those the program then registers (its libraries'
+    cleanups still run); one registered before it (``sitecustomize``, coverage measuring
+    a subprocess) it would skip, so then the program ends the normal way. The handler
+    flushes stdout and stderr, then calls ``os._exit``: the program's files must be
+    closed by then (rooflow's are, through :mod:`rooflow.io`, before a command ends).
+
+    A reader that stopped reading (``rooflow table ... | head``) is not an error; any
+    other failure to write what stdout still holds (a full disk) is one line on stderr
+    and exit code 1, never 0.
     """
 
     def __init__(self) -> None:
         self.code = 1
         """The exit code: 1 until the program sets it (an exception escaped; Python has
         printed it before the handlers run)."""
-        atexit.register(self._exit)
+        # CPython's count of handlers; without it, assume one is there.
+        if getattr(atexit, "_ncallbacks", lambda: 1)() == 0:
+            atexit.register(self._exit)
 
     def _exit(self) -> None:
         for stream in (sys.stdout, sys.stderr):
             try:
-                stream.flush()
-            except (OSError, ValueError):  # a closed pipe or file: nothing left to say
+                if stream is not None:  # None: the program was started with it closed
+                    stream.flush()
+            except (BrokenPipeError, ValueError):  # the reader stopped; already closed
                 pass
+            except OSError as err:
+                if stream is sys.stdout and self.code == 0:  # else: the failure was said
+                    self.code = 1
+                    try:
+                        print(f"rooflow: error: could not write standard output: "
+                              f"{err.strerror or err}", file=sys.stderr, flush=True)
+                    except (OSError, ValueError, AttributeError):
+                        pass
         os._exit(self.code)

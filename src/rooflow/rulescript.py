@@ -9,7 +9,6 @@ from pathlib import Path
 
 from rooflow.errors import InputError, internal_error_line
 from rooflow.plotting import files_only
-from rooflow.quick_exit import QuickExit
 
 
 def traceback_path(log_path: str | Path) -> Path:
@@ -59,11 +58,8 @@ def run(
     ``peak RSS N MB`` (:func:`peak_rss_mb`), to set beside the ``mem_mb`` it declared
     (:mod:`rooflow.jobmemory`); a failed job's log stays its one error line.
 
-    Plots are drawn with matplotlib's Agg (a job has no display). The job's process
-    ends without Python's teardown (:class:`rooflow.quick_exit.QuickExit`), with this
-    exit code: ``run`` is a rule script's last statement.
+    Plots are drawn with matplotlib's Agg (a job has no display).
     """
-    ending = QuickExit()  # the job ends without Python's teardown (rooflow.quick_exit)
     files_only()  # before matplotlib's import: jobs that draw nothing never import it
     details = traceback_path(log_path)
     details.unlink(missing_ok=True)  # an earlier run's: not this one's
@@ -82,17 +78,14 @@ def run(
             code, line = 2, internal_error_line(err, str(details))
         else:
             log(f"peak RSS {peak_rss_mb():.0f} MB")
-            ending.code = 0
             return
         log(line)
         if failed is not None:
             try:
                 failed(line)
                 log(f"peak RSS {peak_rss_mb():.0f} MB")
-                ending.code = 0
                 return
             except Exception as err:  # noqa: BLE001 - e.g. a full disk: one line as well
                 code, line = 2, internal_error_line(err, str(details))
                 log(line)
-        ending.code = code
         sys.exit(code)
