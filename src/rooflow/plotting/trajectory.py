@@ -31,6 +31,7 @@ import polars as pl
 from rooflow.dims import parse_dims
 from rooflow.errors import InputError
 from rooflow.plotting import core
+from rooflow.points import distinct
 
 KEY = ["family", "series", "level", "precision", "source"]
 """Columns a path's points share, besides the other dims."""
@@ -81,8 +82,12 @@ class Trajectory:
 
 def available_dims(table: pl.DataFrame) -> list[str]:
     """The dim names of any row of ``table``, sorted."""
-    cells = table["dims"].unique().cast(pl.String).drop_nulls().to_list()
-    return sorted({name for cell in cells for name in parse_dims(cell)})
+    return sorted({name for cell in _dims_cells(table) for name in parse_dims(cell)})
+
+
+def _dims_cells(table: pl.DataFrame) -> list[str]:
+    """The distinct ``dims`` cells of ``table`` as text (a file's one value kept a scalar)."""
+    return distinct(table, "dims").cast(pl.String).drop_nulls().to_list()
 
 
 def check_dim(table: pl.DataFrame, dim: str) -> None:
@@ -131,8 +136,7 @@ _last: tuple[weakref.ref, str, str, tuple[Trajectory, ...]] | None = None
 
 def _trajectories(table: pl.DataFrame, dim: str, color_col: str) -> tuple[Trajectory, ...]:
     rows = table.filter((pl.col("arithmetic_intensity") > 0) & (pl.col("performance") > 0))
-    parsed = {cell: parse_dims(cell) for cell in
-              rows["dims"].unique().cast(pl.String).drop_nulls().to_list()}
+    parsed = {cell: parse_dims(cell) for cell in _dims_cells(rows)}
     having = {cell: dims for cell, dims in parsed.items() if dim in dims}
     if not having:
         check_dim(table, dim)  # the rows left out may have it: then no path, no error
