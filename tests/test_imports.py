@@ -74,3 +74,39 @@ def test_table_imports_no_plotting(tmp_path, fmt):
                        "-o", f"t.{fmt}")
     assert not _loaded(modules, ("matplotlib", "numpy", "scipy", "bokeh", "pandera",
                                  "rooflow.plotting.roofline"))
+
+
+# Draws the 4-point example with rooflow's own set-up (files_only, in cli.main) and
+# writes whether matplotlib built Line2D.set's signature; argv[1] "plain" first empties
+# the import hook's patches, as a process without it would import matplotlib.
+DRAW = """
+import sys
+import rooflow.plotting
+if sys.argv[1] == "plain":
+    rooflow.plotting._NoImportDocs.PATCHES = {}
+from rooflow.cli import main
+try:
+    main(["plot", sys.argv[2], "--hardware", "arc-pro-b70", "-o", sys.argv[3]])
+except SystemExit as stop:
+    assert not stop.code, stop.code
+from matplotlib.lines import Line2D
+print("signature" if hasattr(Line2D.set, "__signature__") else "none")
+"""
+
+
+def test_matplotlib_without_its_import_docs_draws_the_same_pixels(tmp_path):
+    """files_only's import hook drops docstrings matplotlib builds on import, not pixels."""
+    import numpy as np
+    from PIL import Image
+
+    signature, pixels = {}, {}
+    for how in ("plain", "lean"):
+        png = tmp_path / f"{how}.png"
+        run = subprocess.run([sys.executable, "-c", DRAW, how, FLASH, str(png)],
+                             capture_output=True, text=True, cwd=tmp_path)
+        assert run.returncode == 0, run.stderr
+        signature[how] = run.stdout.split()[-1]
+        pixels[how] = np.asarray(Image.open(png))
+    assert signature == {"plain": "signature", "lean": "none"}
+    assert pixels["lean"].shape == pixels["plain"].shape
+    assert (pixels["lean"] == pixels["plain"]).all()

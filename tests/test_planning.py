@@ -25,6 +25,7 @@ from rooflow.defaults import (
     schema,
     schema_error,
 )
+from rooflow.draw import outputs_on_disk
 from rooflow.errors import InputError
 from rooflow.formats.devices import device_names
 from rooflow.kinds import DATASET_NAME, KINDS
@@ -516,6 +517,33 @@ def test_targets(res):
     assert plan.aggregate_points("h100-sxm") == [
         "results/points/roofline/a.parquet", "results/points/roofline/b.parquet"]
     assert points_file("ncu", "x") == "results/points/ncu/x.parquet"
+
+
+def test_rule_all_asks_for_a_draw_job_by_its_first_output_and_any_missing_one(res):
+    _tree(res, "roofline/a.csv", "roofline/b.csv")
+    plan = Plan(_config(presets=["h100-sxm", "mi300x"]), _hardware())
+    every = set(plan.targets())
+    # Nothing on disk: one file per draw job (its job runs to write it, and writes all).
+    fresh = plan.targets(outputs_on_disk(plan.all_presets))
+    assert fresh == ["results/tables/h100-sxm/roofline-a.csv",
+                     "results/tables/h100-sxm/roofline-b.csv",
+                     *[t for t in plan.targets() if "/all." in t or "roofline-" not in t]]
+    # Built, then a.png on mi300x deleted: asked for again (Snakemake checks only the
+    # outputs asked for), beside each job's first output.
+    for path in every:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text("x")
+    os.remove("results/plots/mi300x/roofline-a.png")
+    on_disk = outputs_on_disk(plan.all_presets)
+    assert {p for p in every if "roofline-" in p} - on_disk == {
+        "results/plots/mi300x/roofline-a.png"}
+    assert [t for t in plan.targets(on_disk) if "roofline-" in t] == [
+        "results/tables/h100-sxm/roofline-a.csv", "results/plots/mi300x/roofline-a.png",
+        "results/tables/h100-sxm/roofline-b.csv"]
+    # The first output deleted: asked for, its job rewrites the rest too.
+    os.remove("results/tables/h100-sxm/roofline-b.csv")
+    assert [t for t in plan.targets(outputs_on_disk(plan.all_presets)) if "roofline-b" in t] == [
+        "results/tables/h100-sxm/roofline-b.csv"]
 
 
 def test_raw_input_follows_the_registry(res):

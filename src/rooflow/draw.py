@@ -15,14 +15,18 @@ the rest, at the lowest rule order.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from rooflow.planning import Plan
+
+DRAW_FOLDERS = {"table": "results/tables", "plot": "results/plots", "page": "results/html"}
+"""Output → the folder draw jobs write it in, one subfolder per preset."""
 
 RULE = "draw"
 """Name of the draw rule of the largest group; the others are ``draw_1``, ``draw_2``..."""
@@ -64,12 +68,13 @@ class DrawRule:
         """
         outputs: list[tuple[str, str, str, str | None]] = []
         for i, preset in enumerate(self.presets):
-            stem = f"{preset}/{{kind}}-{{name}}"
-            outputs += [(f"table_{i}", f"results/tables/{stem}.csv", preset, "table"),
-                        (f"plot_{i}", f"results/plots/{stem}.png", preset, "plot")]
-            outputs += [(f"plot_{i}_{ext}", f"results/plots/{stem}.{ext}", preset, None)
+            table, plot, page = (f"{DRAW_FOLDERS[o]}/{preset}/{{kind}}-{{name}}"
+                                 for o in ("table", "plot", "page"))
+            outputs += [(f"table_{i}", f"{table}.csv", preset, "table"),
+                        (f"plot_{i}", f"{plot}.png", preset, "plot")]
+            outputs += [(f"plot_{i}_{ext}", f"{plot}.{ext}", preset, None)
                         for ext in self.formats]
-            outputs.append((f"page_{i}", f"results/html/{stem}.html", preset, None))
+            outputs.append((f"page_{i}", f"{page}.html", preset, None))
         return outputs
 
 
@@ -93,6 +98,39 @@ def draw_rules(plan: Plan) -> list[DrawRule]:
         rules.append(DrawRule(RULE if i == 0 else f"{RULE}_{i}", presets, formats,
                               tuple(datasets), constraint))
     return rules
+
+
+def asked_for(rule: DrawRule, kind: str, name: str, on_disk: Set[str] | None) -> list[str]:
+    """The outputs of dataset ``kind-name``'s draw job that ``rule all`` asks for.
+
+    Every one when ``on_disk`` is None. Else (the draw outputs present:
+    :func:`outputs_on_disk`) its first output, plus every other one that is missing while
+    the first is there. Snakemake plans a job once per file asked for, and a draw job
+    writes 3 files or more per preset: asked for by one (it runs when that one is
+    missing, or its inputs, code or params changed), the dry run of 10,000 files took a
+    quarter less (docs/speed.md). Snakemake checks only the outputs asked for, hence the
+    missing ones: a deleted plot is still remade.
+    """
+    first, *others = (p.format(kind=kind, name=name) for p in rule.outputs().values())
+    if on_disk is None:
+        return [first, *others]
+    return [first, *(p for p in others if p not in on_disk)] if first in on_disk else [first]
+
+
+def outputs_on_disk(presets: Sequence[str]) -> set[str]:
+    """The files in the draw jobs' folders of ``presets`` (``results/tables/PRESET/``...).
+
+    Paths as :func:`asked_for` writes them: one folder listing per preset and output, not
+    one check per file.
+    """
+    found: set[str] = set()
+    for folder in (f"{out}/{preset}" for preset in presets for out in DRAW_FOLDERS.values()):
+        try:
+            with os.scandir(folder) as entries:
+                found.update(f"{folder}/{e.name}" for e in entries)
+        except FileNotFoundError:
+            continue
+    return found
 
 
 def draw_inputs(plan: Plan, presets: Sequence[str]) -> dict[str, str | list[str]]:

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from functools import cached_property
 from glob import glob
 
-from rooflow.draw import DrawRule, draw_rules
+from rooflow.draw import DrawRule, asked_for, draw_rules
 from rooflow.failed import is_whole_parquet
 from rooflow.formats.devices import device_names
 from rooflow.kinds import DATASET_NAME, KINDS
@@ -355,17 +355,18 @@ class Plan:
         """The workflow's draw rules (:func:`rooflow.draw.draw_rules`), made once."""
         return draw_rules(self)
 
-    def targets(self) -> list[str]:
-        """Every output of the workflow (``rule all``).
+    def targets(self, on_disk: Set[str] | None = None) -> list[str]:
+        """Every output of the workflow, or (``on_disk`` given) what ``rule all`` asks for.
 
         Per dataset and preset, per preset, per comparison and preset, and the summary and
         the check that every dataset was read (:data:`DATASETS_READ`) when there is any dataset.
+        ``on_disk``: the draw outputs present (:func:`rooflow.draw.outputs_on_disk`); a
+        draw job is then asked for by fewer files (:func:`rooflow.draw.asked_for`).
         """
         targets = []
         rule_of = {d: rule for rule in self.draw_rules for d in rule.datasets}
         for dataset, (kind, name) in self.datasets.items():  # what its `draw` job writes
-            outputs = rule_of[dataset].outputs().values()
-            targets += [p.format(kind=kind, name=name) for p in outputs]
+            targets += asked_for(rule_of[dataset], kind, name, on_disk)
         for preset in self.all_presets:
             targets += [
                 f"results/plots/{preset}/all.png",

@@ -4,7 +4,7 @@ from snakemake.utils import validate
 
 from rooflow import jobmemory
 from rooflow.defaults import schema_path
-from rooflow.draw import draw_inputs, shared_options
+from rooflow.draw import draw_inputs, outputs_on_disk, shared_options
 from rooflow.escape import report_param, rst_text
 from rooflow.kinds import DATASET_NAME, KINDS
 from rooflow.models.families import load_families
@@ -23,7 +23,11 @@ try:
     load_checked(load_families, config["families"])
     # Datasets in resources/, presets, comparisons, targets: rooflow.planning (tested there).
     PLAN = Plan(config, HARDWARE)
-    TARGETS = PLAN.targets()
+    # A draw job by its first output, plus any other missing one (draw.asked_for); jobs
+    # parse this file too, and need no listing.
+    TARGETS = PLAN.targets(
+        outputs_on_disk(PLAN.all_presets) if workflow.is_main_process else set()
+    )
 except ValueError as _err:
     sys.exit(one_line_error(_err))
 if workflow.is_main_process:  # jobs parse this file again: say each warning once
