@@ -221,8 +221,8 @@ def _fast_csv(path: str | Path) -> pl.DataFrame:
     around numbers all go to the row-exact reader.
     """
     try:
-        data = Path(path).read_bytes()
-        first = data[: data.find(b"\n")] if b"\n" in data else data
+        with open(path, "rb") as file:  # polars reads the rest: no copy of the file's bytes
+            first = file.readline().rstrip(b"\n")
         header = next(csv.reader([first.decode("utf-8-sig").rstrip("\r")]))
     except (OSError, UnicodeDecodeError, StopIteration, csv.Error):
         raise _Recheck from None
@@ -235,13 +235,14 @@ def _fast_csv(path: str | Path) -> pl.DataFrame:
         numeric = {raw for raw, c in canonical_header(header, path).items()
                    if c in _NUMERIC or c.startswith(LEVEL_BYTES_PREFIX)}
     try:
-        frame = pl.read_csv(data, infer_schema=False, schema_overrides={
+        frame = pl.read_csv(path, infer_schema=False, schema_overrides={
             h: pl.Float64 for h in header if h in numeric}, encoding="utf8")
     except (pl.exceptions.PolarsError, UnicodeDecodeError):
-        raise _Recheck(first_unparsed_row(data, numeric)) from None
+        raise _Recheck(first_unparsed_row(Path(path).read_bytes(), numeric)) from None
     if frame.columns != header:  # polars strips a BOM or renames; let the exact reader judge
         raise _Recheck
     if frame.height and frame[header[-1]].null_count():
+        data = Path(path).read_bytes()
         if b'"' in data:  # a quoted field may hold a newline or a comma: exact reader
             raise _Recheck
         ragged = first_ragged_row(data)
