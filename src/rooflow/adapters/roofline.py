@@ -242,8 +242,7 @@ def _fast_csv(path: str | Path) -> pl.DataFrame:
     if frame.columns != header:  # polars strips a BOM or renames; let the exact reader judge
         raise _Recheck
     if frame.height and frame[header[-1]].null_count():
-        data = Path(path).read_bytes()
-        if b'"' in data:  # a quoted field may hold a newline or a comma: exact reader
+        if b'"' in (data := Path(path).read_bytes()):  # quoted cells: the exact reader
             raise _Recheck
         ragged = first_ragged_row(data)
         if ragged is not None:
