@@ -544,6 +544,23 @@ def test_rule_all_asks_for_a_draw_job_by_its_first_output_and_any_missing_one(re
     os.remove("results/tables/h100-sxm/roofline-b.csv")
     assert [t for t in plan.targets(outputs_on_disk(plan.all_presets)) if "roofline-b" in t] == [
         "results/tables/h100-sxm/roofline-b.csv"]
+    # A link to nothing is missing, as Snakemake judges it: asked for, so it is remade.
+    os.symlink("/nonexistent/gone.html", "results/html/h100-sxm/roofline-c.html")
+    assert "results/html/h100-sxm/roofline-c.html" not in outputs_on_disk(plan.all_presets)
+
+
+def test_a_draw_folder_that_cannot_be_listed_means_every_output_is_asked_for(res, monkeypatch):
+    _tree(res, "roofline/a.csv")
+    plan = Plan(_config(), _hardware())
+    Path("results/plots/h100-sxm").mkdir(parents=True)
+
+    def scandir(path):
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    on_disk = outputs_on_disk(plan.all_presets)
+    assert on_disk is None
+    assert plan.targets(on_disk) == plan.targets()
 
 
 def test_raw_input_follows_the_registry(res):

@@ -338,3 +338,13 @@ def test_csv_batches_count_data_rows_not_blank_lines_or_line_breaks(tmp_path):
     # records 3 … 4: one data row above them (record 1)
     got = [(offset, frame.rows()) for offset, frame in csv_batches(path, 2, first=3, last=4)]
     assert got == [(1, [("3", "4"), ("x\ny", "5")])]
+
+
+def test_a_file_name_with_glob_characters_is_read_as_it_is(tmp_path):
+    # polars expands * ? [ in a path by default: "a[1].csv" would read a1.csv instead.
+    (tmp_path / "a1.csv").write_text("ai,tflops\n1,1\n2,2\n")
+    named = tmp_path / "a[1].csv"
+    named.write_text("ai,tflops\n10,5\n")
+    points = read_roofline_csv(named)
+    assert points["arithmetic_intensity"].to_list() == [10.0]
+    assert points["source"].to_list() == [str(named)]

@@ -117,19 +117,23 @@ def asked_for(rule: DrawRule, kind: str, name: str, on_disk: Set[str] | None) ->
     return [first, *(p for p in others if p not in on_disk)] if first in on_disk else [first]
 
 
-def outputs_on_disk(presets: Sequence[str]) -> set[str]:
+def outputs_on_disk(presets: Sequence[str]) -> set[str] | None:
     """The files in the draw jobs' folders of ``presets`` (``results/tables/PRESET/``...).
 
     Paths as :func:`asked_for` writes them: one folder listing per preset and output, not
-    one check per file.
+    one check per file. A link to nothing is not there (as Snakemake judges it). None
+    when a folder cannot be listed (no permission): then what is there is not known.
     """
     found: set[str] = set()
     for folder in (f"{out}/{preset}" for preset in presets for out in DRAW_FOLDERS.values()):
         try:
             with os.scandir(folder) as entries:
-                found.update(f"{folder}/{e.name}" for e in entries)
+                found.update(f"{folder}/{e.name}" for e in entries
+                             if not e.is_symlink() or os.path.exists(e.path))
         except FileNotFoundError:
             continue
+        except OSError:
+            return None
     return found
 
 

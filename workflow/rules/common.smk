@@ -23,10 +23,12 @@ try:
     load_checked(load_families, config["families"])
     # Datasets in resources/, presets, comparisons, targets: rooflow.planning (tested there).
     PLAN = Plan(config, HARDWARE)
-    # A draw job by its first output, plus any other missing one (draw.asked_for); jobs
-    # parse this file too, and need no listing.
+    # rule all: a draw job by its first output (rooflow.draw.asked_for); all of them under
+    # --batch, which slices this list by position run after run; jobs list nothing.
+    _batch = getattr(workflow.dag_settings, "batch", None)
+    _main = workflow.is_main_process
     TARGETS = PLAN.targets(
-        outputs_on_disk(PLAN.all_presets) if workflow.is_main_process else set()
+        None if _batch else outputs_on_disk(PLAN.all_presets) if _main else set()
     )
 except ValueError as _err:
     sys.exit(one_line_error(_err))

@@ -235,8 +235,8 @@ def _fast_csv(path: str | Path) -> pl.DataFrame:
         numeric = {raw for raw, c in canonical_header(header, path).items()
                    if c in _NUMERIC or c.startswith(LEVEL_BYTES_PREFIX)}
     try:
-        frame = pl.read_csv(path, infer_schema=False, schema_overrides={
-            h: pl.Float64 for h in header if h in numeric}, encoding="utf8")
+        frame = pl.read_csv(Path(path).absolute(), infer_schema=False, schema_overrides={
+            h: pl.Float64 for h in header if h in numeric}, encoding="utf8", glob=False)
     except (pl.exceptions.PolarsError, UnicodeDecodeError):
         raise _Recheck(first_unparsed_row(Path(path).read_bytes(), numeric)) from None
     if frame.columns != header:  # polars strips a BOM or renames; let the exact reader judge
