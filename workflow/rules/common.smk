@@ -23,7 +23,7 @@ try:
     load_checked(load_families, config["families"])
     # Datasets in resources/, presets, comparisons, targets: rooflow.planning (tested there).
     PLAN = Plan(config, HARDWARE)
-    # rule all: a draw job by its first output (rooflow.draw.asked_for); all of them under
+    # Asked for by all: a draw job by its first output (rooflow.draw.asked_for); all under
     # --batch, which slices this list by position run after run; jobs list nothing.
     _batch = getattr(workflow.dag_settings, "batch", None)
     _main = workflow.is_main_process
