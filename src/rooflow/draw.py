@@ -100,9 +100,12 @@ def draw_rules(plan: Plan) -> list[DrawRule]:
     return rules
 
 
-def asked_for(rule: DrawRule, kind: str, name: str, on_disk: Set[str] | None) -> list[str]:
+def asked_for(patterns: Sequence[str], kind: str, name: str, on_disk: Set[str] | None
+              ) -> list[str]:
     """The outputs of dataset ``kind-name``'s draw job that ``rule all`` asks for.
 
+    ``patterns``: its rule's output patterns (:meth:`DrawRule.outputs`), made once per
+    rule; only those asked for are filled in (every job parses the Snakefile).
     Every one when ``on_disk`` is None. Else (the draw outputs present:
     :func:`outputs_on_disk`) its first output, plus every other one that is missing while
     the first is there. Snakemake plans a job once per file asked for, and a draw job
@@ -111,10 +114,11 @@ def asked_for(rule: DrawRule, kind: str, name: str, on_disk: Set[str] | None) ->
     quarter less (docs/speed.md). Snakemake checks only the outputs asked for, hence the
     missing ones: a deleted plot is still remade.
     """
-    first, *others = (p.format(kind=kind, name=name) for p in rule.outputs().values())
-    if on_disk is None:
-        return [first, *others]
-    return [first, *(p for p in others if p not in on_disk)] if first in on_disk else [first]
+    first = patterns[0].format(kind=kind, name=name)
+    if on_disk is not None and first not in on_disk:
+        return [first]
+    others = (p.format(kind=kind, name=name) for p in patterns[1:])
+    return [first, *(others if on_disk is None else (p for p in others if p not in on_disk))]
 
 
 def outputs_on_disk(presets: Sequence[str]) -> set[str] | None:

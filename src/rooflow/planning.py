@@ -364,9 +364,10 @@ class Plan:
         draw job is then asked for by fewer files (:func:`rooflow.draw.asked_for`).
         """
         targets = []
-        rule_of = {d: rule for rule in self.draw_rules for d in rule.datasets}
+        patterns = {d: outputs for rule in self.draw_rules  # one list per rule
+                    for outputs in [list(rule.outputs().values())] for d in rule.datasets}
         for dataset, (kind, name) in self.datasets.items():  # what its `draw` job writes
-            targets += asked_for(rule_of[dataset], kind, name, on_disk)
+            targets += asked_for(patterns[dataset], kind, name, on_disk)
         for preset in self.all_presets:
             targets += [
                 f"results/plots/{preset}/all.png",
