@@ -69,7 +69,7 @@ def files_only() -> None:
 
 def _no_interpolation(module: ModuleType) -> None:
     """``matplotlib._docstring``: its substitution decorators leave docstrings as written."""
-    for name in ("_ArtistPropertiesSubstitution", "Substitution"):  # interpd's; the other
+    for name in ("_ArtistPropertiesSubstitution", "Substitution"):  # interpd's; tri's
         decorator = getattr(module, name, None)
         if decorator is not None:
             decorator.__call__ = lambda self, obj: obj
