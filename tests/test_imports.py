@@ -77,13 +77,16 @@ def test_table_imports_no_plotting(tmp_path, fmt):
 
 
 # Draws the 4-point example with rooflow's own set-up (files_only, in cli.main) and
-# writes whether matplotlib built Line2D.set's signature; argv[1] "plain" first empties
-# the import hook's patches, as a process without it would import matplotlib.
+# writes whether matplotlib built Line2D.set's signature, and which of the hook's lazy
+# modules are still not loaded; argv[1] "plain" first empties the import hook's patches
+# and lazy modules, as a process without it would import matplotlib.
 DRAW = """
 import sys
 import rooflow.plotting
+hook = rooflow.plotting._NoImportDocs
+lazy = list(hook.LAZY)
 if sys.argv[1] == "plain":
-    rooflow.plotting._NoImportDocs.PATCHES = {}
+    hook.PATCHES, hook.LAZY = {}, {}
 from rooflow.cli import main
 try:
     main(["plot", sys.argv[2], "--hardware", "arc-pro-b70", "-o", sys.argv[3]])
@@ -91,6 +94,7 @@ except SystemExit as stop:
     assert not stop.code, stop.code
 from matplotlib.lines import Line2D
 print("signature" if hasattr(Line2D.set, "__signature__") else "none")
+print(",".join(m for m in lazy if type(sys.modules[m]).__name__ == "_LazyModule") or "-")
 """
 
 
@@ -99,14 +103,21 @@ def test_matplotlib_without_its_import_docs_draws_the_same_pixels(tmp_path):
     import numpy as np
     from PIL import Image
 
-    signature, pixels = {}, {}
+    from rooflow.plotting import _NoImportDocs
+
+    signature, unloaded, pixels = {}, {}, {}
     for how in ("plain", "lean"):
         png = tmp_path / f"{how}.png"
         run = subprocess.run([sys.executable, "-c", DRAW, how, FLASH, str(png)],
                              capture_output=True, text=True, cwd=tmp_path)
         assert run.returncode == 0, run.stderr
-        signature[how] = run.stdout.split()[-1]
+        signature[how], unloaded[how] = run.stdout.split()[-2:]
         pixels[how] = np.asarray(Image.open(png))
     assert signature == {"plain": "signature", "lean": "none"}
+    # Imported by name on the way, never used by a plot: still not loaded once it is drawn
+    # (label placement's pyplot, which these labels need, loads matplotlib.widgets).
+    assert unloaded["plain"] == "-"
+    assert set(unloaded["lean"].split(",")) == set(_NoImportDocs.LAZY) - {
+        "matplotlib.widgets"}
     assert pixels["lean"].shape == pixels["plain"].shape
     assert (pixels["lean"] == pixels["plain"]).all()

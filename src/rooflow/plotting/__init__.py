@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from importlib import import_module
 from importlib.abc import MetaPathFinder
 from importlib.machinery import ModuleSpec, PathFinder
+from importlib.util import LazyLoader
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -58,7 +59,8 @@ def files_only() -> None:
     the Agg backend whatever ``MPLBACKEND`` or matplotlibrc say (a job has no display);
     2-D axes only: ``matplotlib.projections`` imports the 3-D toolkit (≈ 40 ms of every
     plot) unless its import fails, which matplotlib allows with a warning (silenced); and
-    none of the documentation matplotlib writes as it imports (:class:`_NoImportDocs`).
+    none of the documentation matplotlib writes as it imports, nor the modules it imports
+    for what a file never shows (:class:`_NoImportDocs`).
     """
     os.environ["MPLBACKEND"] = "agg"
     sys.modules.setdefault("mpl_toolkits.mplot3d", None)  # type: ignore[arg-type]
@@ -94,18 +96,31 @@ class _NoImportDocs(MetaPathFinder):
     (docs/speed.md), for help text no rooflow process shows. Nothing drawn depends on
     it: matplotlib skips the docstrings the same way under ``python -OO``. Should
     matplotlib rename what this patches, the patch does nothing and only the time returns.
+
+    The :data:`LAZY` modules, which matplotlib and Pillow import for what an image file
+    never holds, are loaded on their first use (:class:`importlib.util.LazyLoader`), not
+    at import: ≈ 25 ms of every plot (bench/NOTES.md).
     """
 
     PATCHES: dict[str, Callable[[ModuleType], None]] = {
         "matplotlib._docstring": _no_interpolation, "matplotlib.artist": _no_set_signature}
+    LAZY: dict[str, str] = {
+        "fontTools.agl": "glyph names of Type 1 fonts in TeX's DVI (matplotlib.dviread)",
+        "PIL.ExifTags": "EXIF tag names, for photos read (PIL.Image)",
+        "matplotlib.widgets": "interactive widgets (matplotlib.backend_bases' toolbar)",
+    }
+    """Module → what it is for: bound by name on import, used only in functions."""
 
     def find_spec(self, name: str, path: Sequence[str] | None, target: ModuleType | None = None
                   ) -> ModuleSpec | None:
         patch = self.PATCHES.get(name)
-        if patch is None:
+        if patch is None and name not in self.LAZY:
             return None
         spec = PathFinder.find_spec(name, path, target)
         if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        if patch is None:
+            spec.loader = LazyLoader(spec.loader)
             return spec
         run = spec.loader.exec_module
 

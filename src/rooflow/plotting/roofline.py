@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from io import RawIOBase
 from pathlib import Path
 
 import matplotlib
@@ -154,21 +155,30 @@ def save(fig: Figure, path: str | Path, fmt: str, dpi: int) -> None:
     """Write ``fig`` as ``fmt``; a PNG in RGB (no alpha channel) at zlib level 1, on white.
 
     matplotlib writes RGBA; the figure is opaque, so its alpha is 255 everywhere and the
-    RGB pixels are the same, with a quarter less to filter and compress. Level 1 is
-    quicker to encode than the default; files are somewhat larger.
+    RGB pixels are the same, with a quarter less to filter and compress. Pillow reads
+    them from Agg's own buffer (no copy of it; 11 MB at 200 dpi). Level 1 is quicker to
+    encode than the default; files are somewhat larger.
     """
     if fmt != "png":
         fig.savefig(path, dpi=dpi, format=fmt)
         return
-    from io import BytesIO
-
     from PIL import Image
 
-    rgba = BytesIO()
+    rgba = _Buffer()
     fig.savefig(rgba, dpi=dpi, format="rgba", facecolor="white", transparent=False)
     size = (int(fig.get_figwidth() * dpi), int(fig.get_figheight() * dpi))  # as Agg's canvas
-    Image.frombuffer("RGBA", size, rgba.getvalue(), "raw", "RGBA", 0, 1).convert(
-        "RGB").save(path, format="png", compress_level=1, dpi=(dpi, dpi))
+    Image.frombuffer("RGBX", size, rgba.data, "raw", "RGBX", 0, 1).convert("RGB").save(
+        path, format="png", compress_level=1, dpi=(dpi, dpi))
+
+
+class _Buffer(RawIOBase):
+    """A file for ``savefig(format="rgba")`` that keeps what it is given: Agg's buffer."""
+
+    data: memoryview
+
+    def write(self, data) -> int:  # type: ignore[override]
+        self.data = data
+        return len(data)
 
 
 def plain_text():
