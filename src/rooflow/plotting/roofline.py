@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from io import RawIOBase
+from io import BytesIO
 from pathlib import Path
 
 import matplotlib
@@ -171,14 +171,14 @@ def save(fig: Figure, path: str | Path, fmt: str, dpi: int) -> None:
         path, format="png", compress_level=1, dpi=(dpi, dpi))
 
 
-class _Buffer(RawIOBase):
+class _Buffer(BytesIO):
     """A file for ``savefig(format="rgba")`` that keeps what it is given: Agg's buffer."""
 
-    data: memoryview
+    data: np.ndarray
 
-    def write(self, data) -> int:  # type: ignore[override]
-        self.data = data
-        return len(data)
+    def write(self, data, /) -> int:
+        self.data = np.frombuffer(data, np.uint8)  # a view, no copy
+        return self.data.size
 
 
 def plain_text():
