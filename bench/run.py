@@ -4,7 +4,9 @@ Writes results/benchmarks/timings.csv (every run, with the 1-minute load average
 it), jobs.csv (job counts) and README-table.md (medians against the targets of issue 23,
 the machine's load before and after). Wall time and peak RSS of each run are measured by
 GNU time around the command alone. A plot and the naive baseline it is compared with
-(bench/naive.py) are run alternately, so a drift of the machine's speed hits both.
+(bench/naive.py) are run alternately, so a drift of the machine's speed hits both; every
+plot command runs once untimed first, so no timed run reads its input or its libraries
+from disk.
 """
 
 from __future__ import annotations
@@ -75,6 +77,12 @@ def main() -> None:
         print(f"{name} run {i + 1}: {wall:.2f} s, {rss:.0f} MB (load {load:.2f})", flush=True)
         return out
 
+    def warm(*cmds: list[str], rc: int = 0) -> None:
+        """One untimed run of each: the input and the libraries in the page cache, so no
+        timed run reads them from disk (the first of an alternation would, alone)."""
+        for cmd in cmds:
+            measure(cmd, REPO, rc)
+
     def bench(name: str, cmd: list[str], repeat: int, cwd: Path = REPO, rc: int = 0) -> str:
         out = ""
         for i in range(repeat):
@@ -92,29 +100,35 @@ def main() -> None:
     naive = str(Path(__file__).with_name("naive.py"))
     for n, repeat, naive_runs in ((2, 7, 7), (1_000, 5, 0), (1_000_000, 5, 3)):
         csv = INPUTS / f"points_{n}.csv"
+        naive_cmd = [sys.executable, naive, str(csv), str(OUT / f"naive_{n}.png")]
+        warm(plot_cmd(csv), *([naive_cmd] if naive_runs else []))
         for i in range(repeat):  # alternately with the naive baseline on the same file
             run_once(f"plot {n} points", plot_cmd(csv), i)
             if i < naive_runs:
-                run_once(naive_name(n), [sys.executable, naive, str(csv),
-                                         str(OUT / f"naive_{n}.png")], i)
+                run_once(naive_name(n), naive_cmd, i)
     bad = INPUTS / "points_1000000_bad_row_987654.csv"
     if not bad.exists():  # data row 987,654 (index 987,653) has a negative performance
         pl.read_csv(INPUTS / "points_1000000.csv").with_columns(
             tflops=pl.when(pl.int_range(pl.len()) == 987_653).then(-2.0)
             .otherwise(pl.col("tflops"))).write_csv(bad)
+    warm(plot_cmd(bad), rc=1)
     out = bench("plot 1000000 points, bad value in row 987654 (error)", plot_cmd(bad), 3,
                 rc=1)
     if "row 987654, column 'tflops'" not in out:
         raise SystemExit(f"the error does not name row 987654: {out}")
+    warm(plot_cmd(parquet))
     bench("plot 10000000 points (Parquet)", plot_cmd(parquet), 3)
-    bench("plot 100000 points --connect --key",
-          plot_cmd(INPUTS / "points_100000.csv", "--connect", "--key"), 5)
+    connect = plot_cmd(INPUTS / "points_100000.csv", "--connect", "--key")
+    warm(connect)
+    bench("plot 100000 points --connect --key", connect, 5)
     # The largest PyTorch trace of ../shared/data (issue 22: 60 MB, 239k events), if present.
     trace = REPO.parent / "shared/data/pytorch/tracelens-mi300x-xdit-sd3.5-239k"
     trace = trace / "profile_trace_rank_0.json.gz"
     if trace.exists():
-        bench("plot PyTorch trace, 239k events", [rooflow, "plot", str(trace), "--hardware",
-                                                  "mi300x", "-o", str(OUT / "trace.png")], 3)
+        trace_plot = [rooflow, "plot", str(trace), "--hardware", "mi300x", "-o",
+                      str(OUT / "trace.png")]
+        warm(trace_plot)
+        bench("plot PyTorch trace, 239k events", trace_plot, 3)
     jobs = []
     for files, flow in flows.items():
         out = bench(f"snakemake -n, {files} files", [snakemake, "-n", "--quiet", "rules"],
