@@ -109,7 +109,9 @@ class _NoImportDocs(MetaPathFinder):
         "PIL.ExifTags": "EXIF tag names, for photos read (PIL.Image)",
         "matplotlib.widgets": "interactive widgets (matplotlib.backend_bases' toolbar)",
     }
-    """Module → what it is for: bound by name on import, used only in functions."""
+    """Module → what it is for: bound by name on import, used only in functions. Python
+    3.11's LazyLoader is not thread-safe: none is used by matplotlib's import, which the
+    CLI runs in a thread, so each loads in the one thread that first uses it."""
 
     def find_spec(self, name: str, path: Sequence[str] | None, target: ModuleType | None = None
                   ) -> ModuleSpec | None:
