@@ -83,7 +83,7 @@ def test_table_imports_no_plotting(tmp_path, fmt):
 DRAW = """
 import sys
 import rooflow.plotting
-hook = rooflow.plotting._NoImportDocs
+hook = rooflow.plotting._LeanImport
 lazy = list(hook.LAZY)
 if sys.argv[1] == "plain":
     hook.PATCHES, hook.LAZY = {}, {}
@@ -99,11 +99,11 @@ print(",".join(m for m in lazy if type(sys.modules[m]).__name__ == "_LazyModule"
 
 
 def test_matplotlib_without_its_import_docs_draws_the_same_pixels(tmp_path):
-    """files_only's import hook drops docstrings matplotlib builds on import, not pixels."""
+    """files_only's import hook (no import-time docs, unused modules deferred): same pixels."""
     import numpy as np
     from PIL import Image
 
-    from rooflow.plotting import _NoImportDocs
+    from rooflow.plotting import _LeanImport
 
     signature, unloaded, pixels = {}, {}, {}
     for how in ("plain", "lean"):
@@ -117,7 +117,7 @@ def test_matplotlib_without_its_import_docs_draws_the_same_pixels(tmp_path):
     # Imported by name on the way, never used by a plot: still not loaded once it is drawn
     # (label placement's pyplot, which these labels need, loads matplotlib.widgets).
     assert unloaded["plain"] == "-"
-    assert set(unloaded["lean"].split(",")) == set(_NoImportDocs.LAZY) - {
+    assert set(unloaded["lean"].split(",")) == set(_LeanImport.LAZY) - {
         "matplotlib.widgets"}
     assert pixels["lean"].shape == pixels["plain"].shape
     assert (pixels["lean"] == pixels["plain"]).all()

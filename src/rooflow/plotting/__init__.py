@@ -60,13 +60,13 @@ def files_only() -> None:
     2-D axes only: ``matplotlib.projections`` imports the 3-D toolkit (≈ 40 ms of every
     plot) unless its import fails, which matplotlib allows with a warning (silenced); and
     none of the documentation matplotlib writes as it imports, nor the modules it imports
-    for what a file never shows (:class:`_NoImportDocs`).
+    for what a file never shows (:class:`_LeanImport`).
     """
     os.environ["MPLBACKEND"] = "agg"
     sys.modules.setdefault("mpl_toolkits.mplot3d", None)  # type: ignore[arg-type]
     warnings.filterwarnings("ignore", "Unable to import Axes3D")
-    if not any(isinstance(finder, _NoImportDocs) for finder in sys.meta_path):
-        sys.meta_path.insert(0, _NoImportDocs())
+    if not any(isinstance(finder, _LeanImport) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _LeanImport())
 
 
 def _no_interpolation(module: ModuleType) -> None:
@@ -87,8 +87,8 @@ def _no_set_signature(module: ModuleType) -> None:
         artist._update_set_signature_and_docstring = classmethod(mark)
 
 
-class _NoImportDocs(MetaPathFinder):
-    """Import hook: matplotlib's modules as they are, less the docs they write on import.
+class _LeanImport(MetaPathFinder):
+    """Import hook: matplotlib less its import-time docs and the modules no file uses.
 
     As matplotlib imports, every Artist subclass gets a ``set()`` signature and docstring
     listing its properties, read from its setters' docstrings, and every ``%(...)s`` in
@@ -99,7 +99,7 @@ class _NoImportDocs(MetaPathFinder):
 
     The :data:`LAZY` modules, which matplotlib and Pillow import for what an image file
     never holds, are loaded on their first use (:class:`importlib.util.LazyLoader`), not
-    at import: ≈ 25 ms of every plot (bench/NOTES.md).
+    at import: ≈ 35 ms of every plot (bench/NOTES.md).
     """
 
     PATCHES: dict[str, Callable[[ModuleType], None]] = {
