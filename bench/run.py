@@ -83,7 +83,11 @@ def main() -> None:
         for cmd in cmds:
             measure(cmd, REPO, rc)
 
-    def bench(name: str, cmd: list[str], repeat: int, cwd: Path = REPO, rc: int = 0) -> str:
+    def bench(name: str, cmd: list[str], repeat: int, cwd: Path = REPO, rc: int = 0,
+              warm_up: bool = False) -> str:
+        """``repeat`` timed runs of ``cmd``, after one untimed (:func:`warm`) if ``warm_up``."""
+        if warm_up:
+            measure(cmd, cwd, rc)
         out = ""
         for i in range(repeat):
             out = run_once(name, cmd, i, cwd, rc)
@@ -111,24 +115,20 @@ def main() -> None:
         pl.read_csv(INPUTS / "points_1000000.csv").with_columns(
             tflops=pl.when(pl.int_range(pl.len()) == 987_653).then(-2.0)
             .otherwise(pl.col("tflops"))).write_csv(bad)
-    warm(plot_cmd(bad), rc=1)
     out = bench("plot 1000000 points, bad value in row 987654 (error)", plot_cmd(bad), 3,
-                rc=1)
+                rc=1, warm_up=True)
     if "row 987654, column 'tflops'" not in out:
         raise SystemExit(f"the error does not name row 987654: {out}")
-    warm(plot_cmd(parquet))
-    bench("plot 10000000 points (Parquet)", plot_cmd(parquet), 3)
-    connect = plot_cmd(INPUTS / "points_100000.csv", "--connect", "--key")
-    warm(connect)
-    bench("plot 100000 points --connect --key", connect, 5)
+    bench("plot 10000000 points (Parquet)", plot_cmd(parquet), 3, warm_up=True)
+    bench("plot 100000 points --connect --key",
+          plot_cmd(INPUTS / "points_100000.csv", "--connect", "--key"), 5, warm_up=True)
     # The largest PyTorch trace of ../shared/data (issue 22: 60 MB, 239k events), if present.
     trace = REPO.parent / "shared/data/pytorch/tracelens-mi300x-xdit-sd3.5-239k"
     trace = trace / "profile_trace_rank_0.json.gz"
     if trace.exists():
-        trace_plot = [rooflow, "plot", str(trace), "--hardware", "mi300x", "-o",
-                      str(OUT / "trace.png")]
-        warm(trace_plot)
-        bench("plot PyTorch trace, 239k events", trace_plot, 3)
+        bench("plot PyTorch trace, 239k events", [rooflow, "plot", str(trace), "--hardware",
+                                                  "mi300x", "-o", str(OUT / "trace.png")], 3,
+              warm_up=True)
     jobs = []
     for files, flow in flows.items():
         out = bench(f"snakemake -n, {files} files", [snakemake, "-n", "--quiet", "rules"],
