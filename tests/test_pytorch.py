@@ -259,6 +259,11 @@ CASES = [  # model, op, dims, types, concrete, FLOP, bytes, precision (amd=False
      [[8, 16, 4096, 128]] * 3 + [[]] * 4, [BF] * 3 + ["Scalar"] * 4,
      ["", "", "", "0.", "False", "False", "0.088"], 1_099_511_627_776, 536_870_912,
      "bf16-tensor"),
+    # the CPU flash kernel, causal from the top left, L = 4 < S = 6, B = H = 1, E = EV = 8:
+    # Σ_{i<4} (i + 1) = 10 pairs; 2·10·16 = 320; q 128 + k 192 + v 192 + out 128 (fp32)
+    ("sdpa_flash_cpu", "aten::_scaled_dot_product_flash_attention_for_cpu",
+     [[1, 1, 4, 8], [1, 1, 6, 8], [1, 1, 6, 8], [], [], [], []], [FP32] * 3 + ["Scalar"] * 4,
+     ["", "", "", "0.", "True", "", ""], 320, 640, "fp32"),
     # GQA, Ev ≠ E, causal from the top left, L = 128 < S = 256: Σ_i (i + 1) = 128·129/2
     # = 8,256 pairs; 2·2·8·8,256·(64 + 32) = 25,362,432
     # q 262,144 + k 131,072 + v 65,536 + out 2·8·128·32·2 = 131,072
