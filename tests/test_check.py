@@ -50,27 +50,36 @@ def result(new: pl.DataFrame, **kwargs):
 def test_noise_model_worked_by_hand():
     r = result(run(gemm=1.2, noisy=1.1, extra=True))
     t = {row["kernel"]: row for row in r.table.iter_rows(named=True)}
-    # gemm: noise 1 % in each run → √(0.01² + 0.01²) = 1.414 %; 3 × 1.4826 × 1.414 % =
-    # 6.29 % allowed (> 5 %); 20 % slower → regressed
-    assert t["gemm"]["noise_pct_baseline"] == pytest.approx(1.0)
-    assert t["gemm"]["allowed_pct"] == pytest.approx(3 * 1.4826 * 2 ** 0.5, rel=1e-6)
+    # gemm, 5 calls a side: median 1.00 ms, MAD 0.01 ms → σ = 1.4826 × 0.01 = 1.4826 % of
+    # the median (the same relative spread at 1.2 ms); se of each median = 1.2533 × 1.4826 %
+    # / √5 = 0.83099 %; combined √2 × 0.83099 = 1.17521 %; t quantile 99.9 %, 4 degrees of
+    # freedom = 7.1732 (A&S table 26.10) → allowed max(5 %, 7.1732 × 1.17521 %) = 8.430 %;
+    # 20 % slower per call → regressed
+    assert t["gemm"]["noise_pct_baseline"] == pytest.approx(1.4826)
+    assert t["gemm"]["se_pct"] == pytest.approx(1.17521, rel=1e-4)
+    assert t["gemm"]["quantile"] == pytest.approx(7.1732, rel=1e-4)
+    assert t["gemm"]["allowed_pct"] == pytest.approx(8.4301, rel=1e-4)
     assert t["gemm"]["slowdown_pct"] == pytest.approx(20.0)
     assert t["gemm"]["roof_drop_pct"] == pytest.approx(100 * (1 - 1 / 1.2))
-    assert t["gemm"]["status"] == "regressed"
-    # noisy: 10 % in each run → 3 × 1.4826 × 14.14 % = 62.9 % allowed: 10 % slower is noise
-    assert t["noisy"]["allowed_pct"] == pytest.approx(3 * 1.4826 * 10 * 2 ** 0.5, rel=1e-6)
+    assert t["gemm"]["status"] == "regressed" and t["gemm"]["compared"] == "time per call"
+    # noisy: MAD 0.1 ms → σ 14.826 %, se 8.30993 % a side, combined 11.7521 %; × 7.1732
+    # = 84.30 % allowed: 10 % slower is noise
+    assert t["noisy"]["allowed_pct"] == pytest.approx(84.301, rel=1e-4)
     assert t["noisy"]["status"] == "ok"
-    # copy: no spread → the 5 % tolerance; unchanged
+    # copy: no spread → the 5 % floor; unchanged
     assert t["copy"]["allowed_pct"] == pytest.approx(5.0) and t["copy"]["status"] == "ok"
-    assert t["extra"]["status"] == "only in new" and t["extra"]["launches_baseline"] == 0
+    assert t["extra"]["status"] == "only in new" and t["extra"]["calls_baseline"] == 0
     assert r.table["kernel"][0] == "gemm"  # regressions first
-    assert r.summary() == ("1 of 3 kernels regressed (allowed slowdown 5 %, or 3 x their "
-                           "noise); 1 only in new")
+    assert r.summary() == (
+        "1 of 3 kernels regressed (time per call, median over calls; allowed: the 5 % "
+        "floor, or the one-sided 99.9 % bound of their noise); 1 only in new")
 
 
-def test_tolerance_and_noise_k_move_the_threshold():
+def test_floor_and_confidence_move_the_threshold():
     assert result(run(gemm=1.2), max_slowdown=0.25).count("regressed") == 0
-    assert result(run(noisy=1.1), noise_k=0).count("regressed") == 1  # noise ignored
+    # noisy 10 % slower: allowed 84.3 % at 99.9 %; at 60 % confidence the t quantile with 4
+    # degrees of freedom is 0.2707 → 0.2707 × 11.7521 % = 3.18 % < the 5 % floor → regressed
+    assert result(run(noisy=1.1), confidence=0.6).count("regressed") == 1
     assert result(run()).count("regressed") == 0
 
 
@@ -94,9 +103,9 @@ def test_cli_exit_codes_lines_junit_json_markdown(tmp_path):
                    str(out), "--markdown", str(md))
     assert proc.returncode == 1, proc.stderr
     lines = proc.stdout.splitlines()
-    assert len(lines) == 1 and lines[0].startswith(
-        "REGRESSED gemm: time 1 ms -> 1.2 ms (+20.0 %)")
-    assert "allowed 6.3 %" in lines[0]
+    assert lines == ["REGRESSED gemm: time per call 1 ms -> 1.2 ms (+20.0 %), % of roof 1 -> "
+                     "0.833 (-16.7 %); allowed 8.4 % (noise 1.5 % / 1.5 %, se 1.18 % x 7.17; "
+                     "5 / 5 calls)"]
     suite = ET.parse(junit).getroot().find("testsuite")
     assert suite is not None
     cases = {c.get("name"): c for c in suite.iter("testcase")}
@@ -107,7 +116,12 @@ def test_cli_exit_codes_lines_junit_json_markdown(tmp_path):
     document = json.loads(out.read_text())
     assert document["table"] == "check" and document["units"]["slowdown_pct"].startswith("%")
     assert [r["status"] for r in document["records"]][0] == "regressed"
-    assert "| `gemm` | **regressed** |" in md.read_text()
+    table = md.read_text()
+    assert "| gemm | kernel | none | **regressed** | time per call | 5 / 5 | 1 -> 1.2 ms |" \
+        in table
+    for line in table.splitlines()[4:]:  # no empty cell: every one holds text
+        assert "||" not in line.replace(" ", "") and "|  |" not in line
+    assert cases["gemm"].get("classname") == "rooflow.check.kernel"
     # selection applies: without gemm, nothing regressed
     assert rooflow("check", str(base), str(slower), *PEAKS, "--exclude",
                    "gemm").returncode == 0
@@ -158,7 +172,7 @@ def test_a_real_workload_against_itself_passes(shared_data):
 
 
 def test_per_kernel_tolerance_overrides_the_default():
-    # gemm 20 % slower: allowed 6.29 % by default, 25 % with its own tolerance
+    # gemm 20 % slower: allowed 8.43 % by default, 25 % with its own floor
     r = result(run(gemm=1.2), overrides={"GEMM": 0.25})
     t = {row["kernel"]: row for row in r.table.iter_rows(named=True)}
     assert t["gemm"]["allowed_pct"] == pytest.approx(25.0) and t["gemm"]["status"] == "ok"
