@@ -41,7 +41,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rooflow.escape import markdown_cell, terminal_text, xml_text
 
@@ -321,7 +321,7 @@ def check_runs(baseline: pl.DataFrame, new: pl.DataFrame, *,
     patterns = [(re.compile(p, re.IGNORECASE), v) for p, v in (overrides or {}).items()]
     rows = []
     for r in joined.iter_rows(named=True):
-        row = {c: None for c in COLUMNS}
+        row: dict[str, Any] = dict.fromkeys(COLUMNS)
         series = r["series"] if r["series"] is not None else r.get("series_new")
         pair = r["pair"] if r["pair"] is not None else r.get("pair_new")
         row.update(kernel=r["name"], series=series or "", pair=pair or "",

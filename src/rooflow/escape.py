@@ -46,16 +46,16 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _visible(match: re.Match[str]) -> str:
-    """A control character as Python writes it in a string literal: ``\\x1b``, ``\\n``."""
+    r"""A control character as Python writes it in a string literal: ``\x1b``, ``\n``."""
     return ascii(match.group())[1:-1]
 
 
 def terminal_text(text: object) -> str:
-    """``text`` safe to print on a terminal or into a CI log, on one line.
+    r"""``text`` safe to print on a terminal or into a CI log, on one line.
 
     Every control character (ESC, NUL, BEL, CR, newline, tab, DEL, the C1 controls), the
     Unicode line and paragraph separators and the bidirectional controls are written as
-    their Python escape (``\\x1b``, ``\\n``, ``\\u202e``): no escape sequence runs, no
+    their Python escape (``\x1b``, ``\n``, ``\u202e``): no escape sequence runs, no
     line is forged, no text is reordered. Other text is unchanged.
     """
     return _CONTROLS.sub(_visible, str(text))
