@@ -376,15 +376,21 @@ def parse_fraction(text: str) -> float:
     return value
 
 
+def _md(text: object) -> str:
+    """Text as a Markdown cell, control characters visible (a CI log shows the file raw)."""
+    return markdown_cell(terminal_text(text))
+
+
 def markdown(result: CheckResult, title: str) -> str:
     """A Markdown summary for a CI job page: the verdict, then every kernel.
 
     Every cell holds text (``n/a`` where a run has no value); names are escaped
-    (:func:`rooflow.escape.markdown_cell`), so none becomes markup.
+    (:func:`rooflow.escape.markdown_cell`, control characters by
+    :func:`rooflow.escape.terminal_text`), so none becomes markup.
     """
     head = ["kernel", "series", "pair", "status", "compared", "calls", "base -> new",
             "slowdown", "% of roof", "noise", "allowed", "note"]
-    lines = [f"## {markdown_cell(title)}", "", markdown_cell(result.summary()), "",
+    lines = [f"## {_md(title)}", "", _md(result.summary()), "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
 
     def f(value, fmt: str, unit: str = "") -> str:
@@ -403,11 +409,11 @@ def markdown(result: CheckResult, title: str) -> str:
         noise = (f"{f(r['noise_pct_baseline'], '.1f', ' %')} / "
                  f"{f(r['noise_pct_new'], '.1f', ' %')}")
         status = f"**{r['status']}**" if r["status"] == REGRESSED else r["status"]
-        cells = [markdown_cell(r["kernel"]), markdown_cell(r["series"] or "n/a"),
-                 markdown_cell(r["pair"] or "none"), status, r["compared"] or "n/a",
+        cells = [_md(r["kernel"]), _md(r["series"] or "n/a"),
+                 _md(r["pair"] or "none"), status, r["compared"] or "n/a",
                  f"{r['calls_baseline']} / {r['calls_new']}", values,
                  f(r["slowdown_pct"], "+.1f", " %"), roof, noise,
-                 f(r["allowed_pct"], ".1f", " %"), markdown_cell(r["note"] or "-")]
+                 f(r["allowed_pct"], ".1f", " %"), _md(r["note"] or "-")]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

@@ -83,10 +83,9 @@ def markdown_cell(text: object) -> str:
     One line (a newline would end the table); ``|`` escaped (a cell break); HTML's ``&``,
     ``<``, ``>`` as entities (no tag or comment passes through); backslash, backtick,
     ``*``, ``[``, ``]``, ``~`` and ``_`` at a word's edge backslash-escaped (no code span,
-    emphasis, link or strike-through); other control characters written visibly
-    (:func:`terminal_text`).
+    emphasis, link or strike-through).
     """
-    text = html.escape(terminal_text(one_line(text)), quote=False)
+    text = html.escape(one_line(text), quote=False)
     text = _MD_ALWAYS.sub(r"\\\1", text)
     return _MD_EDGE_UNDERSCORE.sub(r"\\_", text)
 
