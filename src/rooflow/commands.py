@@ -225,6 +225,9 @@ def model_check_command(preset_options, kind_option, load_files, select_preset) 
         if output is not None and output.suffix.lower() not in (".png", ".svg", ".pdf"):
             raise click.BadParameter(f"unsupported image format '{output.suffix}' (png, svg, "
                                      "pdf)", param_hint="-o")
+        from rooflow.adapter_options import read_per_launch
+
+        read_per_launch()  # every call read: the model counts one (reconcile divides)
         preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
         result = reconcile(load_files(measured, kind), load_files((model_path,), None),
                            mappings, preset)
