@@ -95,3 +95,16 @@ def test_cli_stdout_stderr_and_reports_stay_inert(tmp_path):
     assert proc.stderr.splitlines()[-1].startswith("1 of 1 kernels regressed")
     ET.parse(xml)
     assert "\x1b" not in md.read_text() and "\x1b" not in xml.read_text()
+
+
+def test_an_error_line_quoting_a_name_is_terminal_safe(tmp_path):
+    # The error line quotes the file it cannot read; its name carries ESC and BEL (exit 2).
+    base = tmp_path / "base.csv"
+    _run(["gemm"]).write_csv(base)
+    missing = tmp_path / "new\x1b[2J\x07.csv"
+    proc = subprocess.run([ROOFLOW, "check", str(base), str(missing), *PEAKS],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("rooflow: error: ") and proc.stderr.count("\n") == 1
+    assert not any(c in proc.stderr for c in CONTROLS)
+    assert "new\\x1b[2J\\x07.csv" in proc.stderr

@@ -62,13 +62,18 @@ class Group(click.Group):
 
 
 def _bad_input(message: str) -> NoReturn:
-    """Exit 2 with the one error line: to a gate, exit 1 means "regressed"."""
-    click.echo(f"rooflow: error: {message}", err=True)
+    """Exit 2 with the one error line: to a gate, exit 1 means "regressed".
+
+    The line is terminal-safe (:func:`rooflow.escape.terminal_text`): it may quote a name.
+    """
+    from rooflow.escape import terminal_text
+
+    click.echo(f"rooflow: error: {terminal_text(message)}", err=True)
     sys.exit(2)
 
 
 class _Gate(click.Command):
-    """A command whose usage errors exit 2, as its bad inputs do."""
+    """A command whose usage errors and bad inputs exit 2 (exit 1 is its verdict)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
@@ -87,8 +92,10 @@ class _Gate(click.Command):
             _bad_input(str(err))
         try:
             return super().invoke(ctx)
-        except click.UsageError as err:
+        except click.ClickException as err:  # a usage error, a file click cannot open
             _bad_input(err.format_message())
+        except InputError as err:  # bad input found while it runs: trouble, not a verdict
+            _bad_input(str(err))
 
 
 def check_command(preset_options, kind_option, load_files, select_preset) -> click.Command:
