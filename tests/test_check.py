@@ -369,3 +369,22 @@ def test_a_10_pct_slowdown_is_found():
     # identical runs
     assert _rate(100, 0.05, factor=1.1, floor=0.0)[0] >= 0.9
     assert _rate(5, 0.05, floor=0.0)[0] <= 0.01
+
+
+def test_per_launch_pairs_ncu_launches_by_kernel_and_order(tmp_path):
+    # resources/ncu holds stream_triad twice (1.16 ms, then 1.17248 ms): read per call by
+    # default (one kernel, 2 / 2 calls), one to one with --per-launch (#1 and #2).
+    ncu = str(Path(__file__).resolve().parents[1] / "resources/ncu/a100_dgemm_triad_hgemm.csv")
+    out = tmp_path / "check.json"
+    assert rooflow("check", ncu, ncu, "--hardware", "a100-sxm", "-o", str(out)).returncode == 0
+    triad = [r for r in json.loads(out.read_text())["records"]
+             if r["kernel"].startswith("stream_triad")]
+    assert [(r["calls_baseline"], r["calls_new"]) for r in triad] == [(2, 2)]
+    assert triad[0]["time_s_baseline"] == pytest.approx((1.16e-3 + 1.17248e-3) / 2)
+    proc = rooflow("check", ncu, ncu, "--hardware", "a100-sxm", "--per-launch", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    triad = [r for r in json.loads(out.read_text())["records"]
+             if r["kernel"].startswith("stream_triad")]
+    assert [r["kernel"][-2:] for r in triad] == ["#1", "#2"]
+    assert [r["time_s_new"] for r in triad] == pytest.approx([1.16e-3, 1.17248e-3])
+    assert all(r["note"] == FLOOR_ONLY for r in triad)
