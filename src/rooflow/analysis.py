@@ -183,8 +183,11 @@ def _per_value(column: str, values: dict, dtype: pl.DataType) -> pl.Expr:
 
 
 def _by_flop_source(compute: dict, counted: dict, part: int, dtype: pl.DataType) -> pl.Expr:
-    """Item ``part`` (0 key, 1 value) of each row's compute roof: ``counted`` on
-    :data:`COUNTED` rows, ``compute`` on the others; one lookup when they agree."""
+    """Item ``part`` (0 key, 1 value) of each row's compute roof, by where its FLOP come from.
+
+    ``counted`` (precision → roof) on :data:`COUNTED` rows, ``compute`` on the others; one
+    lookup when they agree.
+    """
     model = _per_value("precision", {p: (c[part] if c else None) for p, c in compute.items()},
                        dtype)
     if counted == compute:
