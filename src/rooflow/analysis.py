@@ -206,6 +206,8 @@ def _roof_note(preset: Preset, levels: list[str], precisions: list[str],
                inputs_only: bool = False) -> pl.Expr:
     """Which roof a row lacks on ``preset`` ("" when it has both); :data:`INPUTS_ONLY_NOTE`.
 
+    A row judged on a memory roof with a caveat (:attr:`Preset.roof_notes`) gets it.
+
     Built from per-level and per-precision lookups (Categorical), never a string per row;
     the bytes note is added (after "; " when a roof note is there) only when
     ``inputs_only`` says some row needs it.
@@ -214,16 +216,20 @@ def _roof_note(preset: Preset, levels: list[str], precisions: list[str],
                           _CAT)
     no_precision = _per_value(
         "precision", {p: f"no {p} roof on {preset.key}" for p in precisions}, _CAT)
+    # A caveat of the memory roof a row is judged on (a partition's HBM: an upper bound).
+    caveats = {lv: preset.roof_notes.get(m[0], "") if (m := preset.memory_roof(lv)) else ""
+               for lv in levels}
+    caveat = _per_value("level", caveats, _CAT) if any(caveats.values()) else _cat("")
     note = (
         pl.when(pl.col("memory_roof").is_null())
         .then(no_level)
         .when(pl.col("bandwidth_only"))
-        .then(_cat(""))
+        .then(caveat)
         .when(pl.col("precision") == "")
         .then(_cat(f"precision not given: default {preset.default_compute} roof"))
         .when(pl.col("compute_roof").is_null())
         .then(no_precision)
-        .otherwise(_cat(""))
+        .otherwise(caveat)
     )
     if not inputs_only:
         return note

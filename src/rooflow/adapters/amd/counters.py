@@ -66,7 +66,12 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from rooflow.errors import InputError
-from rooflow.formats.devices import CHIP_IDS, gfx_target  # noqa: F401 (re-exported)
+from rooflow.formats.devices import (  # noqa: F401 (CHIP_IDS, SPX_XCDS re-exported)
+    _PARTITIONS,
+    CHIP_IDS,
+    SPX_XCDS,
+    gfx_target,
+)
 
 LANES = 64.0  # work-items per wavefront instruction on CDNA (gfx9): the default wave size
 MOPS = 512.0  # operations per MFMA MOPS count
@@ -194,10 +199,6 @@ CYCLES = "GRBM_GUI_ACTIVE"
 (Cycles)" is ``GRBM_GUI_ACTIVE / $num_xcd`` (``$GRBM_GUI_ACTIVE_PER_XCD``, ``utils/parser.py``;
 gfx942 ``0700_wavefront.yaml``, ROCm/rocm-systems @1b1610fc)."""
 
-SPX_XCDS = {  # XCDs of the whole GPU: mi_gpu_spec.yaml num_xcds spx, RC @1b1610fc
-    "MI300A": 6, "MI300X": 8, "MI308X": 4, "MI325X": 8, "MI350X": 8, "MI355X": 8, "MI358X": 8,
-}
-_PARTITIONS = {"SPX": 1, "DPX": 2, "TPX": 3, "QPX": 4}  # partitions per GPU; CPX: one per XCD
 
 
 def partition_xcds(name: str, partition: str) -> int | None:
