@@ -109,6 +109,8 @@ def partition_preset(preset: Preset, chip: str, mode: str, nps: int | None = Non
                 f"L2 per XCD x {xcds}/{spx}; {hbm}. {preset.key}: {preset.source}"),
         compute={k: v * share for k, v in preset.compute.items()},
         memory=memory,
+        sources={**{k: f"{preset.key}'s x {xcds}/{spx}: {v}" for k, v in preset.sources.items()},
+                 **notes},
         devices=(f"{chip} {label}",),
         roof_notes=notes,
         overridden=(),
