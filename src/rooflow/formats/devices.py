@@ -293,6 +293,50 @@ def pytorch(path: Path) -> tuple[str, ...]:
     return (names.pop(),) if len(names) == 1 else ()
 
 
+UNITRACE_HEADER = "Kernel,Device,SubDeviceId,"
+"""Start of a unitrace Kernel Metrics header line (repeated before every kernel's rows)."""
+
+
+def unitrace_stacks(path: Path) -> int | None:
+    """How many stacks (distinct ``SubDeviceId``) the kernels of a unitrace dataset ran on.
+
+    ``path``: a report, or a folder of the reports of one program. None when no report
+    in it holds a Kernel Metrics row. A Max 1550 program on one stack (``ZE_AFFINITY_MASK``
+    or FLAT hierarchy, one device) shows one ``SubDeviceId``; with implicit scaling over
+    both stacks, each kernel has a row per stack (0 and 1). Kernel names may hold commas:
+    the column is counted from the row's end (header and rows end with a comma).
+    """
+    files = sorted(p for p in path.iterdir() if p.is_file()) if path.is_dir() else [path]
+    stacks: set[str] = set()
+    for file in files:
+        width = column = None
+        for cells in _rows(file):
+            if ",".join(cells[:3]) + "," == UNITRACE_HEADER:
+                width, column = len(cells), 2
+            elif width and column is not None and len(cells) >= width:
+                stacks.add(cells[len(cells) - width + column].strip())
+    return len(stacks) or None
+
+
+def stack_preset(plan, dataset: str, device: str | None, options: dict) -> str | None:
+    """The preset a dataset measured on ``device`` is drawn on, one stack considered.
+
+    ``<device>-1stack`` (``max-1550-1stack``) for a unitrace dataset whose kernels ran on
+    one stack (:func:`unitrace_stacks`) when ``plan.hardware`` has that preset and the
+    dataset's ``options`` name no ``presets``; the choice is added to ``plan.warnings``.
+    Else ``device``. ``plan``: a :class:`rooflow.planning.Plan` (its ``datasets``,
+    ``sources``, ``hardware``, ``warnings``).
+    """
+    kind, name = plan.datasets[dataset]
+    one = f"{device}-1stack"
+    if (kind != "unitrace" or not device or options.get("presets") or one not in plan.hardware
+            or unitrace_stacks(Path(plan.sources[kind][name])) != 1):
+        return device
+    plan.warnings.append(f"dataset {dataset!r} ran on one stack of {device} (one "
+                         f"SubDeviceId): drawn on {one}")
+    return one
+
+
 READERS = {"ncu": ncu, "rocprof": rocprof, "rocprofv3": rocprofv3, "roofline": roofline,
            "pytorch": pytorch}
 """Kind → its reader; the other kinds of :data:`rooflow.kinds.KINDS` name no GPU."""
