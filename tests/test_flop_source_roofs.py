@@ -112,8 +112,8 @@ def test_counter_and_model_points_in_one_table_each_meet_their_roof(presets):
 
 
 def test_nvidia_counts_as_its_datasheet(presets):
-    # ncu counts 2·FFMA + FADD + FMUL per thread instruction; the H100 SXM FP32 66.9 is
-    # 132 SMs × 128 FP32 lanes × 2 × 1.98 GHz: one roof for both sources.
+    # ncu counts 2·FFMA + FADD + FMUL per thread instruction; the H100 SXM FP32 67 is
+    # 132 SMs × 128 FP32 lanes × 2 × 1.98 GHz = 66.9, rounded: one roof for both sources.
     p = presets["h100-sxm"]
     for precision in ("fp64", "fp32", "fp16", "fp16-tensor"):
         assert p.compute_roof(precision, counted=True) == p.compute_roof(precision)
