@@ -12,6 +12,7 @@ from typing import Any, cast
 
 from rooflow.defaults import DEFAULT_HARDWARE, PACKAGED_HARDWARE_SHA256, schema_error
 from rooflow.errors import InputError
+from rooflow.roofs.partition import partition_presets
 from rooflow.roofs.preset import Preset, schema_checked_preset
 from rooflow.safeload import MAX_CONFIG_BYTES, load_yaml, read_text
 
@@ -55,6 +56,4 @@ def load_hardware(path: str | Path = DEFAULT_HARDWARE) -> dict[str, Preset]:
                 )
     # AMD compute partitions (mi300x-cpx, ...): each GPU's share, picked by the partition
     # a profile names (rooflow.formats.devices.partition_names).
-    from rooflow.roofs.partition import partition_presets
-
     return presets | partition_presets(presets)
