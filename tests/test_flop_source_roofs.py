@@ -88,6 +88,38 @@ def test_rocprof_compute_kernel_at_its_valu_peak_is_100_percent(presets, tmp_pat
     assert row["pct_of_roof"] == pytest.approx(100.0)
 
 
+COUNTERS = {"SQ_INSTS_VALU_ADD_F32": 0, "SQ_INSTS_VALU_MUL_F32": 0, "SQ_INSTS_VALU_TRANS_F32": 0,
+            "SQ_INSTS_VALU_FMA_F32": 638_281_250, "FETCH_SIZE": 1024, "WRITE_SIZE": 0}
+
+
+def rocprof_v1_run(folder: Path) -> Path:
+    """rocprof v1 ``results.csv``: the same dispatch, 1 ms."""
+    (folder / "results.csv").write_text(
+        "Index,KernelName,DurationNs," + ",".join(COUNTERS) + "\n"
+        + "0,valu_peak,1000000," + ",".join(map(str, COUNTERS.values())) + "\n")
+    return folder
+
+
+def rocprofv3_collection(folder: Path) -> Path:
+    """rocprofv3 counter collection (one row per counter): the same dispatch, 1 ms."""
+    path = folder / "run_counter_collection.csv"
+    path.write_text("Dispatch_Id,Kernel_Name,Counter_Name,Counter_Value,Start_Timestamp,"
+                    "End_Timestamp\n" + "".join(f"1,valu_peak,{name},{value},0,1000000\n"
+                                                for name, value in COUNTERS.items()))
+    return path
+
+
+@pytest.mark.parametrize(("kind", "build"), [("rocprofv1", rocprof_v1_run),
+                                             ("rocprofv3", rocprofv3_collection)])
+def test_every_amd_profiler_meets_the_per_instruction_roof(presets, tmp_path, kind, build):
+    # The dispatch of the rocprof-compute test through rocprof v1 and rocprofv3: 81.7e9
+    # FLOP in 1 ms on an MI300X is 100 % of the 81.7 TFLOP/s per-instruction roof.
+    points = load_points(kind, build(tmp_path))
+    row = analyze(points.filter(pl.col("level") == "DRAM"), presets["mi300x"]).row(0, named=True)
+    assert row["compute_roof_name"] == "fp32 per instruction"
+    assert row["pct_of_roof"] == pytest.approx(100.0)
+
+
 def test_the_same_flop_from_a_model_meet_the_datasheet_roof(presets):
     # 81.7e9 FLOP in 1 ms given by a spec or benchmark (bytes_model "given"): judged on the
     # packed 163.4 TFLOP/s, so 81.7 / 163.4 = 50 % of roof.
