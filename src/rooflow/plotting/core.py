@@ -167,7 +167,11 @@ def decade_label(v: float, _pos: object = None) -> str:
 
 def roof_keys(preset: Preset, levels: Sequence[str],
               precisions: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(compute keys, memory keys) drawn: the preset's defaults first, then the data's roofs."""
+    """(compute keys, memory keys) drawn: the preset's defaults first, then the data's roofs.
+
+    ``precisions``: the points' precisions, or the compute-roof keys they were judged on
+    (an analysis table's ``compute_roof_name``: ``fp32 per instruction`` is a key too).
+    """
     compute = list(dict.fromkeys([preset.default_compute] + [
         c[0] for p in precisions if (c := preset.compute_roof(p))]))
     memory = list(dict.fromkeys([preset.default_memory] + [

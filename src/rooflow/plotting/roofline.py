@@ -217,9 +217,10 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     levels = core.order(distinct(table, "level"), list(LEVELS)) if table.height else []
     fig = new_figure()
     # The limits hold the unjudged points too: never clipped, judged or not.
+    # The roofs the points were judged on (an AMD counter point's fp32 per instruction).
     ax, limits, scale, unit = roofline_axes(
         fig, AXES_RECT, preset, [table, unjudged], levels,
-        distinct(table, "precision").to_list(), per)
+        distinct(table, "compute_roof_name").drop_nulls().to_list(), per)
     dense = use_density(table.height, options.density, options.density_threshold)
     mixed_op = op.any() and not only_op
     handles: list = []
