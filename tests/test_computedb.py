@@ -32,7 +32,8 @@ def test_real_database_kernels_by_hand(shared_data: Path,
     assert detect_kind(db) == "rocprof"
     with caplog.at_level(logging.WARNING):
         points = load_points("rocprof", db)
-    sobol = points.filter(points["label"].str.starts_with("void rocrand_impl::host::generate_sobol"))
+    sobol = points.filter(
+        points["label"].str.starts_with("void rocrand_impl::host::generate_sobol"))
     by_level = {r["level"]: r for r in sobol.iter_rows(named=True)}
     # compute_kernel_roofline_data: total_flops is a RATE (GFLOP/s), the *_cache_data columns
     # are intensities (FLOP/byte). One dispatch of 8,960 ns (compute_dispatch):

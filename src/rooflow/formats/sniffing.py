@@ -2,7 +2,9 @@
 
 Each reads at most the first 64 KiB of a file (4 MiB for unitrace reports, whose kernel
 table follows the per-launch log) and imports nothing heavier than the standard library,
-so :func:`rooflow.adapters.detect_kind` costs milliseconds whichever kind a file is. The
+so :func:`rooflow.adapters.detect_kind` costs milliseconds whichever kind a file is. An
+SQLite file (its 16-byte magic header) is opened read-only to list its tables
+(:mod:`rooflow.formats.sqlitedb`). The
 identifying marks used by both a check and its reader live here.
 """
 

@@ -91,7 +91,8 @@ def peaks_source(path: str | Path | Sequence[str | Path]) -> MeasuredSource | No
     An ERT ``roofline.json`` (``.json``, or a JSON object naming ``empirical``); a pti-gpu
     device config (``key,value`` lines with pti-gpu keys such as ``FP32_GFLOPS``); an
     Omniperf/rocprof-compute ``roofline.csv`` (``device`` and ``HBMBw`` columns) or a
-    workload folder holding one; a rocprof-compute analysis database (SQLite); Nsight Compute: several files, or a file or folder that
+    workload folder holding one; a rocprof-compute analysis database (SQLite); Nsight
+    Compute: several files, or a file or folder that
     :func:`rooflow.formats.sniffing.ncu` recognises (whether it holds the peaks is
     :func:`.ncu.ncu_preset`'s to say). Reads only the first bytes, as input detection does.
     """

@@ -310,8 +310,10 @@ def omniperf_points(path: str | Path) -> pl.DataFrame:
 
 
 def load(path: str | Path, settings: Settings) -> pl.DataFrame:
-    """Registry entry (kind ``rocprof``): the workload folder of ``path``, or a
-    rocprof-compute analysis database (SQLite, :mod:`rooflow.adapters.amd.computedb`)."""
+    """Registry entry (kind ``rocprof``): the workload folder of ``path``, or a database.
+
+    A rocprof-compute analysis database (SQLite): :mod:`rooflow.adapters.amd.computedb`.
+    """
     from rooflow.formats.sqlitedb import is_sqlite
 
     if is_sqlite(Path(path)):
