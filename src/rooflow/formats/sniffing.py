@@ -124,8 +124,8 @@ COMPUTE_DB_TABLES = ("compute_metadata", "compute_kernel", "compute_dispatch")
 
 def _has_tables(path: Path, wanted: tuple[str, ...]) -> bool:
     """Whether ``path`` is an SQLite file with each of ``wanted`` (or a GUID-suffixed copy)."""
-    if path.is_dir():
-        return False
+    if path.is_dir() or not head_text(path, 16).startswith("SQLite format 3\x00"):
+        return False  # sqlitedb is imported only for an SQLite file
     from rooflow.formats.sqlitedb import table_names
 
     have = table_names(path)
