@@ -125,7 +125,7 @@ def test_dispatch_with_known_counters_by_hand(tmp_path: Path, views: bool, times
 
 
 def test_reading_never_writes_beside_the_database(tmp_path: Path) -> None:
-    folder = tmp_path / "run"
+    folder = tmp_path / "run dir?#1"  # characters a URI must escape
     folder.mkdir()
     db = build(folder / "4242_results.db")
     before = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in folder.iterdir())
@@ -186,3 +186,18 @@ def test_a_database_without_rocpd_tables_is_refused_in_one_line(tmp_path: Path) 
     assert "no rocpd_kernel_dispatch table" in str(err.value)
     with pytest.raises(InputError):
         detect_kind(db)
+
+
+def test_gfx_target_from_generic_name_when_name_is_a_users_label(tmp_path: Path) -> None:
+    # Later rocpd_tables.sql versions keep `name` for a user-provided name and add
+    # `generic_name`: the gfx target is taken from whichever column holds one.
+    db = build(tmp_path / "g_results.db", counters=[], arch="gfx90a", chip=29704)
+    con = sqlite3.connect(db)
+    con.execute(f'ALTER TABLE "rocpd_info_agent{UUID}" ADD COLUMN generic_name TEXT')
+    con.execute(f"UPDATE \"rocpd_info_agent{UUID}\" SET generic_name = name, "
+                "name = 'my favourite GPU' WHERE type = 'GPU'")
+    con.commit()
+    con.close()
+    with pytest.raises(InputError) as err:
+        read_database(db)
+    assert "gfx90a" in str(err.value) and "TCC_EA_RDREQ_sum" in str(err.value)

@@ -136,12 +136,20 @@ def _counters(con: sqlite3.Connection, have: dict[str, str], path: Path) -> pl.D
 def _agents(con: sqlite3.Connection, have: dict[str, str], path: Path) -> dict:
     """(guid, agent id) → (gfx target, GPU name, wave size, clock info) of each GPU agent."""
     table = _source(con, have, "rocpd_info_agent", path)
+    first = "rocpd_info_agent" if "rocpd_info_agent" in have else next(
+        n for n in sorted(have) if n.startswith("rocpd_info_agent_"))
+    # The gfx target: `name` (schema 3); later schemas keep `name` for a user's name and
+    # add `generic_name`, so every column that may hold it is tried.
+    targets = [c for c in ("name", "generic_name", "model_name")
+               if c in sqlitedb.columns(con, first)]
     extracted = ", ".join(f"json_extract(A.extdata, '$.{k}')" for k in _AGENT_KEYS)
-    sql = f"SELECT A.guid, A.id, A.name, A.product_name, {extracted} FROM {table} A"
+    sql = (f"SELECT A.guid, A.id, A.product_name, {extracted}, "
+           f"{', '.join(f'A.{c}' for c in targets)} FROM {table} A")
     agents = {}
-    for guid, ident, name, product, chip, wave, clock, xcc in _frame(
-        con, sql, ["guid", "id", "name", "product", *_AGENT_KEYS], path).iter_rows():
-        arch = gfx_target(str(name or ""))
+    for guid, ident, product, chip, wave, clock, xcc, *labels in _frame(
+        con, sql, ["guid", "id", "product", *_AGENT_KEYS, *targets], path).iter_rows():
+        arch = next((a for a in (gfx_target(str(x or "")) for x in labels) if a), None)
+        name = next((x for x in labels if x), "")
         chip_id = int(chip) if isinstance(chip, int | float) and chip == int(chip) else None
         device = CHIP_IDS[chip_id][0] if chip_id in CHIP_IDS else str(product or name or "")
         waves = float(wave) if wave in (32, 64) else None
