@@ -150,10 +150,12 @@ def test_process_environment_and_command_never_leave_the_file(
         with pytest.raises(InputError) as err:
             read_database(nocounters)
         code = main(["convert", str(db), "-o", str(tmp_path / "out.csv")])
-    assert not code  # None or 0: success
+        amd = main(["from-rocprof", str(db), "-o", str(tmp_path / "amd.csv")])
+    assert not code and not amd  # None or 0: success
     out = capsys.readouterr()
     texts = [caplog.text, out.out, out.err, str(err.value), points.write_csv(),
-             (tmp_path / "out.csv").read_text()]
+             (tmp_path / "out.csv").read_text(), (tmp_path / "amd.csv").read_text()]
+    assert "kern()" in texts[-1]
     assert not any(CANARY in text for text in texts)
 
 
