@@ -77,14 +77,16 @@ def test_a_row_is_judged_against_the_roof_of_its_precision(tmp_path):
     from rooflow.analysis import analyze
     from rooflow.roofs import load_preset
 
-    # a100-sxm: fp32 19.5 TFLOP/s; default_compute fp16-tensor 312; HBM 2,039 GB/s.
-    # AI 1,000 → memory roof 2,039 TFLOP/s, so compute binds: fp32 9.75 / 19.5 = 50 % of
-    # roof; the row without precision meets the default 312: 9.75 / 312 = 3.125 %.
+    # a100-sxm: fp32 19.5 TFLOP/s (A100 datasheet, 2021); HBM 2,039 GB/s. AI 1,000 →
+    # memory roof 2,039 TFLOP/s, so compute binds: fp32 9.75 / 19.5 = 50 % of roof. The
+    # row without precision meets no roof (not the default fp16-tensor 312, which would
+    # say 3.125 %): not judged, and the note says why.
     path = write(tmp_path, "name,ai,tflops,precision\nsgemm,1000,9.75,fp32\nk,1000,9.75,\n")
     table = analyze(read_roofline_csv(path), load_preset("a100-sxm"))
-    assert table["compute_roof"].to_list() == [19.5e12, 312e12]
-    assert table["pct_of_roof"].to_list() == pytest.approx([50.0, 3.125])
-    assert table["roof_note"][0] == "" and "precision not given" in table["roof_note"][1]
+    assert table["compute_roof"].to_list() == [19.5e12, None]
+    assert table["pct_of_roof"].to_list() == [pytest.approx(50.0), None]
+    assert table["bound"].to_list() == ["compute", None]
+    assert table["roof_note"].to_list() == ["", "precision not given"]
 
 
 @pytest.mark.parametrize("exact", [False, True])
