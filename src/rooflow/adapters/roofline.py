@@ -18,32 +18,36 @@ A ``precision`` column names the roof each row is judged against (a name of
 ``device`` column the GPU it was measured on, a ``dims`` column its shape (``M=64,N=128``,
 :mod:`rooflow.dims`).
 
-The headers mean what they say. ``kernel`` (or ``Kernel Name``, ``kernel_name``, ``name``)
-names the kernel; without one the label, else the pair id, does. ``pair`` (``group``,
-``link``) joins points explicitly; without it, rows of one kernel that differ only in
-``series`` (same kernel, label and dims: Original and Optimized, as the original Xe-Forge
-script paired them by its ``kernel`` column) form a pair named ``kernel label (dims)``. A
-column none of :data:`ALIASES` names (``SeqLen``) is carried in ``dims`` where a cell is a
-number (``SeqLen=2048``: a trajectory dim, ``--trajectory SeqLen``); one warning line
-(logger ``rooflow.roofline``) names such columns, and those whose header is no dim name (not
-kept). A file written by ``rooflow convert`` or a ``from-*`` command (the canonical points
-columns) is read as it is, every column kept.
+``kernel`` (or ``Kernel Name``, ``kernel_name``, ``name``) names the kernel; without one
+the label, else the pair id, does. ``pair`` (``group``, ``link``) joins points; without
+it, rows of one kernel, label and dims that differ only in ``series`` (Original and
+Optimized, as the original Xe-Forge script paired them by ``kernel``) are a pair. A column
+none of :data:`ALIASES` names (``SeqLen``) is carried in ``dims`` where a cell is a number
+(a trajectory dim), and one warning line names such columns
+(:mod:`rooflow.adapters.roofline_columns`). A file written by ``rooflow convert`` or a
+``from-*`` command (the canonical points columns) is read as it is, every column kept.
 """
 
 from __future__ import annotations
 
 import csv
-import logging
-import re
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from rooflow.dims import DIM_NAME, DIM_VALUE
+from rooflow.adapters.roofline_columns import (
+    EXTRA,
+    POINTS_COLUMNS,
+    canonical_header,
+    header,
+    note_unknown,
+    passthrough,
+    series_pairs,
+)
 from rooflow.errors import InputError
 from rooflow.escape import restore_csv
-from rooflow.formats.roofline import BASE_UNIT, CANONICAL, LEVEL_BYTES_PREFIX
+from rooflow.formats.roofline import BASE_UNIT, LEVEL_BYTES_PREFIX
 from rooflow.points import POINT_SCHEMA, PRECISIONS, check_points, to_points
 from rooflow.settings import Settings
 from rooflow.validate import (
@@ -60,13 +64,6 @@ from rooflow.validate import (
 )
 
 _NUMERIC = ["arithmetic_intensity", "tflops", "gflops", "flop", "time_us", "bytes"]
-_LOG = logging.getLogger("rooflow.roofline")
-_EXTRA = "__passthrough"
-"""Column of the dims that a file's unknown columns give (``SeqLen=2048``), while read."""
-
-
-# A file written by `rooflow from-ncu`/`from-rocprof` (canonical points) has these.
-_POINTS_COLUMNS = {"arithmetic_intensity", "flop_per_s", "level", "kernel"}
 
 
 def _schema():
@@ -87,36 +84,6 @@ def _schema():
         series: str = pa.Field(str_length={"min_value": 1})
 
     return RooflineRows
-
-
-def canonical_header(columns: list[str], file: str | Path) -> dict[str, str]:
-    """Map raw header names to canonical names.
-
-    Returns ``{raw: canonical}`` for the recognised columns, including
-    ``bytes_<level>`` columns (kept under their lower-cased name).
-
-    Raises:
-        InputError: two headers map to one canonical column (names both).
-    """
-    mapping: dict[str, str] = {}
-    seen: dict[str, str] = {}
-    for raw in columns:
-        key = raw.strip().lstrip("\ufeff").strip().lower()
-        name = CANONICAL.get(key)
-        if name is None and key.startswith(LEVEL_BYTES_PREFIX) and key != "bytes_moved":
-            name = key
-        if name is None:
-            continue
-        if name in seen:
-            raise InputError(
-                str(file),
-                f"columns '{seen[name]}' and '{raw}' both mean '{name}'; keep one",
-                column=raw,
-                check="alias conflict",
-            )
-        seen[name] = raw
-        mapping[raw] = name
-    return mapping
 
 
 def read_roofline_csv(path: str | Path) -> pl.DataFrame:
@@ -145,12 +112,10 @@ def read_roofline_csv(path: str | Path) -> pl.DataFrame:
         InputError: unreadable file, alias conflict, missing intensity, a non-numeric,
             zero, negative, NaN or infinite value (file, row, column, check, value).
     """
-    if Path(path).suffix.lower() == ".parquet":
-        points = _read_parquet(path)
-    else:
-        points = _read_csv(path)
-    _note_unknown(path)
-    return points
+    points = _read_parquet(path) if Path(path).suffix.lower() == ".parquet" else _read_csv(path)
+    columns = header(path)
+    note_unknown(path, columns)
+    return series_pairs(points, columns)
 
 
 def _read_csv(path: str | Path) -> pl.DataFrame:
@@ -163,41 +128,6 @@ def _read_csv(path: str | Path) -> pl.DataFrame:
     if row is not None:
         _check_part(path, row)
     return pl.concat(_read_exact(path))
-
-
-def unknown_columns(columns: list[str]) -> tuple[list[str], list[str]]:
-    """(carried as dims, not kept): the headers none of :data:`ALIASES` names.
-
-    Carried: a dim name (:data:`rooflow.dims.DIM_NAME`); the others cannot be dims. A
-    canonical points file (``rooflow convert``) has none: its columns are kept as read.
-    """
-    if _POINTS_COLUMNS <= set(columns):
-        return [], []
-    known = canonical_header(columns, "")
-    names = [c.strip().lstrip("\ufeff").strip() for c in columns if c not in known]
-    carried = [n for n in names if re.match(DIM_NAME, n)]
-    return carried, [n for n in names if n not in carried]
-
-
-def _note_unknown(path: str | Path) -> None:
-    """One warning line naming the file's unknown columns (:func:`unknown_columns`)."""
-    if Path(path).suffix.lower() == ".parquet":
-        columns = list(pl.scan_parquet(path).collect_schema())
-    else:
-        with open(path, encoding="utf-8-sig", newline="") as file:
-            columns = next(csv.reader(file), [])
-    carried, dropped = unknown_columns(columns)
-    if not carried and not dropped:
-        return
-    parts = []
-    if carried:
-        parts.append(f"column{'s' if len(carried) > 1 else ''} {', '.join(carried)} "
-                     "kept in dims where a cell is a number (a trajectory dim: --trajectory "
-                     f"{carried[0]})")
-    if dropped:
-        parts.append(f"column{'s' if len(dropped) > 1 else ''} "
-                     f"{', '.join(repr(d) for d in dropped)} not kept (no dim name)")
-    _LOG.warning("%s: not roofline CSV columns: %s", path, "; ".join(parts))
 
 
 PART_ROWS = 1000
@@ -260,7 +190,7 @@ def _exact(raw: pl.DataFrame, path: str | Path, offset: int) -> pl.DataFrame:
         points = _from_frame(raw, path, exact=True)
     except InputError as err:
         raise _shifted(err, offset) from None
-    if offset and not _POINTS_COLUMNS <= set(raw.columns):  # canonical rows: their own
+    if offset and not POINTS_COLUMNS <= set(raw.columns):  # canonical rows: their own
         points = points.with_columns(pl.col("row") + offset)
     return points
 
@@ -288,7 +218,7 @@ def _fast_csv(path: str | Path) -> pl.DataFrame:
     names = [h.strip() for h in header]
     if any(not h for h in names) or len(set(names)) != len(names):
         raise _Recheck
-    if _POINTS_COLUMNS <= set(header):
+    if POINTS_COLUMNS <= set(header):
         numeric = {c for c, t in POINT_SCHEMA.items() if t.is_numeric()}
     else:
         numeric = {raw for raw, c in canonical_header(header, path).items()
@@ -314,7 +244,7 @@ def _read_parquet(path: str | Path) -> pl.DataFrame:
     """A roofline-CSV-shaped Parquet file, or canonical points (checked by the registry)."""
     try:
         schema = (scan := pl.scan_parquet(path)).collect_schema()
-        points = _POINTS_COLUMNS <= set(schema)
+        points = POINTS_COLUMNS <= set(schema)
         mapping = {} if points else canonical_header(list(schema), path)
         # Series (few values) cast as read: as text, 160 MB on 10⁷ rows until points are made.
         series = [r for r, c in mapping.items() if c == "series" and schema[r] == pl.String]
@@ -350,11 +280,11 @@ def _from_frame(raw: pl.DataFrame, path: str | Path, *, exact: bool) -> pl.DataF
     """
     if raw.is_empty():
         raise InputError(str(path), "header but no data rows", check="rows")
-    if _POINTS_COLUMNS <= set(raw.columns):
+    if POINTS_COLUMNS <= set(raw.columns):
         return _read_points_csv(raw, path, exact=exact)
     mapping = canonical_header(raw.columns, path)
     frame = raw.select([pl.col(r).alias(c) for r, c in mapping.items()]
-                       + _passthrough(raw, mapping))
+                       + passthrough(raw, mapping))
     level_cols = [c for c in frame.columns if c.startswith(LEVEL_BYTES_PREFIX)]
     clash = [c for c in ("level", "bytes", "arithmetic_intensity") if c in frame.columns]
     if level_cols and clash:
@@ -384,19 +314,6 @@ def _from_frame(raw: pl.DataFrame, path: str | Path, *, exact: bool) -> pl.DataF
         return _to_canonical(frame, path)
     except InputError as err:
         raise as_written(err, written) from None
-
-
-def _passthrough(raw: pl.DataFrame, mapping: dict[str, str]) -> list[pl.Expr]:
-    """[``NAME=VALUE`` items of the unknown columns' number cells] (:data:`_EXTRA`), or []."""
-    carried = unknown_columns(raw.columns)[0]
-    if not carried:
-        return []
-    by_name = {c.strip().lstrip("\ufeff").strip(): c for c in raw.columns if c not in mapping}
-    items = []
-    for name in carried:
-        cell = pl.col(by_name[name]).cast(pl.String).str.strip_chars()
-        items.append(pl.when(cell.str.contains(DIM_VALUE)).then(pl.lit(f"{name}=") + cell))
-    return [pl.concat_str(items, separator=",", ignore_nulls=True).alias(_EXTRA)]
 
 
 def _validate(frame: pl.DataFrame, path: str | Path, *, exact: bool) -> None:
@@ -467,7 +384,7 @@ def _to_canonical(frame: pl.DataFrame, path: str | Path) -> pl.DataFrame:
         return (pl.col(name).cast(pl.String).fill_null("") if name in frame.columns
                 else pl.lit(""))
 
-    dims = pl.concat_str([text("dims"), text(_EXTRA)], separator=",").str.strip_chars(",")
+    dims = pl.concat_str([text("dims"), text(EXTRA)], separator=",").str.strip_chars(",")
     level = (
         pl.col("level").str.to_uppercase() if "level" in frame.columns else pl.lit("DRAM")
     )
@@ -481,23 +398,7 @@ def _to_canonical(frame: pl.DataFrame, path: str | Path) -> pl.DataFrame:
         source=pl.lit(str(path)),
         bytes_model=pl.lit("given"),
     )
-    if "pair" not in frame.columns and "kernel" in frame.columns:
-        frame = frame.with_columns(pair=_series_pairs(text("kernel"), text("label")))
     return to_points(_checked_precision(frame, path, frame["row"]))
-
-
-def _series_pairs(kernel: pl.Expr, label: pl.Expr) -> pl.Expr:
-    """Pair id of rows of one kernel that differ only in ``series`` ("" for the others).
-
-    ``kernel label (dims)``: the rows sharing it, when they are of two or more series
-    (Original and Optimized), are a pair; rows of one series only are repeats (launches),
-    not a pair; a row without a kernel name pairs with none.
-    """
-    key = pl.concat_str([kernel, pl.when(label != "").then(pl.lit(" ") + label).otherwise(
-        pl.lit("")), pl.when(pl.col("dims") != "").then(pl.lit(" (") + pl.col("dims")
-                             + pl.lit(")")).otherwise(pl.lit(""))])
-    paired = (pl.col("series").n_unique().over(key) > 1) & (kernel != "")
-    return pl.when(paired).then(key).otherwise(pl.lit(""))
 
 
 def _checked_precision(frame: pl.DataFrame, path: str | Path, rows: pl.Series) -> pl.DataFrame:

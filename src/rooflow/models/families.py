@@ -355,7 +355,8 @@ def _kernel_dtype(spec: Spec, variant: str, variant_dtype: str | None) -> tuple[
 def _precisions(spec: Spec, dims: pl.DataFrame, given: pl.Series | None, unit: str | None,
                 source: str) -> pl.Series:
     """Per row: ``given`` (a width code's precision) where set, else from dtype and unit."""
-    values, why_not = [], {}
+    values: list[str] = []
+    why_not: dict[str, list[str]] = {}
     for i, (variant, dtype) in enumerate(zip(dims["variant"], dims["dtype"], strict=True)):
         if given is not None and given[i]:
             values.append(given[i])
