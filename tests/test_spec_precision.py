@@ -148,3 +148,22 @@ def test_families_file_unit_and_pattern_errors(tmp_path):
     with pytest.raises(InputError) as err:
         load_families(families)
     assert err.value.column == "$.compute_units.tensor[0]"
+
+
+def test_a_benchmark_row_takes_its_variant_dtype_on_its_family_unit(tmp_path):
+    from rooflow.adapters.benchmarks import benchmark_points
+
+    # A model whose width code names no precision: the variant's bfloat16 inputs on the
+    # family's tensor unit give bf16-tensor to both points of the row.
+    families = tmp_path / "families.yaml"
+    families.write_text(
+        "families:\n  Gemm2:\n    compute_unit: tensor\n    widths: {0: {e: 2, label: bf16}}\n"
+        "    flop: 2*M*N*K\n    bytes: (M*K + K*N + M*N)*e\n", encoding="utf-8")
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "Gemm2.yaml").write_text(GEMM, encoding="utf-8")
+    csv = tmp_path / "bench.csv"
+    csv.write_text("family,shape_key,baseline_us,triton_us,tflops\n"
+                   "Gemm2,bench-gpu,400,200,687.19\n", encoding="utf-8")
+    points = benchmark_points(csv, specs, load_families(families))
+    assert points["precision"].to_list() == ["bf16-tensor"] * 2
