@@ -167,3 +167,11 @@ def test_a_benchmark_row_takes_its_variant_dtype_on_its_family_unit(tmp_path):
                    "Gemm2,bench-gpu,400,200,687.19\n", encoding="utf-8")
     points = benchmark_points(csv, specs, load_families(families))
     assert points["precision"].to_list() == ["bf16-tensor"] * 2
+
+
+def test_a_dim_may_not_be_named_precision(tmp_path):
+    # The points' own precision column: a dim of that name would stand for it.
+    text = GEMM.replace("{M: 4096,", "{precision: 16, M: 4096,")
+    with pytest.raises(InputError, match="dim name must be an identifier") as err:
+        _spec(tmp_path, "gemm", text)
+    assert err.value.value == "precision"

@@ -72,7 +72,7 @@ _LOG = logging.getLogger("rooflow.specs")
 RESERVED_COLUMNS = frozenset({
     "variant", "index", "dtype", "at", "label", "series", "flop", "bytes",
     "arithmetic_intensity", "bytes_model", "family", "kernel", "source", "row", "resolved",
-    "dims",
+    "dims", "precision",
 })
 # A top-level mapping key: at column 0, optionally quoted, then ':' and a value or nothing.
 _KEY_LINE = re.compile(r"""^(?P<q>['"]?)(?P<key>[^\s#'":-][^#'":]*?)(?P=q)\s*:(?:\s|$)""")
