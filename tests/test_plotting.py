@@ -416,7 +416,7 @@ def test_points_without_a_compute_roof_are_drawn_apart_and_named_in_the_legend()
                 for x in a.get_xdata()]
     assert sorted(ordinary) == [1.0, 20.0]
     labels = [x.get_text() for x in ax.get_legend().get_texts()]
-    assert "no fp32 roof: 2 points,\nnot judged" in labels and "above the roof" in labels
+    assert "no fp32 roof:\n2 points, not judged" in labels and "above the roof" in labels
     # Above-roof and no-roof counts apart: fast alone is above the roof, not sgemm
     above = next(a for a in ax.lines if a.get_gid() == "above-roof")
     assert list(above.get_xdata()) == [1.0]

@@ -253,4 +253,4 @@ def test_legend_entry_of_points_without_precision_says_so():
 
     rows = pl.DataFrame({"precision": ["", "fp32", ""]})
     assert no_roof_label(rows) == "no fp32 roof, precision not given: 3 points, not judged"
-    assert no_roof_label(rows.head(1), "\n") == "precision not given: 1 point,\nnot judged"
+    assert no_roof_label(rows.head(1), "\n") == "precision not given:\n1 point, not judged"

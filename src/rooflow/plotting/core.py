@@ -399,8 +399,8 @@ def no_roof_label(rows: pl.DataFrame, sep: str = " ") -> str:
     """Legend text of the drawn points without a compute roof: why, and their count.
 
     "no fp8-tensor roof", and "precision not given" for points without a precision (no
-    roof is assumed for them). ``sep`` goes before "not judged" (a line break where the
-    legend is narrow).
+    roof is assumed for them). ``sep`` goes after the reason (a line break where the legend
+    is narrow: "precision not given: 200,000 points" does not fit its width).
     """
     precisions = rows["precision"].cast(pl.String).fill_null("").unique(maintain_order=True)
     names = ", ".join(p for p in precisions.to_list() if p)
@@ -408,7 +408,7 @@ def no_roof_label(rows: pl.DataFrame, sep: str = " ") -> str:
     if (precisions == "").any():
         why.append(NO_PRECISION)
     n = rows.height
-    return f"{', '.join(why)}: {n:,} point{'s' if n != 1 else ''},{sep}not judged"
+    return f"{', '.join(why)}:{sep}{n:,} point{'s' if n != 1 else ''}, not judged"
 
 
 # --- comparisons --------------------------------------------------------------------------
