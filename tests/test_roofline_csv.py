@@ -390,8 +390,8 @@ def test_two_kernels_of_one_label_are_two_kernels_for_the_gate(tmp_path):
     from rooflow.roofs.preset import custom_preset
 
     # Two kernels at one shape (label M=64). Read as the original script's aliases had it
-    # (label = name, kernel = pair id), both were kernel "M=64": one kernel of 2 launches,
-    # whose median time hid a 2× slowdown of k2 (1, 1 → 1, 2 µs: median 1 → 1.5, 50 %).
+    # (label = name, kernel = pair id), both were kernel "M=64": the gate named neither,
+    # and without a pair id to tell them apart pooled them into one kernel of 2 calls.
     csv = "kernel,label,flop,bytes,time_us\nk1,M=64,1e6,1e5,1\nk2,M=64,1e6,1e5,{}\n"
     preset = custom_preset(100, 1000)
     base = analyze(read_roofline_csv(write(tmp_path, csv.format(1), "a.csv")), preset)
@@ -399,7 +399,7 @@ def test_two_kernels_of_one_label_are_two_kernels_for_the_gate(tmp_path):
     result = check_runs(base, new)
     rows = {r["kernel"]: r for r in result.table.iter_rows(named=True)}
     assert sorted(rows) == ["k1", "k2"]
-    assert (rows["k1"]["launches_baseline"], rows["k2"]["launches_new"]) == (1, 1)
+    assert (rows["k1"]["calls_baseline"], rows["k2"]["calls_new"]) == (1, 1)
     # k2: 2 µs / 1 µs − 1 = 100 % slower: regressed; k1 unchanged
     assert rows["k2"]["slowdown_pct"] == pytest.approx(100.0)
     assert (rows["k1"]["status"], rows["k2"]["status"]) == ("ok", "regressed")
