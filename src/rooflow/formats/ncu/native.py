@@ -1,0 +1,190 @@
+"""NVIDIA's native report reader, run in a child process: a corrupt report cannot end rooflow.
+
+``ncu_report`` parses a ``.ncu-rep`` with protobuf in native code; some corrupt files (one
+byte of a block header changed is enough) fail its internal checks, and it calls
+``abort()``: SIGABRT, the whole process gone, whatever Python code called it (the CLI, a
+points job, Snakemake's own process while it plans). So every report is read in a child
+(``python -m rooflow.formats.ncu.native PATH``), one per file, that returns plain data:
+per profiled kernel launch, its kernel name and its metrics ``(name, unit, value as
+text)``. Its fd 1 and fd 2 are pipes: what the library logs (protobuf's and absl's
+``E…``/``F…`` lines, "All log messages before absl::InitializeLog()…") never reaches the
+user; the last ``F``/``E`` line's message is kept for the error line. The result travels
+as JSON on a private copy of fd 1, so nothing the library prints can be taken for it.
+
+A crash (the child killed by a signal, or any exit but the protocol's) is one
+:class:`~rooflow.errors.InputError` line naming the file, the signal and the library's
+last check; a metric name that is not UTF-8 (``ncu_report`` gives it with surrogate
+escapes, and its own ``metric_by_name`` then raises TypeError) is one line too: ncu writes
+ASCII metric ids, so such a name is a corrupt report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from rooflow.errors import InputError
+
+Launch = tuple[str, list[tuple[str, str, str]]]
+"""A profiled kernel launch: its kernel name, its metrics ``(name, unit, text)``."""
+
+_LOG_LINE = re.compile(r"^[FE]\d{4} [^\]]*\] ?(.*)$")
+"""An absl/glog line: severity, date, time, thread, ``file:line]``, then the message."""
+
+
+def printable(text: str) -> str:
+    r"""``text`` with bytes that were not UTF-8 (surrogate escapes) written as ``\xNN``."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        raw = text.encode("utf-8", "surrogateescape")
+        return raw.decode("utf-8", "backslashreplace")
+
+
+def _text(metric: Any) -> str:
+    """A metric's value as text (``str`` of a float round-trips); "n/a" where it has none."""
+    value = metric.value() if metric.has_value() else None
+    return "n/a" if value is None else printable(str(value))
+
+
+def extract(module: Any, path: str) -> list[Launch] | dict[str, str]:
+    """Every launch of the report at ``path``, read with ``module`` (``ncu_report``).
+
+    Returns:
+        The launches in profiling order over all ranges (ncu's ``ID``), metric-collection
+        requests (``regex:…``) left out; or ``{"error": line, "check": check}`` for a
+        report the reader refuses or a metric name that is not UTF-8.
+    """
+    try:
+        context = module.load_report(path)
+    except Exception as err:  # noqa: BLE001 - the package raises what its native layer gives
+        return {"error": f"Nsight Compute report not readable: {printable(str(err))}",
+                "check": "ncu-report"}
+    launches: list[Launch] = []
+    for r in range(context.num_ranges()):
+        actions = context.range_by_idx(r)
+        for a in range(actions.num_actions() if actions is not None else 0):
+            action = actions.action_by_idx(a)
+            kernel = printable(action.name(action.NameBase_DEMANGLED) or action.name())
+            metrics: list[tuple[str, str, str]] = []
+            for name in action.metric_names():
+                if printable(name) != name:
+                    return {"error": f"launch {len(launches)} ({kernel[:80]}): metric name "
+                            f"'{printable(name)[:120]}' is not UTF-8: the report is corrupt",
+                            "check": "utf-8 metric name"}
+                if ":" in name:  # "regex:sm__…": the request that collected the metrics
+                    continue
+                metric = action.metric_by_name(name)
+                if metric is not None:
+                    metrics.append((name, printable(metric.unit() or ""), _text(metric)))
+            launches.append((kernel, metrics))
+    return launches
+
+
+def installed() -> bool:
+    """Whether the ``ncu_report`` package can be imported (without importing it here)."""
+    if "ncu_report" in sys.modules:
+        return sys.modules["ncu_report"] is not None
+    import importlib.util
+
+    return importlib.util.find_spec("ncu_report") is not None
+
+
+def _signal_name(code: int) -> str:
+    try:
+        return signal.Signals(-code).name
+    except ValueError:
+        return str(-code)
+
+
+def _last_check(stderr: bytes) -> str | None:
+    """The last absl/glog ``F``/``E`` line's message on the child's stderr, else its last line."""
+    lines = [" ".join(line.split()) for line in stderr.decode("utf-8", "replace").splitlines()]
+    checks = [m.group(1) for line in lines if (m := _LOG_LINE.match(line)) and m.group(1)]
+    last = (checks or [line for line in lines if line] or [None])[-1]
+    return last[:200] if last else None
+
+
+def launches(path: str | Path, *, timeout: float | None = None) -> list[Launch]:
+    """The launches of a ``.ncu-rep`` report (:func:`extract`), read in a child process.
+
+    Args:
+        path: the report (checked as a readable regular file by the caller).
+        timeout: seconds the child may take (None: no limit).
+
+    Raises:
+        InputError: the reader crashed (signal or exit status named, with its last
+            logged check), took longer than ``timeout``, refused the file, or a metric
+            name is not UTF-8.
+    """
+    source = str(path)
+    cmd = [sys.executable, "-m", __name__, os.fspath(path)]
+    try:
+        proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        raise InputError(source, f"ncu_report took longer than {timeout:g} s reading the "
+                         "report", check="ncu-report") from None
+    result = None
+    if proc.returncode == 0:
+        try:
+            result = json.loads(proc.stdout)
+        except ValueError:
+            result = None
+    if result is None:
+        how = (f"signal {_signal_name(proc.returncode)}" if proc.returncode < 0
+               else f"exit status {proc.returncode}")
+        raise InputError(source, f"ncu_report crashed reading the report ({how}); the file "
+                         "is corrupt or from an unsupported Nsight Compute version",
+                         check="ncu-report", value=_last_check(proc.stderr))
+    if isinstance(result, dict):
+        raise InputError(source, result["error"], check=result["check"])
+    return [(kernel, [tuple(m) for m in metrics]) for kernel, metrics in result]
+
+
+_CACHE: dict[tuple[str, int, int], list[Launch] | InputError] = {}
+_CACHED = 4
+"""Reports whose launches (or error) :func:`cached_launches` keeps."""
+
+
+def cached_launches(path: str | Path, *, timeout: float | None = None) -> list[Launch]:
+    """:func:`launches`, or its error, kept for the last few reports read (size, time stamp).
+
+    Planning reads a report's GPU (:mod:`rooflow.formats.devices`, with a ``timeout``)
+    and then checks its peaks (:mod:`rooflow.planning`): one child for both.
+    """
+    info = os.stat(path)
+    key = (os.fspath(path), info.st_size, info.st_mtime_ns)
+    if key not in _CACHE:
+        try:
+            _CACHE[key] = launches(path, timeout=timeout)
+        except InputError as err:
+            _CACHE[key] = err
+        while len(_CACHE) > _CACHED:
+            del _CACHE[next(iter(_CACHE))]
+    found = _CACHE[key]
+    if isinstance(found, InputError):
+        raise found
+    return found
+
+
+def _child(path: str) -> int:
+    """The child: read ``path``, write JSON to the private copy of fd 1; exit 0."""
+    out = os.fdopen(os.dup(1), "w", encoding="ascii")
+    os.dup2(2, 1)  # what the library prints goes where its logs go: the parent's pipe
+    import ncu_report  # noqa: PLC0415 - only in the child
+
+    json.dump(extract(ncu_report, path), out, ensure_ascii=True)
+    out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_child(sys.argv[1]))
