@@ -88,9 +88,11 @@ def discover(pattern: str, skipped: list[tuple[str, str]] | None = None,
                               "a letter or digit"))
             elif why := unusable(path):
                 lines.append((name, f"skipped {path!r}: {why}"))
-            elif tree is not None and (link := link_out(path, tree) or link_out(
-                    path[:match.end("name")], tree)):  # NAME a folder: the files beside
-                lines.append((name, f"skipped {path!r}: {link!r} is a link out of {tree}/ "
+            elif tree is not None and (link := link_out(
+                    own := path[:match.end("name")], tree) or link_out(path, tree)):
+                # NAME a folder (ncu passes, a rocprof workload): every file in it is read
+                shown = f"{own}/" if os.path.isdir(own) else path
+                lines.append((name, f"skipped {shown!r}: {link!r} is a link out of {tree}/ "
                               "(inputs are read from there only)"))
                 out.add(name)
             else:
