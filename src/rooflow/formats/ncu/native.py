@@ -125,10 +125,15 @@ def launches(path: str | Path, *, timeout: float | None = None) -> list[Launch]:
             name is not UTF-8.
     """
     source = str(path)
-    cmd = [sys.executable, "-m", __name__, os.fspath(path)]
+    # -P: not the working folder first on the child's path; rooflow found where this
+    # process found it (the workflow puts its own src/ first).
+    cmd = [sys.executable, "-P", "-m", __name__, os.fspath(path)]
+    here = str(Path(__file__).resolve().parents[3])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [here, os.environ.get("PYTHONPATH")]))}
     try:
         proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True,
-                              timeout=timeout, check=False)
+                              timeout=timeout, check=False, env=env)
     except subprocess.TimeoutExpired:
         raise InputError(source, f"ncu_report took longer than {timeout:g} s reading the "
                          "report", check="ncu-report") from None
