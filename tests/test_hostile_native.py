@@ -99,6 +99,20 @@ def test_a_crash_at_planning_names_no_gpu_and_the_planner_lives(tmp_path):
     assert device_names("ncu", RTX3060) == ("NVIDIA GeForce RTX 3060 Laptop GPU",)
 
 
+def test_one_child_reads_report_after_report_and_a_crash_ends_only_it(tmp_path, monkeypatch):
+    from rooflow.formats.ncu.native import launches
+
+    bad = _corrupt(tmp_path, ABORT_AT)
+    monkeypatch.chdir(tmp_path)  # a path relative to this process' working folder
+    shutil.copy(RTX3060, "good.ncu-rep")
+    assert [k for k, _ in launches(RTX3060)] == ["vector_add(double *, double *, double *)"]
+    with pytest.raises(InputError, match="SIGABRT") as err:
+        launches(bad)
+    assert err.value.file == str(bad)
+    (kernel, metrics), = launches("good.ncu-rep")  # a new child
+    assert len(metrics) == 854  # every metric but the regex: request
+
+
 def test_a_crash_reading_points_is_an_input_error(tmp_path):
     from rooflow.adapters import load_points
 

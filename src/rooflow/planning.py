@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Mapping, Set
 from functools import cached_property
 from glob import glob
@@ -269,6 +270,8 @@ class Plan:
         ]
         self.broken = {key: line for key, _, _, path in found
                        if (line := preset_problem(key, path))}
+        if "rooflow.formats.ncu.native" in sys.modules:  # every report read: its child ends
+            sys.modules["rooflow.formats.ncu.native"].stop()
         measured = [m for m in found if m[0] not in self.broken]
         self.measured = {
             key: source_input("measured", path, source.folder) for key, source, _, path in measured

@@ -4,12 +4,13 @@
 byte of a block header changed is enough) fail its internal checks, and it calls
 ``abort()``: SIGABRT, the whole process gone, whatever Python code called it (the CLI, a
 points job, Snakemake's own process while it plans). So every report is read in a child
-(``python -m rooflow.formats.ncu.native PATH``), one per file, that returns plain data:
-per profiled kernel launch, its kernel name and its metrics ``(name, unit, value as
-text)``. Its fd 1 and fd 2 are pipes: what the library logs (protobuf's and absl's
-``E…``/``F…`` lines, "All log messages before absl::InitializeLog()…") never reaches the
-user; the last ``F``/``E`` line's message is kept for the error line. The result travels
-as JSON on a private copy of fd 1, so nothing the library prints can be taken for it.
+(``python -m rooflow.formats.ncu.native``, kept for the next report until one crashes:
+:class:`_Reader`) that returns plain data: per profiled kernel launch, its kernel name
+and its metrics ``(name, unit, value as text)``. What the library logs (protobuf's and
+absl's ``E…``/``F…`` lines, "All log messages before absl::InitializeLog()…") goes to a
+temporary file, never to the user; the last ``F``/``E`` line's message is kept for the
+error line. The answers travel as JSON lines on a private copy of fd 1, so nothing the
+library prints can be taken for one.
 
 A crash (the child killed by a signal, or any exit but the protocol's) is one
 :class:`~rooflow.errors.InputError` line naming the file, the signal and the library's
@@ -20,12 +21,16 @@ ASCII metric ids, so such a name is a corrupt report.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import queue
 import re
 import signal
 import subprocess
 import sys
+import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +117,96 @@ def _last_check(stderr: bytes) -> str | None:
     return last[:200] if last else None
 
 
+class _Reader:
+    """One child that reads reports one after another, a JSON line in and out per report.
+
+    The path goes in on its stdin, the launches come out on the private copy of its fd 1.
+    NVIDIA's library takes about a second to start in a process (its first action read),
+    then milliseconds per small report: one child for a planning that reads many reports
+    pays it once. After a crash or a time-out the next report starts a new child. Its
+    stderr (the library's log lines) goes to an unnamed temporary file, read only for the
+    error line of a crash.
+    """
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen | None = None
+        self.lines: queue.Queue[bytes | None] = queue.Queue()
+        self.log: Any = None
+        self.lock = threading.Lock()
+
+    def _start(self) -> subprocess.Popen:
+        # -P: not the working folder first on the child's path; rooflow found where this
+        # process found it (the workflow puts its own src/ first).
+        here = str(Path(__file__).resolve().parents[3])
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+            filter(None, [here, os.environ.get("PYTHONPATH")]))}
+        self.log = tempfile.TemporaryFile()
+        proc = subprocess.Popen([sys.executable, "-P", "-m", __name__], env=env,
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=self.log)
+        self.lines = queue.Queue()
+        threading.Thread(target=_pump, args=(proc.stdout, self.lines), daemon=True).start()
+        self.proc = proc
+        return proc
+
+    def stop(self) -> None:
+        """End the child (it exits at the end of its input), if one runs."""
+        if self.proc is not None:
+            try:
+                if self.proc.stdin is not None:
+                    self.proc.stdin.close()
+                self.proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+
+    def read(self, path: str, timeout: float | None, source: str) -> object:
+        """The child's answer for ``path`` (:func:`extract`'s); errors name ``source``."""
+        with self.lock:
+            proc = self.proc if self.proc is not None and self.proc.poll() is None \
+                else self._start()
+            logged = os.fstat(self.log.fileno()).st_size  # this report's log starts here
+            try:
+                assert proc.stdin is not None
+                proc.stdin.write(json.dumps(path).encode() + b"\n")
+                proc.stdin.flush()
+                line = self.lines.get(timeout=timeout)
+            except queue.Empty:
+                proc.kill()
+                proc.wait()
+                self.proc = None
+                raise InputError(source, f"ncu_report took longer than {timeout:g} s reading "
+                                 "the report", check="ncu-report") from None
+            except OSError:  # the child died before it read the path
+                line = None
+            if line is not None:
+                return json.loads(line)
+            code = proc.wait()
+            self.proc = None
+            self.log.seek(logged)
+            how = f"signal {_signal_name(code)}" if code < 0 else f"exit status {code}"
+            raise InputError(source, f"ncu_report crashed reading the report ({how}); the "
+                             "file is corrupt or from an unsupported Nsight Compute version",
+                             check="ncu-report", value=_last_check(self.log.read()))
+
+
+def _pump(stream: Any, lines: queue.Queue[bytes | None]) -> None:
+    """Each line of the child's answers into ``lines``; None when it ends."""
+    for line in stream:
+        lines.put(line)
+    lines.put(None)
+
+
+_READER = _Reader()
+atexit.register(_READER.stop)
+
+
+def stop() -> None:
+    """End the reading child now (planning, once it has read every report it needs)."""
+    _READER.stop()
+
+
 def launches(path: str | Path, *, timeout: float | None = None) -> list[Launch]:
     """The launches of a ``.ncu-rep`` report (:func:`extract`), read in a child process.
 
@@ -124,33 +219,11 @@ def launches(path: str | Path, *, timeout: float | None = None) -> list[Launch]:
             logged check), took longer than ``timeout``, refused the file, or a metric
             name is not UTF-8.
     """
-    source = str(path)
-    # -P: not the working folder first on the child's path; rooflow found where this
-    # process found it (the workflow puts its own src/ first).
-    cmd = [sys.executable, "-P", "-m", __name__, os.fspath(path)]
-    here = str(Path(__file__).resolve().parents[3])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        filter(None, [here, os.environ.get("PYTHONPATH")]))}
-    try:
-        proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True,
-                              timeout=timeout, check=False, env=env)
-    except subprocess.TimeoutExpired:
-        raise InputError(source, f"ncu_report took longer than {timeout:g} s reading the "
-                         "report", check="ncu-report") from None
-    result = None
-    if proc.returncode == 0:
-        try:
-            result = json.loads(proc.stdout)
-        except ValueError:
-            result = None
-    if result is None:
-        how = (f"signal {_signal_name(proc.returncode)}" if proc.returncode < 0
-               else f"exit status {proc.returncode}")
-        raise InputError(source, f"ncu_report crashed reading the report ({how}); the file "
-                         "is corrupt or from an unsupported Nsight Compute version",
-                         check="ncu-report", value=_last_check(proc.stderr))
+    # Absolute: the child keeps the working folder it started in.
+    result = _READER.read(os.path.abspath(path), timeout, str(path))
     if isinstance(result, dict):
-        raise InputError(source, result["error"], check=result["check"])
+        raise InputError(str(path), result["error"], check=result["check"])
+    assert isinstance(result, list)
     return [(kernel, [tuple(m) for m in metrics]) for kernel, metrics in result]
 
 
@@ -180,16 +253,18 @@ def cached_launches(path: str | Path, *, timeout: float | None = None) -> list[L
     return found
 
 
-def _child(path: str) -> int:
-    """The child: read ``path``, write JSON to the private copy of fd 1; exit 0."""
+def _child() -> int:
+    """The child: per path on stdin, its JSON answer on the private copy of fd 1; exit 0."""
     out = os.fdopen(os.dup(1), "w", encoding="ascii")
-    os.dup2(2, 1)  # what the library prints goes where its logs go: the parent's pipe
+    os.dup2(2, 1)  # what the library prints goes where its logs go: not the answers
     import ncu_report  # noqa: PLC0415 - only in the child
 
-    json.dump(extract(ncu_report, path), out, ensure_ascii=True)
-    out.flush()
+    for line in sys.stdin:
+        json.dump(extract(ncu_report, json.loads(line)), out, ensure_ascii=True)
+        out.write("\n")
+        out.flush()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(_child(sys.argv[1]))
+    sys.exit(_child())
