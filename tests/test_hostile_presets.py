@@ -107,6 +107,24 @@ def test_good_ncu_peaks_still_make_the_preset(res):
     assert plan.broken == {} and plan.dataset_presets("ncu-va") == ["ncu-va"]
 
 
+@pytest.mark.shared
+def test_a_whole_preset_is_built_once_until_its_file_changes(res, monkeypatch):
+    # Planning runs on every Snakemake invocation: a preset found whole is noted with its
+    # file's size and time stamp, and built again only when they change.
+    (res / "ncu").mkdir()
+    export = res / "ncu/va.csv"
+    shutil.copy(RTX3060_CSV, export)
+    assert _plan().broken == {}
+    built: list[str] = []
+    with monkeypatch.context() as patch:
+        patch.setattr("rooflow.planning.preset_problem",
+                      lambda key, path: built.append(key) or None)
+        assert _plan().measured and built == []
+    _peaks_export(export, "-1")  # another size: checked again
+    plan = _plan()
+    assert "ncu-va" in plan.broken and plan.measured == {}
+
+
 def test_a_point_no_plot_can_place_fails_its_points_check(tmp_path):
     # AI 1e300 FLOP/byte passes the canonical contract (finite, > 0) but no plot places it
     # (PLOT_RANGE 1e-30 … 1e30): the points job refuses it, naming row and column.

@@ -13,6 +13,7 @@ What exists is read from the registries: :data:`rooflow.kinds.KINDS` (dataset
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -21,12 +22,14 @@ from functools import cached_property
 from glob import glob
 
 from rooflow.draw import DrawRule, asked_for, draw_rules
+from rooflow.errors import InputError
 from rooflow.failed import is_whole_parquet
 from rooflow.formats.devices import device_names
 from rooflow.kinds import DATASET_NAME, KINDS
 from rooflow.preflight import unusable
 from rooflow.roofs import MEASURED
 from rooflow.roofs.preset import Preset, device_preset
+from rooflow.safeload import read_json
 
 RESOURCES = "resources"
 """The raw-input folder the workflow reads (relative to its working folder)."""
@@ -170,6 +173,24 @@ preset of, to check it; a larger one is planned as found (``ncu-NAME``: from the
 names alone) and a bad one fails the jobs of its preset."""
 
 
+PEAKS_CHECKED = ".snakemake/rooflow/peaks_checked.json"
+"""The measured presets planning found whole, with their files' sizes and time stamps."""
+
+
+def _identity(path: str) -> list[list]:
+    """``[file, size, mtime_ns]`` of a peaks file, or of each file of a folder, sorted."""
+    files = sorted(os.path.join(path, f) for f in os.listdir(path)) if os.path.isdir(
+        path) else [path]
+    found = []
+    for f in files:
+        try:
+            info = os.stat(f)
+        except OSError:
+            continue
+        found.append([f, info.st_size, info.st_mtime_ns])
+    return found
+
+
 def preset_problem(key: str, path: str) -> str | None:
     """Why measured preset ``key`` cannot be built from ``path`` (one line), or None.
 
@@ -179,7 +200,6 @@ def preset_problem(key: str, path: str) -> str | None:
     datasets are drawn on their other presets. None, unchecked, for files over
     :data:`PEAKS_CHECKED_BYTES`.
     """
-    from rooflow.errors import InputError
     from rooflow.roofs import load_preset
 
     files = [os.path.join(path, f) for f in os.listdir(path)] if os.path.isdir(path) else [
@@ -268,8 +288,7 @@ class Plan:
                                       root=root, skipped=skipped).items()
             if source.has_peaks(path)
         ]
-        self.broken = {key: line for key, _, _, path in found
-                       if (line := preset_problem(key, path))}
+        self.broken = self._check_presets([(key, path) for key, _, _, path in found])
         if "rooflow.formats.ncu.native" in sys.modules:  # every report read: its child ends
             sys.modules["rooflow.formats.ncu.native"].stop()
         measured = [m for m in found if m[0] not in self.broken]
@@ -298,6 +317,37 @@ class Plan:
         # Decided once per dataset: the input functions ask for them per job.
         self._presets = {d: self._decide_presets(d) for d in self.datasets}
         self.all_presets = sorted({p for presets in self._presets.values() for p in presets})
+
+    def _check_presets(self, found: list[tuple[str, str]]) -> dict[str, str]:
+        """Measured preset → why it cannot be built (:func:`preset_problem`), of ``found``.
+
+        A preset built whole is noted in :data:`PEAKS_CHECKED` with its files' sizes and
+        time stamps, and not built again while they stay the same: planning runs on every
+        Snakemake invocation, and building a preset imports the validation library (about
+        a second). A bad one is checked, and warned about, on every run.
+        """
+        try:
+            checked = read_json(PEAKS_CHECKED, "rooflow's planning notes")
+        except InputError:
+            checked = {}
+        good, broken = {}, {}
+        for key, path in found:
+            files = _identity(path)
+            if isinstance(checked, dict) and checked.get(key) == files:
+                good[key] = files
+            elif line := preset_problem(key, path):
+                broken[key] = line
+            else:
+                good[key] = files
+        if good != checked:
+            from rooflow.io import atomic_path
+
+            try:
+                with atomic_path(PEAKS_CHECKED) as tmp:
+                    tmp.write_text(json.dumps(good), encoding="utf-8")
+            except OSError:
+                pass  # a folder not writable: built again next time
+        return broken
 
     def _comparisons(
         self, comparisons: Mapping[str, Mapping], gone: set[str],
