@@ -127,7 +127,7 @@ def _ncu_report(path: Path) -> str:
 
     A report is binary (protobuf, its strings often compressed), so only NVIDIA's reader
     (``ncu_report``) gets the name, in a child process
-    (:func:`rooflow.formats.ncu.native.cached_launches`): a corrupt report that makes the
+    (:func:`rooflow.formats.ncu.native.first_value`): a corrupt report that makes the
     reader abort ends the child, not the planner. The reader loads the whole file, so a
     report over :data:`REPORT_LIMIT` names no GPU here (set the dataset's ``device:`` in
     config), which keeps planning within seconds; without the package, or for a report it
@@ -137,19 +137,15 @@ def _ncu_report(path: Path) -> str:
     if not _regular(path) or path.stat().st_size > REPORT_LIMIT:
         return ""
     from rooflow.errors import InputError
-    from rooflow.formats.ncu.native import cached_launches, installed
+    from rooflow.formats.ncu.native import first_value, installed
 
     if not installed():
         return ""
     try:
-        launches = cached_launches(path, timeout=REPORT_SECONDS)
+        name = first_value(path, NCU_DEVICE_METRIC, timeout=REPORT_SECONDS)
     except InputError:
         return ""
-    for _, metrics in launches:
-        for name, _, text in metrics:
-            if name == NCU_DEVICE_METRIC and text.strip() and text != "n/a":
-                return text.strip()
-    return ""
+    return "" if name == "n/a" else name
 
 
 def ncu(path: Path) -> tuple[str, ...]:

@@ -59,6 +59,25 @@ def _text(metric: Any) -> str:
     return "n/a" if value is None else printable(str(value))
 
 
+def first_text(module: Any, path: str, metric: str) -> str | dict[str, str]:
+    """The value (as text) of ``metric`` in the report's first launch that has it, else "".
+
+    Only that metric is looked up (planning's GPU name): much less than :func:`extract`.
+    """
+    try:
+        context = module.load_report(path)
+    except Exception as err:  # noqa: BLE001 - as extract
+        return {"error": f"Nsight Compute report not readable: {printable(str(err))}",
+                "check": "ncu-report"}
+    for r in range(context.num_ranges()):
+        actions = context.range_by_idx(r)
+        for a in range(actions.num_actions() if actions is not None else 0):
+            found = actions.action_by_idx(a).metric_by_name(metric)
+            if found is not None and found.has_value() and (text := _text(found).strip()):
+                return text
+    return ""
+
+
 def extract(module: Any, path: str) -> list[Launch] | dict[str, str]:
     """Every launch of the report at ``path``, read with ``module`` (``ncu_report``).
 
@@ -161,15 +180,19 @@ class _Reader:
                 self.proc.wait()
             self.proc = None
 
-    def read(self, path: str, timeout: float | None, source: str) -> object:
-        """The child's answer for ``path`` (:func:`extract`'s); errors name ``source``."""
+    def read(self, path: str, timeout: float | None, source: str,
+             metric: str | None = None) -> object:
+        """The child's :func:`extract` (or :func:`first_text` of ``metric``) of ``path``.
+
+        Errors name ``source``, the path as given.
+        """
         with self.lock:
             proc = self.proc if self.proc is not None and self.proc.poll() is None \
                 else self._start()
             logged = os.fstat(self.log.fileno()).st_size  # this report's log starts here
             try:
                 assert proc.stdin is not None
-                proc.stdin.write(json.dumps(path).encode() + b"\n")
+                proc.stdin.write(json.dumps([path, metric]).encode() + b"\n")
                 proc.stdin.flush()
                 line = self.lines.get(timeout=timeout)
             except queue.Empty:
@@ -227,6 +250,18 @@ def launches(path: str | Path, *, timeout: float | None = None) -> list[Launch]:
     return [(kernel, [tuple(m) for m in metrics]) for kernel, metrics in result]
 
 
+def first_value(path: str | Path, metric: str, *, timeout: float | None = None) -> str:
+    """:func:`first_text` of a report, read in the child; "" where no launch has it.
+
+    Raises:
+        InputError: as :func:`launches`.
+    """
+    result = _READER.read(os.path.abspath(path), timeout, str(path), metric)
+    if isinstance(result, dict):
+        raise InputError(str(path), result["error"], check=result["check"])
+    return str(result)
+
+
 _CACHE: dict[tuple[str, int, int], list[Launch] | InputError] = {}
 _CACHED = 4
 """Reports whose launches (or error) :func:`cached_launches` keeps."""
@@ -235,8 +270,8 @@ _CACHED = 4
 def cached_launches(path: str | Path, *, timeout: float | None = None) -> list[Launch]:
     """:func:`launches`, or its error, kept for the last few reports read (size, time stamp).
 
-    Planning reads a report's GPU (:mod:`rooflow.formats.devices`, with a ``timeout``)
-    and then checks its peaks (:mod:`rooflow.planning`): one child for both.
+    A points job reads each pass once; the command line may read one twice (its kind,
+    then its points).
     """
     info = os.stat(path)
     key = (os.fspath(path), info.st_size, info.st_mtime_ns)
@@ -260,7 +295,10 @@ def _child() -> int:
     import ncu_report  # noqa: PLC0415 - only in the child
 
     for line in sys.stdin:
-        json.dump(extract(ncu_report, json.loads(line)), out, ensure_ascii=True)
+        path, metric = json.loads(line)
+        answer = (extract(ncu_report, path) if metric is None
+                  else first_text(ncu_report, path, metric))
+        json.dump(answer, out, ensure_ascii=True)
         out.write("\n")
         out.flush()
     return 0
