@@ -23,17 +23,18 @@ try:
     load_checked(load_families, config["families"])
     # Datasets in resources/, presets, comparisons, targets: rooflow.planning (tested there).
     PLAN = Plan(config, HARDWARE)
-    # Asked for by all: a draw job by its first output (rooflow.draw.asked_for); all under
-    # --batch, which slices this list by position run after run; jobs list nothing.
-    _batch = getattr(workflow.dag_settings, "batch", None)
-    _main = workflow.is_main_process
+    # A points file cut short is removed and asked for (rebuilt); asked for by all: a draw
+    # job by its first output (rooflow.draw.asked_for); all under --batch, which slices
+    # this list by position run after run; jobs list nothing.
+    _batch, _main = getattr(workflow.dag_settings, "batch", None), workflow.is_main_process
+    _REMOVED = PLAN.remove_corrupt_points() if _main else []
     TARGETS = PLAN.targets(
         None if _batch else outputs_on_disk(PLAN.all_presets) if _main else set()
     )
 except ValueError as _err:
     sys.exit(one_line_error(_err))
 if workflow.is_main_process:  # jobs parse this file again: say each warning once
-    for line in PLAN.warnings + PLAN.remove_corrupt_points():
+    for line in PLAN.warnings + _REMOVED:
         print(f"rooflow: warning: {line}", file=sys.stderr)
 ALL_PRESETS = PLAN.all_presets
 COMPARISONS = PLAN.comparisons

@@ -93,7 +93,7 @@ def specs(path: Path) -> bool:
 
 def is_ncu_report(path: Path) -> bool:
     """A ``.ncu-rep`` file that starts as Nsight Compute reports do."""
-    if path.suffix.lower() != REPORT_SUFFIX:
+    if path.suffix.lower() != REPORT_SUFFIX or not path.is_file():  # as head_text
         return False
     try:
         with open(path, "rb") as fh:

@@ -83,7 +83,7 @@ def _table_rows(path: Path) -> list[list[str]]:
     for i, row in enumerate(rows[1:], start=1):
         if len(row) > width:
             raise InputError(str(path), f"has {len(row)} fields, header has {width}", row=i,
-                             value=",".join(row)[:200])
+                             value=row[width][:100])  # the first cell past the header
         row.extend([""] * (width - len(row)))
     return [header, *rows[1:]]
 
