@@ -58,19 +58,52 @@ def kind_option(command):
                             adapter_options(command))
 
 
+def _datasets(files: tuple[Path, ...], kind: str | None) -> list[tuple[list[Path], str]]:
+    """The inputs among ``files``, each (its files, kind): kind detected unless forced.
+
+    unitrace reports are one run; the ncu CSV exports of one folder are the passes of one
+    run, as the folder itself is: a file of another tool among them (which no kind
+    matches) is read with them, and skipped with a note
+    (:func:`rooflow.formats.ncu.passes.read_passes`).
+    """
+    from rooflow.adapters import detect_kind
+    from rooflow.errors import InputError
+
+    found: list[tuple[Path, str | None, InputError | None]] = []
+    for path in files:
+        try:
+            found.append((path, kind or detect_kind(path), None))
+        except InputError as err:
+            found.append((path, None, err))
+    passes = {p.parent for p, k, _ in found
+              if k == "ncu" and kind is None and p.suffix.lower() == ".csv"}
+    groups: dict[object, tuple[list[Path], str]] = {}
+    for path, this, err in found:
+        if this is None and path.suffix.lower() == ".csv" and path.parent in passes:
+            this = "ncu"
+        elif err is not None:
+            raise err
+        if this == "unitrace" and not path.is_dir():
+            key: object = "unitrace"
+        elif this == "ncu" and path.parent in passes and path.suffix.lower() == ".csv":
+            key = ("ncu", path.parent)
+        else:
+            key = path
+        groups.setdefault(key, ([], str(this)))[0].append(path)
+    return list(groups.values())
+
+
 def _load_files(files: tuple[Path, ...], kind: str | None, log=None):
-    """Canonical points of every file (kind detected unless forced); unitrace reports: one run."""
+    """Canonical points of every input among ``files`` (:func:`_datasets`)."""
     import polars as pl
 
-    from rooflow.adapters import detect_kind, load_points
+    from rooflow.adapters import load_points
 
-    found = [(path, kind or detect_kind(path)) for path in files]
-    reports = [p for p, k in found if k == "unitrace" and not p.is_dir()]
     frames = []
-    for path, this in ((p, k) for p, k in found if p not in reports[1:]):
-        frames.append(load_points(this, reports if path in reports[:1] else path, _settings()))
+    for items, this in _datasets(files, kind):
+        frames.append(load_points(this, items if len(items) > 1 else items[0], _settings()))
         if log is not None:
-            log(f"{', '.join(map(str, reports)) if path in reports else path}: read as {this}")
+            log(f"{', '.join(map(str, items))}: read as {this}")
     return pl.concat(frames, how="vertical")
 
 
@@ -269,9 +302,8 @@ def _input_kind(files, kind: str | None) -> str:
     """``kind``, else the kind detected from each file's content (the files must agree)."""
     if kind is not None:
         return kind
-    from rooflow.kinds import detect_kind
-
-    found = {str(f): detect_kind(f) for f in files}
+    # A file of another tool among a folder's ncu passes is read (and skipped) with them.
+    found = {str(f): k for items, k in _datasets(files, None) for f in items}
     kind = found[str(files[0])]
     other = next((f for f, k in found.items() if k != kind), None)
     if other is not None:

@@ -145,13 +145,18 @@ def ncu(path: Path) -> bool:
     """An ``ncu --csv`` export or ``.ncu-rep`` report, or a folder of exports (passes).
 
     A file: a report's first bytes, or a page header line (after any program output) in
-    its first 64 KiB. A folder: it holds ``*.csv`` files and every one is an export.
+    its first 64 KiB. A folder: one of its ``*.csv`` files is an export (a file of another
+    tool among the passes is skipped with a note when read,
+    :func:`rooflow.formats.ncu.passes.read_passes`).
     """
     if is_ncu_report(path):
         return True
-    files = _csv_files(path, "*.csv")
-    return bool(files) and all(
-        any(is_ncu_header(line) for line in head_text(f).splitlines()) for f in files)
+    return any(ncu_export(f) for f in _csv_files(path, "*.csv"))
+
+
+def ncu_export(path: Path) -> bool:
+    """A file with an ``ncu --csv`` page header line in its first 64 KiB."""
+    return any(is_ncu_header(line) for line in head_text(path).splitlines())
 
 
 def rocprof(path: Path) -> bool:
