@@ -73,8 +73,8 @@ def _datasets(files: tuple[Path, ...], kind: str | None) -> list[tuple[list[Path
     for path in files:
         try:
             found.append((path, kind or detect_kind(path), None))
-        except InputError as err:
-            found.append((path, None, err))
+        except InputError as refused:
+            found.append((path, None, refused))
     passes = {p.parent for p, k, _ in found
               if k == "ncu" and kind is None and p.suffix.lower() == ".csv"}
     groups: dict[object, tuple[list[Path], str]] = {}

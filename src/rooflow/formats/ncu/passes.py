@@ -129,7 +129,7 @@ def read_passes(files: Sequence[Path]) -> tuple[pl.DataFrame, list[str]]:
                   if f not in kept]
         files = kept or list(files)  # none an export: the first one's reader says why
     frames = [read_ncu(path) for path in files]
-    frames, files, notes = _same_run(frames, files, notes)
+    frames, files, notes = _same_run(frames, list(files), notes)
     for i, (frame, path) in enumerate(zip(frames, files, strict=True)):
         ids = {name: canonical(name) for name in frame["metric"].unique().to_list()}
         frames[i] = _file_clocks(frame.with_columns(
