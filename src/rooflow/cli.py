@@ -369,8 +369,8 @@ def convert(files, kind, output, selection) -> None:
 @click.option("--min-tflops", type=float, help="Drop pairs whose Optimized TFLOP/s is below T.")
 @click.option("--min-ai", type=float, help="Drop pairs whose arithmetic intensity is below A.")
 @click.option("--specs", "specs_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path(_CONFIG["specs_dir"]), show_default=True,
-              help="Folder of kernel spec YAMLs.")
+              default=None, help="Folder of kernel spec YAMLs (default: found beside the "
+              "CSV or through its workflow's config, else resources/specs).")
 @families_option
 @family_map_option
 def from_benchmark(csv, output, min_tflops, min_ai, specs_dir, families, family_map) -> None:
