@@ -129,11 +129,84 @@ def _image_format(output: Path) -> str:
     return fmt
 
 
-def _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file):
+def _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files=(), kind=None):
+    """The preset to draw ``files`` on: as the workflow picks it when --hardware is left out.
+
+    ``--hardware``, both peaks, or a measured-peaks ``--hardware-file``: as
+    :func:`rooflow.roofs.choose_preset`, with one warning per input that names another
+    GPU than the preset's ``devices``. Else, from the first input that tells: an ncu
+    export or report with its own "Theoretical" peaks (preset ``ncu-NAME``, its error
+    naming --hardware and --hardware-file), or the preset whose ``devices`` list the GPU
+    the input names (:func:`rooflow.roofs.preset.device_preset`).
+    """
     from rooflow.roofs import choose_preset
 
-    return choose_preset(hardware_file, hardware, peak_tflops=peak_tflops,
-                         peak_bandwidth_gbs=peak_bandwidth)
+    datasets = [d for f in files for d in _datasets((f,), kind)]  # each input on its own
+    measured_file = _is_peaks_file(hardware_file)
+    if hardware is None and not measured_file and datasets and (
+            peak_tflops is None or peak_bandwidth is None):
+        found = _input_preset(datasets, hardware_file, peak_tflops, peak_bandwidth)
+        if found is not None:
+            return found
+    preset = choose_preset(hardware_file, hardware, peak_tflops=peak_tflops,
+                           peak_bandwidth_gbs=peak_bandwidth)
+    if hardware is not None and not measured_file:
+        _warn_other_gpu(datasets, preset)
+    return preset
+
+
+def _is_peaks_file(hardware_file) -> bool:
+    from rooflow.roofs import peaks_source
+
+    path = Path(hardware_file)
+    return path.suffix.lower() not in (".yaml", ".yml") and peaks_source(path) is not None
+
+
+def _input_preset(datasets, hardware_file, peak_tflops, peak_bandwidth):
+    """The preset of the first input that names its own peaks or its GPU, else None."""
+    from rooflow.formats.devices import device_names
+    from rooflow.roofs import MEASURED, load_preset, measured_name, read_presets
+    from rooflow.roofs.preset import device_preset
+
+    presets = None
+    for items, this in datasets:
+        given = items if len(items) > 1 else items[0]
+        if this == "ncu" and MEASURED["ncu"].has_peaks(given):
+            key = f"ncu-{measured_name(given)}"
+            try:
+                own = load_preset(key, measured_file=given)
+            except InputError as err:
+                raise InputError(err.file, f"{err.message}; its own peaks are drawn when "
+                                 "--hardware is left out: give --hardware PRESET, or "
+                                 "--hardware-file with a peaks file", row=err.row,
+                                 column=err.column, check=err.check, value=err.value) from None
+            _warn(f"{given if len(items) == 1 else items[0].parent}: drawn on its own "
+                  f"Theoretical peaks, preset {key} (--hardware to choose another)")
+            return own.with_override(peak_tflops, peak_bandwidth)
+        names = device_names(this, items[0])
+        if names:
+            presets = presets if presets is not None else read_presets(hardware_file)
+            key = device_preset(presets, names)
+            if key is not None:
+                _warn(f"{items[0]}: ran on {names[0]}: drawn on preset {key} (--hardware "
+                      "to choose another)")
+                return presets[key].with_override(peak_tflops, peak_bandwidth)
+    return None
+
+
+def _warn_other_gpu(datasets, preset) -> None:
+    """One warning per input whose GPU is not one the preset's ``devices`` name."""
+    from rooflow.formats.devices import device_names
+
+    known = {n.casefold() for n in (preset.key, *preset.devices)}
+    if not preset.devices:
+        return  # a custom or measured roof names no GPU to compare with
+    for items, this in datasets:
+        names = device_names(this, items[0])
+        if names and not any(n.casefold() in known for n in names):
+            ran = repr(names[0]) + (f" ({', '.join(names[1:])})" if names[1:] else "")
+            _warn(f"warning: {items[0]} ran on {ran} but is drawn on {preset.key}, the "
+                  f"{' / '.join(preset.devices)}: another GPU's roofs")
 
 
 def preset_options(command):
@@ -182,7 +255,7 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
 
     output = output or Path(files[0].stem + ".png")
     fmt = _image_format(output)
-    preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+    preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files, kind)
     _import_in_background("rooflow.plotting", "plot_roofline")
     points = selection(_load_files(files, kind, _warn), preset)
     from rooflow.plotting import PlotOptions
@@ -230,7 +303,8 @@ def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware
 
     output = output or Path(f"{baseline.stem}-vs-{new.stem}.png")
     _image_format(output)
-    preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+    preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file,
+                            (baseline, new), kind)
     runs = selection.runs([_load_files((f,), kind, _warn) for f in (baseline, new)], preset)
     tables = [analyze(run, preset) for run in runs]
     comp = compare_tables(*tables, normalize=normalize_names)
@@ -257,7 +331,7 @@ def table(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, out
     """Analysis table of any input rooflow reads (kind detected from the content)."""
     from rooflow.pipeline import report
 
-    preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+    preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files, kind)
     report(selection(_load_files(files, kind, _warn), preset), preset, table_path=output or "-",
            plot_path=None, log=_warn)
 
