@@ -186,11 +186,11 @@ def _input_preset(datasets, hardware_file, peak_tflops, peak_bandwidth):
         names = device_names(this, items[0])
         if names:
             presets = presets if presets is not None else read_presets(hardware_file)
-            key = device_preset(presets, names)
-            if key is not None:
-                _warn(f"{items[0]}: ran on {names[0]}: drawn on preset {key} (--hardware "
+            gpu = device_preset(presets, names)
+            if gpu is not None:
+                _warn(f"{items[0]}: ran on {names[0]}: drawn on preset {gpu} (--hardware "
                       "to choose another)")
-                return presets[key].with_override(peak_tflops, peak_bandwidth)
+                return presets[gpu].with_override(peak_tflops, peak_bandwidth)
     return None
 
 
