@@ -59,18 +59,17 @@ def kind_option(command):
 
 
 def _load_files(files: tuple[Path, ...], kind: str | None, log=None):
-    """Canonical points of every file (kind detected unless forced); unitrace reports: one run."""
+    """Canonical points of every input among ``files`` (:func:`rooflow.inputs.datasets`)."""
     import polars as pl
 
-    from rooflow.adapters import detect_kind, load_points
+    from rooflow.adapters import load_points
+    from rooflow.inputs import datasets
 
-    found = [(path, kind or detect_kind(path)) for path in files]
-    reports = [p for p, k in found if k == "unitrace" and not p.is_dir()]
     frames = []
-    for path, this in ((p, k) for p, k in found if p not in reports[1:]):
-        frames.append(load_points(this, reports if path in reports[:1] else path, _settings()))
+    for items, this in datasets(files, kind):
+        frames.append(load_points(this, items if len(items) > 1 else items[0], _settings()))
         if log is not None:
-            log(f"{', '.join(map(str, reports)) if path in reports else path}: read as {this}")
+            log(f"{', '.join(map(str, items))}: read as {this}")
     return pl.concat(frames, how="vertical")
 
 
@@ -96,11 +95,12 @@ def _image_format(output: Path) -> str:
     return fmt
 
 
-def _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file):
-    from rooflow.roofs import choose_preset
+def _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files=(), kind=None):
+    """The preset to draw ``files`` on (:func:`rooflow.inputs.select_preset`)."""
+    from rooflow.inputs import select_preset
 
-    return choose_preset(hardware_file, hardware, peak_tflops=peak_tflops,
-                         peak_bandwidth_gbs=peak_bandwidth)
+    return select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files, kind,
+                         log=_warn)
 
 
 def preset_options(command):
@@ -149,7 +149,7 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
 
     output = output or Path(files[0].stem + ".png")
     fmt = _image_format(output)
-    preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+    preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files, kind)
     _import_in_background("rooflow.plotting", "plot_roofline")
     points = selection(_load_files(files, kind, _warn), preset)
     from rooflow.plotting import PlotOptions
@@ -197,7 +197,8 @@ def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware
 
     output = output or Path(f"{baseline.stem}-vs-{new.stem}.png")
     _image_format(output)
-    preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+    preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file,
+                            (baseline, new), kind)
     runs = selection.runs([_load_files((f,), kind, _warn) for f in (baseline, new)], preset)
     tables = [analyze(run, preset) for run in runs]
     comp = compare_tables(*tables, normalize=normalize_names)
@@ -224,7 +225,7 @@ def table(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, out
     """Analysis table of any input rooflow reads (kind detected from the content)."""
     from rooflow.pipeline import report
 
-    preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+    preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files, kind)
     report(selection(_load_files(files, kind, _warn), preset), preset, table_path=output or "-",
            plot_path=None, log=_warn)
 
@@ -269,9 +270,10 @@ def _input_kind(files, kind: str | None) -> str:
     """``kind``, else the kind detected from each file's content (the files must agree)."""
     if kind is not None:
         return kind
-    from rooflow.kinds import detect_kind
+    # A file of another tool among a folder's ncu passes is read (and skipped) with them.
+    from rooflow.inputs import datasets
 
-    found = {str(f): detect_kind(f) for f in files}
+    found = {str(f): k for items, k in datasets(files, None) for f in items}
     kind = found[str(files[0])]
     other = next((f for f, k in found.items() if k != kind), None)
     if other is not None:
@@ -337,8 +339,8 @@ def convert(files, kind, output, selection) -> None:
 @click.option("--min-tflops", type=float, help="Drop pairs whose Optimized TFLOP/s is below T.")
 @click.option("--min-ai", type=float, help="Drop pairs whose arithmetic intensity is below A.")
 @click.option("--specs", "specs_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path(_CONFIG["specs_dir"]), show_default=True,
-              help="Folder of kernel spec YAMLs.")
+              default=None, help="Folder of kernel spec YAMLs (default: found beside the "
+              "CSV or through its workflow's config, else resources/specs).")
 @families_option
 @family_map_option
 def from_benchmark(csv, output, min_tflops, min_ai, specs_dir, families, family_map) -> None:

@@ -164,7 +164,8 @@ def check_command(preset_options, kind_option, load_files, select_preset) -> cli
             _bad_input(f"--confidence '{confidence}' is not between 50% and 100%")
         pair_calls = read_per_launch()  # every call is read; --per-launch pairs them
         try:
-            preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+            preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file,
+                                   (baseline, new), kind)
             runs = selection.runs([load_files((f,), kind) for f in (baseline, new)], preset)
         except InputError as err:
             _bad_input(str(err))
@@ -235,7 +236,8 @@ def model_check_command(preset_options, kind_option, load_files, select_preset) 
         from rooflow.adapter_options import read_per_launch
 
         read_per_launch()  # every call read: the model counts one (reconcile divides)
-        preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+        preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, measured,
+                               kind)
         result = reconcile(load_files(measured, kind), load_files((model_path,), None),
                            mappings, preset)
         if output is not None:

@@ -141,7 +141,8 @@ def _pivot(long: pl.DataFrame, arch: str | None, pmc: Path) -> pl.DataFrame:
         i = int(long["Counter_Name"].is_null().arg_true()[0])
         raise InputError(str(pmc), "empty counter name", row=i + 1, column="Counter_Name")
     found = canonical_columns(long["Counter_Name"].unique().to_list())
-    read = {*(found[c] for c in plan(arch, found, str(pmc)).counters), CYCLES}
+    formulas = plan(arch, found, str(pmc), tool="rocprof-compute")
+    read = {*(found[c] for c in formulas.counters), CYCLES}
     wanted = pl.col("Counter_Name").is_in(list(read))
     # Only the values the formulas read are checked, each on its own line.
     long = check_values(long.with_columns(
@@ -279,7 +280,7 @@ def read_workload(path: str | Path) -> Dispatches:
             (pl.col("End_Timestamp") - pl.col("Start_Timestamp")).alias(DURATION)
         )
     found = canonical_columns(frame.columns)
-    formulas = plan(arch, found, str(pmc))
+    formulas = plan(arch, found, str(pmc), tool="rocprof-compute")
     frame = frame.rename({col: name for name, col in found.items() if col != name})
     frame, notes = cycle_time(frame, info, arch, device, pmc,
                               pl.int_range(1, frame.height + 1, eager=True)
