@@ -9,8 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -r requirements.txt
-	$(BIN)/pip install --quiet --no-deps -e .
+	$(BIN)/pip install --quiet -c requirements.txt -e ".[test]"  # pins: requirements.txt
 	$(BIN)/python -m compileall -q src  # as pip does for a wheel (PYTHONDONTWRITEBYTECODE: never at run time)
 	touch $(STAMP)
 

@@ -312,15 +312,19 @@ def run(group: click.Group, argv: list[str] | None) -> None:
 
 
 def console() -> None:
-    """The ``rooflow`` program (its console script): :func:`rooflow.cli.main`, then exit.
+    """The ``rooflow`` program (its console script, ``python -m rooflow``): the command, then exit.
 
-    It ends through :class:`rooflow.quick_exit.QuickExit`, made before the command imports
-    anything, with :func:`run`'s exit code; a reader that closed the pipe early
-    (``rooflow table ... | head``) is not an error.
+    The only place where rooflow changes its process: :func:`rooflow.program.set_up`
+    (allocator, matplotlib's backend and import hook, garbage collector), then
+    :func:`rooflow.cli.main`. It ends through :class:`rooflow.quick_exit.QuickExit`, made
+    before the command imports anything, with :func:`run`'s exit code; a reader that
+    closed the pipe early (``rooflow table ... | head``) is not an error.
     """
+    from rooflow.program import set_up
     from rooflow.quick_exit import QuickExit
 
     ending = QuickExit()
+    set_up()
     from rooflow.cli import main
 
     try:

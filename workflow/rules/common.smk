@@ -42,6 +42,12 @@ MODEL_CHECKS = PLAN.model_checks
 ADAPTER_SETTINGS = {k: config.get(k) for k in ADAPTER_KEYS}
 
 
+# The jobs' conda environment under --sdm conda: the one environment.yml creates, by name
+# (it installs rooflow from the checkout, which a copy of the file in .snakemake/conda/,
+# as Snakemake deploys one, could not find).
+ROOFLOW_ENV = "rooflow"
+
+
 # Too small to be worth a queue slot on a cluster.
 localrules:
     all,
