@@ -9,11 +9,11 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from amd_counters import roofline_counters
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rooflow.adapters import load_points
-from rooflow.adapters.amd.counters import roofline_counters
 from rooflow.errors import InputError
 from rooflow.points import POINT_SCHEMA
 

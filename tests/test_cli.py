@@ -106,24 +106,25 @@ def test_plot_reports_points_above_roof(tmp_path):
     assert "above the roof" in proc.stderr and (tmp_path / "hot.png").exists()
 
 
+# Bad input exits 1; a usage error (an option value refused, a missing argument) 2.
 @pytest.mark.parametrize(
-    "args",
+    ("args", "code"),
     [
-        ["plot", "missing.csv", "--hardware", "h100-sxm"],
-        ["plot", "BAD", "--hardware", "no-such-gpu"],
-        ["plot", "BAD", "--hardware", "h100-sxm"],
-        ["plot", "BAD", "--peak-tflops", "10"],
-        ["plot", "BAD", "--hardware", "h100-sxm", "-o", "x.gif"],
-        ["from-spec", "missing.yaml"],
-        ["plot"],
+        (["plot", "missing.csv", "--hardware", "h100-sxm"], 1),
+        (["plot", "BAD", "--hardware", "no-such-gpu"], 1),
+        (["plot", "BAD", "--hardware", "h100-sxm"], 1),
+        (["plot", "BAD", "--peak-tflops", "10"], 1),
+        (["plot", "BAD", "--hardware", "h100-sxm", "-o", "x.gif"], 2),
+        (["from-spec", "missing.yaml"], 1),
+        (["plot"], 2),
     ],
 )
-def test_user_errors_one_line_exit_1_no_output(tmp_path, args):
+def test_user_errors_one_line_no_output(tmp_path, args, code):
     bad = tmp_path / "bad.csv"
     bad.write_text("ai,tflops\n10,abc\n")
     args = [str(bad) if a == "BAD" else a for a in args]
     proc = rooflow(*args, cwd=tmp_path)
-    assert proc.returncode == 1
+    assert proc.returncode == code
     assert proc.stderr.startswith("rooflow: error:")
     assert len(proc.stderr.strip().splitlines()) == 1
     assert "Traceback" not in proc.stderr
@@ -225,7 +226,7 @@ def test_convert_kind_is_a_choice_of_the_registry(tmp_path):
     from rooflow.kinds import KINDS
 
     proc = rooflow("convert", "--kind", "nsight", "x.csv", cwd=tmp_path)
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # a usage error (docs/cli.md, exit codes)
     assert proc.stderr.startswith("rooflow: error: Invalid value for '--kind': 'nsight'")
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
     assert all(f"'{k}'" in proc.stderr for k in KINDS)

@@ -272,9 +272,10 @@ def run(group: click.Group, argv: list[str] | None) -> None:
 
     The command's outputs are written all or none (:func:`rooflow.io.all_or_none`), and
     what it said on the way (read as, warnings, wrote) is held until it succeeds, so a
-    failure is its one line alone. User errors exit 1; anything unexpected 2, its
-    traceback in a log file the line names; a command's own exit (``check``: 1 when a
-    kernel regressed) keeps its files and its words.
+    failure is its one line alone. The exit codes are docs/cli.md's table: bad input 1;
+    a usage error (an unknown option, an option value refused, a missing argument) 2,
+    as click exits; anything unexpected 2, its traceback in a log file the line names; a
+    command's own exit (``check``: 1 when a kernel regressed) keeps its files and words.
     """
     import contextlib
     import io
@@ -293,6 +294,8 @@ def run(group: click.Group, argv: list[str] | None) -> None:
         code, line = 1, f"rooflow: error: {err}"
     except click.exceptions.Exit as err:
         code = err.exit_code
+    except click.UsageError as err:  # click's convention: 2, as Unix tools exit on bad usage
+        code, line = 2, f"rooflow: error: {err.format_message()}"
     except click.ClickException as err:
         code, line = 1, f"rooflow: error: {err.format_message()}"
     except click.Abort:

@@ -42,10 +42,9 @@ MODEL_CHECKS = PLAN.model_checks
 ADAPTER_SETTINGS = {k: config.get(k) for k in ADAPTER_KEYS}
 
 
-# The jobs' conda environment under --sdm conda: the one environment.yml creates, by name
-# (it installs rooflow from the checkout, which a copy of the file in .snakemake/conda/,
-# as Snakemake deploys one, could not find).
-ROOFLOW_ENV = "rooflow"
+# The jobs' conda environment under --sdm conda (relative to the rule files): rooflow
+# installed from this checkout (setup.smk's ROOFLOW_SOURCE).
+ROOFLOW_ENV = "../envs/rooflow.yaml"
 
 
 # Too small to be worth a queue slot on a cluster.

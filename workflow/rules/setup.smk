@@ -1,4 +1,6 @@
+import os
 import sys
+from pathlib import Path
 
 # The rule scripts and this workflow import the installed rooflow package (pip install
 # rooflow[workflow], or the conda environment of environment.yml): never a path of
@@ -15,6 +17,9 @@ except ImportError as _err:
 # The jobs inherit this process's environment: polars' allocator in each of them gives
 # freed pages back at once (rooflow.program.release_freed_memory).
 release_freed_memory()
+
+# The checkout the jobs' conda environment installs rooflow from (workflow/envs/rooflow.yaml).
+os.environ.setdefault("ROOFLOW_SOURCE", str(Path(workflow.current_basedir).parents[1]))
 
 # Read before Snakemake's `configfile:` does: one line, not a traceback, if it is not YAML.
 if _line := config_file_error("config/config.yaml"):

@@ -267,16 +267,6 @@ def _flop_counters(family: str | None) -> list[str]:
     return [c for p, f in _OPS[family].items() if p not in _OPTIONAL_OPS for c in f.weights]
 
 
-def roofline_counters(arch: str | None) -> list[str]:
-    """Counters a full roofline of ``arch`` reads: FLOP (VALU, MFMA) and HBM, L2, L1, LDS.
-
-    Integer and FP8/FP6 counters are optional and not listed; None → gfx950's set.
-    """
-    family = FAMILIES.get(gfx_target(arch) or "") if arch else None
-    return [*_flop_counters(family), *_HBM[family][0].weights, *_L2.weights, *_L1.weights,
-            *_LDS.weights]
-
-
 def _complete(formula: Formula, present: set[str], partial: list[str]) -> bool:
     """Whether every counter ``formula`` needs was collected.
 

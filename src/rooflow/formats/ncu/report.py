@@ -26,9 +26,6 @@ import polars as pl
 
 from rooflow.errors import InputError
 
-NCU_REPORT_PIN = "ncu-report==2026.3.1"
-"""The ``ncu-report`` release rooflow is tested with (requirements.txt, pyproject.toml)."""
-
 _SCHEMA = {"row": pl.Int64(), "launch": pl.Int64(), "kernel": pl.String(), "cc": pl.String(),
            "device": pl.String(), "metric": pl.String(), "unit": pl.String(),
            "value": pl.Float64(), "text": pl.String()}
@@ -39,8 +36,8 @@ def _load(path: Path) -> Any:
         import ncu_report  # NVIDIA's reader; heavy (a 50 MB native library), so only here
     except ImportError as err:
         raise InputError(
-            str(path), f"reading an Nsight Compute report needs NVIDIA's ncu-report package "
-            f"(pip install {NCU_REPORT_PIN}; published for Linux x86-64 and Windows), or "
+            str(path), "reading an Nsight Compute report needs NVIDIA's ncu-report package "
+            "(pip install 'rooflow[ncu]'; published for Linux x86-64 and Windows), or "
             "export it as CSV first: ncu --import NAME.ncu-rep --csv --page raw > NAME.csv",
             check="ncu-report", value=str(err)) from None
     if not path.is_file():
