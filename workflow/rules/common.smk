@@ -42,7 +42,7 @@ MODEL_CHECKS = PLAN.model_checks
 ADAPTER_SETTINGS = {k: config.get(k) for k in ADAPTER_KEYS}
 
 
-# The jobs' conda environment under --sdm conda (relative to the rule files): rooflow
+# The jobs' conda environment under --sdm conda (a path relative to rules/): rooflow
 # installed from this checkout (setup.smk's ROOFLOW_SOURCE).
 ROOFLOW_ENV = "../envs/rooflow.yaml"
 
