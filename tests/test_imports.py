@@ -27,11 +27,11 @@ main(sys.argv[2:])
 
 # Label placement (adjustText, which imports scipy.spatial, numpy.fft, numpy.f2py and pyplot
 # on import: loaded only when labels crowd), the pages (bokeh), the readers that validate
-# (pandera) and the 3-D axes (the program's set-up, rooflow.program, blocks them).
+# (pandera).
 # matplotlib.projections.geo is not listed: matplotlib.projections imports it, whatever
 # the axes drawn (matplotlib 3.11).
 LABEL_PLACEMENT = ("adjustText", "scipy", "matplotlib.pyplot", "numpy.fft", "numpy.f2py")
-NOT_FOR_A_PLOT = ("bokeh", "pandera", "mpl_toolkits.mplot3d")
+NOT_FOR_A_PLOT = ("bokeh", "pandera")
 
 
 def _modules(tmp_path: Path, *args: str) -> set[str]:

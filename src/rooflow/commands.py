@@ -318,7 +318,7 @@ def console() -> None:
     """The ``rooflow`` program (its console script, ``python -m rooflow``): the command, then exit.
 
     The only place where rooflow changes its process: :func:`rooflow.program.set_up`
-    (allocator, matplotlib's backend and import hook, garbage collector), then
+    (the allocator's setting, matplotlib's import hook), then
     :func:`rooflow.cli.main`. It ends through :class:`rooflow.quick_exit.QuickExit`, made
     before the command imports anything, with :func:`run`'s exit code; a reader that
     closed the pipe early (``rooflow table ... | head``) is not an error.

@@ -1,21 +1,21 @@
 """The ``rooflow`` program's process-level set-up: for its console entry point alone.
 
-Everything here changes the whole process: an environment variable, the import system,
-the garbage collector. A library must not do that to the program that imports it, so
-``import rooflow`` and the library API never call this module; only
-:func:`rooflow.commands.console` (the ``rooflow`` command, ``python -m rooflow``) does,
-through :func:`set_up`, before it imports anything else; the workflow (its own program)
-calls :func:`release_freed_memory` alone. Each step is kept for a gain
-measured on the 2-point ``rooflow plot`` or on memory (figures: bench/NOTES.md, "Start-up
-and imports"); how the program ends is :mod:`rooflow.quick_exit`.
+Everything here changes the whole process: an environment variable, the import system.
+A library must not do that to the program that imports it, so ``import rooflow`` and the
+library API never call this module; only :func:`rooflow.commands.console` (the ``rooflow``
+command, ``python -m rooflow``) does, through :func:`set_up`, before it imports anything
+else; the workflow (its own program) calls :func:`release_freed_memory` alone. Each step
+is kept for a gain measured on the 2-point ``rooflow plot`` (≥ 50 ms) or on memory
+(figures: bench/NOTES.md, "Start-up and imports"); how the program ends is
+:mod:`rooflow.quick_exit`. Not kept, for no gain measured: the garbage collector off,
+the 3-D toolkit's import blocked, ``MPLBACKEND`` set (rooflow draws on Agg canvases
+outside pyplot whatever the backend).
 """
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
-import warnings
 from collections.abc import Callable, Sequence
 from importlib.abc import MetaPathFinder
 from importlib.machinery import ModuleSpec, PathFinder
@@ -42,19 +42,12 @@ def set_up() -> None:
     """Set up this process for one command that writes files, then exits.
 
     * jemalloc gives freed pages back at once (:func:`release_freed_memory`).
-    * matplotlib draws with Agg whatever ``MPLBACKEND`` or matplotlibrc say, 2-D axes only:
-      ``matplotlib.projections`` imports the 3-D toolkit unless its import fails, which
-      matplotlib allows with a warning (silenced); and :class:`LeanImport` installed.
-    * The cyclic garbage collector is off: one command, then exit; collecting the
-      imports' many objects frees nothing.
+    * matplotlib is imported without its import-time docs and the modules no file uses
+      (:class:`LeanImport`).
     """
     release_freed_memory()
-    os.environ["MPLBACKEND"] = "agg"
-    sys.modules.setdefault("mpl_toolkits.mplot3d", None)  # type: ignore[arg-type]
-    warnings.filterwarnings("ignore", "Unable to import Axes3D")
     if not any(isinstance(finder, LeanImport) for finder in sys.meta_path):
         sys.meta_path.insert(0, LeanImport())
-    gc.disable()
 
 
 def _no_interpolation(module: ModuleType) -> None:
