@@ -235,18 +235,18 @@ def test_convert_kind_is_a_choice_of_the_registry(tmp_path):
     assert "[" + "|".join(KINDS) + "]" in help_text.replace("\n", "").replace(" ", "")
 
 
-@pytest.mark.parametrize("args", [
-    ["convert", "FA", "NCU"],  # files of two kinds are not one input
-    ["convert", "missing.csv"],
-    ["convert", "--kind", "ncu", "FA"],
-    ["convert"],
+@pytest.mark.parametrize(("args", "code"), [
+    (["convert", "FA", "NCU"], 1),  # files of two kinds are not one input
+    (["convert", "missing.csv"], 1),
+    (["convert", "--kind", "ncu", "FA"], 1),
+    (["convert"], 2),  # no file: a usage error
 ])
-def test_convert_user_errors_one_line_exit_1_no_output(repo, tmp_path, args):
+def test_convert_user_errors_one_line_no_output(repo, tmp_path, args, code):
     paths = {"FA": repo / "resources/roofline/flash_attention.csv",
              "NCU": repo / "resources/ncu/a100_dgemm_triad_hgemm.csv"}
     args = [str(paths.get(a, a)) for a in args]
     proc = rooflow(*args, "-o", "out.csv", cwd=tmp_path)
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == code, proc.stderr
     assert proc.stderr.startswith("rooflow: error:"), proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
     assert list(tmp_path.iterdir()) == []
