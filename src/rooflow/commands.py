@@ -267,6 +267,16 @@ class CheckedCommand(click.Command):
         return super().invoke(ctx)
 
 
+def _file_refused(err: click.UsageError) -> bool:
+    """Whether click refused a file given to a path parameter (not readable, a folder).
+
+    That is bad input (exit 1); a missing or malformed parameter is a usage error (2).
+    """
+    param = getattr(err, "param", None)
+    return (isinstance(err, click.BadParameter) and not isinstance(err, click.MissingParameter)
+            and param is not None and isinstance(param.type, click.Path))
+
+
 def run(group: click.Group, argv: list[str] | None) -> None:
     """Run ``group``'s command: on failure one line on stderr, its exit code, no file written.
 
@@ -295,7 +305,7 @@ def run(group: click.Group, argv: list[str] | None) -> None:
     except click.exceptions.Exit as err:
         code = err.exit_code
     except click.UsageError as err:  # click's convention: 2, as Unix tools exit on bad usage
-        code, line = 2, f"rooflow: error: {err.format_message()}"
+        code, line = 1 if _file_refused(err) else 2, f"rooflow: error: {err.format_message()}"
     except click.ClickException as err:
         code, line = 1, f"rooflow: error: {err.format_message()}"
     except click.Abort:

@@ -42,11 +42,6 @@ MODEL_CHECKS = PLAN.model_checks
 ADAPTER_SETTINGS = {k: config.get(k) for k in ADAPTER_KEYS}
 
 
-# The jobs' conda environment under --sdm conda (a path relative to rules/): rooflow
-# installed from this checkout (setup.smk's ROOFLOW_SOURCE).
-ROOFLOW_ENV = "../envs/rooflow.yaml"
-
-
 # Too small to be worth a queue slot on a cluster.
 localrules:
     all,

@@ -18,7 +18,9 @@ except ImportError as _err:
 # freed pages back at once (rooflow.program.release_freed_memory).
 release_freed_memory()
 
-# The checkout the jobs' conda environment installs rooflow from (workflow/envs/rooflow.yaml).
+# The jobs' conda environment under --sdm conda (a path from rules/), and the checkout it
+# installs rooflow from (ROOFLOW_SOURCE, which pip expands in that file).
+ROOFLOW_ENV = "../envs/rooflow.yaml"
 os.environ.setdefault("ROOFLOW_SOURCE", str(Path(workflow.current_basedir).parents[1]))
 
 # Read before Snakemake's `configfile:` does: one line, not a traceback, if it is not YAML.
