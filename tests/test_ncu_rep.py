@@ -320,7 +320,7 @@ def test_a_report_without_kernels_or_without_the_package(tmp_path: Path, monkeyp
     monkeypatch.setitem(sys.modules, "ncu_report", None)  # not installed: ImportError
     with pytest.raises(InputError) as err:
         load_points("ncu", path)
-    assert "pip install ncu-report==2026.3.1" in str(err.value)
+    assert "pip install 'rooflow[ncu]'" in str(err.value)
     assert "ncu --import NAME.ncu-rep --csv" in str(err.value) and "\n" not in str(err.value)
 
 

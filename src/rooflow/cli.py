@@ -6,7 +6,6 @@ traceback and leaves no output file.
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 
 import click
@@ -17,7 +16,6 @@ from rooflow.commands import CheckedCommand, Group, run, table_options
 from rooflow.defaults import DEFAULT_FAMILIES, DEFAULT_HARDWARE, config_defaults, plot_defaults
 from rooflow.errors import InputError
 from rooflow.kinds import KINDS
-from rooflow.plotting import files_only
 
 _positive = click.FloatRange(min=0, min_open=True)
 _PLOT = plot_defaults()
@@ -442,9 +440,4 @@ def main(argv: list[str] | None = None) -> None:
     terminal. A failed command writes no file and prints its one line alone
     (:func:`rooflow.commands.run`).
     """
-    files_only()  # matplotlib's Agg and 2-D axes: set before any command imports it
-    gc.disable()  # one command, then exit: collecting the imports' many objects frees nothing
-    try:
-        run(cli, argv)
-    finally:
-        gc.enable()  # for a caller that goes on (the tests call main in-process)
+    run(cli, argv)

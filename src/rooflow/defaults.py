@@ -24,11 +24,6 @@ if TYPE_CHECKING:
 
 DATA = Path(str(files("rooflow") / "data"))
 DEFAULT_HARDWARE = DATA / "hardware.yaml"
-PACKAGED_HARDWARE_SHA256 = "61542b4b071537ae48eea892bd72837d32a466ef594284d00ea3f034f6ee18a5"
-"""SHA-256 of :data:`DEFAULT_HARDWARE`'s text, which the tests check against its schema
-(tests/test_layout.py): the same text needs no schema check when it is read
-(jsonschema's import and the check: ≈ 50 ms of every plot). After an edit of the file it
-is stale until updated (a test says so), and the file is checked as any other."""
 DEFAULT_FAMILIES = DATA / "families.yaml"
 
 

@@ -31,9 +31,9 @@ _MD_ALWAYS = re.compile(r"([\\`*\[\]|~])")
 # `_` makes emphasis only at a word's edge (GFM): escaped there, so kernel_names stay readable.
 _MD_EDGE_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 _RST_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-"""Cell starts that make a spreadsheet read the cell as a formula (OWASP)."""
-_NEUTRALIZE = r"^'*[=+\-@\t\r]"  # a quote already there is quoted again (reversible)
+# Cell starts that make a spreadsheet read the cell as a formula (OWASP): = + - @ tab CR;
+# a quote already there is quoted again (reversible).
+_NEUTRALIZE = r"^'*[=+\-@\t\r]"
 _RESTORE = r"^'+[=+\-@\t\r]"
 
 

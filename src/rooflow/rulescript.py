@@ -8,7 +8,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rooflow.errors import InputError, internal_error_line
-from rooflow.plotting import files_only
 
 
 def traceback_path(log_path: str | Path) -> Path:
@@ -58,9 +57,9 @@ def run(
     ``peak RSS N MB`` (:func:`peak_rss_mb`), to set beside the ``mem_mb`` it declared
     (:mod:`rooflow.jobmemory`); a failed job's log stays its one error line.
 
-    Plots are drawn with matplotlib's Agg (a job has no display).
+    Plots are drawn on Agg canvases outside pyplot (:func:`rooflow.plotting.new_figure`),
+    whatever matplotlib backend the job's environment names.
     """
-    files_only()  # before matplotlib's import: jobs that draw nothing never import it
     details = traceback_path(log_path)
     details.unlink(missing_ok=True)  # an earlier run's: not this one's
     with open(log_path, "w") as log_file:

@@ -21,7 +21,7 @@ rule aggregate:
         "logs/aggregate/{preset}.log",
     retries: 1
     conda:
-        "../../environment.yml"
+        ROOFLOW_ENV
     resources:
         mem_mb=analysis_mem_mb,
         runtime=30,
@@ -49,7 +49,7 @@ rule summary:
     log:
         "logs/summary.log",
     conda:
-        "../../environment.yml"
+        ROOFLOW_ENV
     params:
         presets=ALL_PRESETS,
         datasets=list(PLAN.datasets),
@@ -69,7 +69,7 @@ rule datasets_read:
     log:
         "logs/datasets_read.log",
     conda:
-        "../../environment.yml"
+        ROOFLOW_ENV
     params:
         datasets=list(PLAN.datasets),
     script:

@@ -96,15 +96,6 @@ def sysinfo(folder: Path) -> dict[str, str]:
     return {k: (v or "").strip() for k, v in frame.row(0, named=True).items()}
 
 
-def gpu_of_sysinfo(folder: Path) -> tuple[str | None, str]:
-    """(gfx target or None, GPU name or "") from ``sysinfo.csv``; (None, "") without it.
-
-    Raises:
-        InputError: an unreadable ``sysinfo.csv``.
-    """
-    return _gpu(sysinfo(folder))
-
-
 def _gpu(info: dict[str, str]) -> tuple[str | None, str]:
     chip = info.get("chip_id", "")
     name, chip_arch = CHIP_IDS.get(int(chip), ("", None)) if chip.isdigit() else ("", None)
@@ -294,11 +285,6 @@ def read_workload(path: str | Path) -> Dispatches:
         dispatches = replace(dispatches, notes=(
             *notes, f"VALU work counted × {lanes} lanes per instruction (wave size: {source})"))
     return dispatches
-
-
-def omniperf_kernels(path: str | Path) -> pl.DataFrame:
-    """Per-kernel breakdown (:meth:`~rooflow.adapters.amd.kernels.Dispatches.kernels`)."""
-    return read_workload(path).kernels()
 
 
 def omniperf_points(path: str | Path) -> pl.DataFrame:

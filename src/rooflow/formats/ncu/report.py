@@ -29,9 +29,6 @@ from rooflow.formats.ncu import native
 from rooflow.formats.ncu.native import Launch
 from rooflow.safeload import check_file
 
-NCU_REPORT_PIN = "ncu-report==2026.3.1"
-"""The ``ncu-report`` release rooflow is tested with (requirements.txt, pyproject.toml)."""
-
 _SCHEMA = {"row": pl.Int64(), "launch": pl.Int64(), "kernel": pl.String(), "cc": pl.String(),
            "device": pl.String(), "metric": pl.String(), "unit": pl.String(),
            "value": pl.Float64(), "text": pl.String()}
@@ -41,8 +38,8 @@ def _load(path: Path) -> list[Launch]:
     """The report's launches, read by ``ncu_report`` in a child process (:mod:`.native`)."""
     if not native.installed():
         raise InputError(
-            str(path), f"reading an Nsight Compute report needs NVIDIA's ncu-report package "
-            f"(pip install {NCU_REPORT_PIN}; published for Linux x86-64 and Windows), or "
+            str(path), "reading an Nsight Compute report needs NVIDIA's ncu-report package "
+            "(pip install 'rooflow[ncu]'; published for Linux x86-64 and Windows), or "
             "export it as CSV first: ncu --import NAME.ncu-rep --csv --page raw > NAME.csv",
             check="ncu-report", value="No module named 'ncu_report'")
     check_file(path, "an Nsight Compute report")
