@@ -11,6 +11,10 @@ a link, a table cell break or a spreadsheet formula:
 - :func:`neutralize_csv` / :func:`restore_csv`: CSV cells a spreadsheet would run as a
   formula (OWASP "CSV injection").
 
+- :func:`terminal_text` / :func:`terminal_lines`: text printed on a terminal or in a log
+  (error lines, the stderr summaries): no control sequence (ESC), NUL, BEL or bidi
+  override reaches the terminal.
+
 HTML pages escape their own text (:mod:`rooflow.html`).
 """
 
@@ -125,3 +129,32 @@ def restore_csv(frame: pl.DataFrame) -> pl.DataFrame:
         exprs.append(pl.when(text.str.contains(_RESTORE)).then(text.str.slice(1))
                      .otherwise(text).alias(name))
     return frame.with_columns(exprs) if exprs else frame
+
+
+# C0 and C1 controls, DEL, and the format characters a terminal or editor acts on: the line
+# and paragraph separators and the bidi embeddings, overrides and isolates (Unicode UAX #9).
+_TERMINAL_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_TERMINAL_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _terminal_escape(match: re.Match[str]) -> str:
+    char = match[0]
+    if char in _TERMINAL_NAMED:
+        return _TERMINAL_NAMED[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def terminal_text(text: object) -> str:
+    r"""``text`` with every control character escaped as Python writes it in a string.
+
+    ``\n``, ``\t``, ``\r``; ESC (``\x1b``), NUL, BEL and the other C0/C1 controls
+    and DEL as ``\xNN``; U+2028/U+2029 and the bidi overrides and isolates as ``\uNNNN``.
+    Printable text (any script) is unchanged. The result is one line.
+    """
+    return _TERMINAL_UNSAFE.sub(_terminal_escape, str(text))
+
+
+def terminal_lines(text: str) -> str:
+    """``text`` made of lines: each line :func:`terminal_text`, the newlines between kept."""
+    return "\n".join(terminal_text(line) for line in text.split("\n"))
