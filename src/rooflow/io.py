@@ -14,6 +14,7 @@ target and the OS's reason; its temporary file is removed.
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import re
 import shutil
@@ -283,12 +284,27 @@ def check_outputs(outputs: Iterable[str | Path | None], inputs: Iterable[str | P
 
 STALE_AGE_S = 3600
 """A temporary output file untouched this long is a killed run's, whoever made it."""
-_HOST = socket.gethostname().replace("/", "_") or "host"
+_HOST = (socket.gethostname().replace("/", "_") or "host")[:64]
+
+
+_STEM_MAX = 120
+"""Bytes of a target's name kept in its temporary file's name: with the host (≤ 64), the
+pid and mkstemp's 8 letters it stays within a file name's 255 bytes."""
+
+
+def _temp_stem(path: Path) -> str:
+    """``path``'s name, or for a long one its first bytes and a hash of the whole."""
+    name = path.name
+    if len(name.encode()) <= _STEM_MAX:
+        return name
+    digest = hashlib.sha256(name.encode(errors="surrogateescape")).hexdigest()[:16]
+    head = name.encode(errors="surrogateescape")[:_STEM_MAX - 17]
+    return head.decode(errors="ignore") + "~" + digest
 
 
 def _temp_prefix(path: Path) -> str:
     """``.NAME.HOST-PID.``: the writer of a temporary file, so the next run knows it dead."""
-    return f".{path.name}.{_HOST}-{os.getpid()}."
+    return f".{_temp_stem(path)}.{_HOST}-{os.getpid()}."
 
 
 def remove_stale_temps(path: str | Path) -> list[Path]:
@@ -302,7 +318,7 @@ def remove_stale_temps(path: str | Path) -> list[Path]:
         The files removed.
     """
     path = Path(path)
-    start, removed = f".{path.name}.", list[Path]()
+    start, removed = f".{_temp_stem(path)}.", list[Path]()
     try:
         entries = list(os.scandir(path.parent))
     except OSError:
