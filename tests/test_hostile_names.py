@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-from pathlib import Path
 
 import pytest
 import yaml

@@ -287,7 +287,7 @@ class Plan:
         sides: tuple[str, str] = ("baseline", "new"),
     ) -> dict[str, Mapping]:
         """Config ``comparisons`` (``model_checks``) less those naming a skipped dataset."""
-        kept = {}
+        kept: dict[str, Mapping] = {}
         what = "comparison" if sides == ("baseline", "new") else "model check"
         for name, entry in comparisons.items():
             lost = [entry[s] for s in sides if entry[s] in gone]
