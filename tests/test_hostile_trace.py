@@ -214,3 +214,24 @@ def test_the_shipped_trace_is_unchanged_by_the_checks():
     assert points.height == 9
     assert not any("skipped" in line for line in said)
     assert points.filter(pl.col("time_s") <= 0).height == 0
+
+
+def test_a_gzipped_trace_declares_memory_by_its_uncompressed_bytes(tmp_path):
+    """A trace's reader holds its events, not its gzip stream: a 10⁷-event trace of 86 MB
+    gzip'd declared 1000 + 4.5 × 86 ≈ 1,400 MB and took more (bench/NOTES.md)."""
+    from rooflow.jobmemory import file_bytes, input_bytes, points_mem_mb
+
+    raw = EXAMPLE.read_bytes() * 200  # 22,473 B × 200 = 4,494,600 B of JSON text
+    gz = tmp_path / "t.json.gz"
+    gz.write_bytes(gzip.compress(raw))
+    assert gz.stat().st_size < 200_000  # it compresses well over 20:1
+    assert file_bytes(gz) == input_bytes([gz]) == 4_494_600
+    # 1000 + 4.5 × 4,494,600 / 2²⁰ = 1000 + 4.5 × 4.286 = 1019.3 → 1100 MB
+    assert points_mem_mb(input_bytes([gz])) == 1100
+    plain = tmp_path / "t.json"
+    plain.write_bytes(raw)
+    assert file_bytes(plain) == 4_494_600
+    # A file that only starts like gzip and is too short for a trailer: its own size.
+    stub = tmp_path / "stub.json.gz"
+    stub.write_bytes(b"\x1f\x8b\x08")
+    assert file_bytes(stub) == 3

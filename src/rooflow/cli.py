@@ -25,7 +25,10 @@ _CONFIG = config_defaults()
 
 
 def _warn(message: str) -> None:
-    click.echo(message, err=True)
+    """One note on stderr, on one line: a kernel name's newline or ESC is escaped."""
+    from rooflow.escape import terminal_text
+
+    click.echo(terminal_text(message), err=True)
 
 
 def _load_presets(path: Path):

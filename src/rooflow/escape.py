@@ -43,14 +43,15 @@ def one_line(text: object) -> str:
 
 
 def markdown_cell(text: object) -> str:
-    """``text`` as literal text in a Markdown (GFM) table cell.
+    r"""``text`` as literal text in a Markdown (GFM) table cell.
 
-    One line (a newline would end the table); ``|`` escaped (a cell break); HTML's ``&``,
-    ``<``, ``>`` as entities (no tag or comment passes through); backslash, backtick,
-    ``*``, ``[``, ``]``, ``~`` and ``_`` at a word's edge backslash-escaped (no code span,
-    emphasis, link or strike-through).
+    One line (a newline would end the table); other control characters (ESC, NUL, BEL)
+    written as ``\xNN`` (:func:`terminal_text`: ``cat summary.md`` runs none); ``|``
+    escaped (a cell break); HTML's ``&``, ``<``, ``>`` as entities (no tag or comment
+    passes through); backslash, backtick, ``*``, ``[``, ``]``, ``~`` and ``_`` at a word's
+    edge backslash-escaped (no code span, emphasis, link or strike-through).
     """
-    text = html.escape(one_line(text), quote=False)
+    text = html.escape(terminal_text(one_line(text)), quote=False)
     text = _MD_ALWAYS.sub(r"\\\1", text)
     return _MD_EDGE_UNDERSCORE.sub(r"\\_", text)
 

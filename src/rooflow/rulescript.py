@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rooflow.errors import InputError, WriteError, internal_error_line
-from rooflow.escape import terminal_lines
+from rooflow.escape import terminal_text
 from rooflow.plotting import files_only
 
 
@@ -70,8 +70,8 @@ def run(
     with open(log_path, "w") as log_file:
         sys.stderr = log_file
 
-        def log(message: str) -> None:  # shown on screen: no control character passes
-            print(terminal_lines(message), file=log_file, flush=True)
+        def log(message: str) -> None:  # shown on screen: one line, no control character
+            print(terminal_text(message), file=log_file, flush=True)
 
         transient = False
         try:

@@ -278,8 +278,11 @@ def read_trace(path: str | Path) -> Trace:
     trace = Trace(source=str(path), devices=_device_properties(path))
     ops, work, launches, flows = trace.ops, trace.work, trace.launches, trace.flows
     skipped = _Skipped()
-    names: dict[str, str] = {}  # one string per distinct name: 10⁷ events repeat a few
+    # One object per distinct name, thread, dims, types and scalars: a 10⁷-event trace
+    # repeats a few hundred, and each parsed copy costs ~100 bytes to ~1 KB.
+    names: dict[str, str] = {}
     threads: dict[tuple, tuple] = {}
+    shared: dict[tuple, list] = {}
     index = 0
     try:
         with open_trace(path) as fh:
@@ -303,9 +306,12 @@ def read_trace(path: str | Path) -> Trace:
                             ops.append(Op(index, names.setdefault(name, name),
                                           threads.setdefault(thread, thread), ts,
                                           ts + _number(ev, "dur", duration=True),
-                                          _scalar(args, "External id"), dims,
-                                          _list_of(args, "Input type", (str,)),
-                                          _list_of(args, "Concrete Inputs", _SCALAR)))
+                                          _scalar(args, "External id"),
+                                          _shared(shared, "d", dims),
+                                          _shared(shared, "t", _list_of(args, "Input type",
+                                                                        (str,))),
+                                          _shared(shared, "c", _list_of(
+                                              args, "Concrete Inputs", _SCALAR))))
                         elif cat in RUNTIME_CATEGORIES:
                             args = _args(ev)
                             if (corr := _scalar(args, "correlation")) is not None:
@@ -322,8 +328,9 @@ def read_trace(path: str | Path) -> Trace:
                                              _scalar(args, "device", _scalar(ev, "pid"))))
                     elif ph == "s" and cat == "ac2g" and "id" in ev:
                         thread = (_scalar(ev, "pid"), _scalar(ev, "tid"))
-                        flows[_scalar(ev, "id")] = (threads.setdefault(thread, thread),
-                                                    _number(ev, "ts"))
+                        if (corr := _scalar(ev, "id")) not in launches:  # else unused
+                            flows[corr] = (threads.setdefault(thread, thread),
+                                           _number(ev, "ts"))
                 except _Skip as skip:
                     skipped.add(index, ev, skip)
     except _READ_ERRORS as err:
@@ -334,8 +341,21 @@ def read_trace(path: str | Path) -> Trace:
     if not index:
         raise InputError(str(path), "no traceEvents: not a PyTorch profiler trace",
                          check="trace events")
+    for corr in [c for c in flows if c in launches]:  # :func:`link` asks launches first
+        del flows[corr]
     trace.notes = skipped.notes()
     return trace
+
+
+def _freeze(value: object) -> object:
+    return tuple(_freeze(v) for v in value) if isinstance(value, list) else value
+
+
+def _shared(cache: dict[tuple, list], kind: str, value: list | None) -> list | None:
+    """The first list equal to ``value`` read so far (never changed after reading)."""
+    if value is None:
+        return None
+    return cache.setdefault((kind, _freeze(value)), value)
 
 
 def link(trace: Trace) -> None:
