@@ -80,7 +80,7 @@ def raw_input(wildcards):
 
 def points_mem_mb(wildcards, input):
     """mem_mb of a points job, from its raw files' bytes (rooflow.jobmemory)."""
-    return jobmemory.points_mem_mb(jobmemory.input_bytes(input))
+    return jobmemory.points_mem_mb(jobmemory.input_bytes(input), wildcards.kind)
 
 
 def analysis_mem_mb(wildcards, input):
