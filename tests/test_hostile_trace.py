@@ -230,7 +230,7 @@ def test_a_gzipped_trace_declares_memory_by_its_uncompressed_bytes(tmp_path):
     assert points_mem_mb(input_bytes([gz]), "pytorch") == 1100
     # 10⁷ events of bench/pytorch_trace.py: 1,462,903,011 B of JSON (86,200,847 gzip'd)
     # = 1395.1 MB → 1000 + 2.2 × 1395.1 = 4069.3 → 4100 MB (it was 1000 + 4.5 × 82.2 =
-    # 1369.9 → 1400 MB by the gzip'd bytes; the reader took 2.3 GB, bench/NOTES.md).
+    # 1369.9 → 1400 MB by the gzip'd bytes; its peak RSS is 2,235 MB, bench/NOTES.md).
     assert points_mem_mb(1_462_903_011, "pytorch") == 4100
     assert points_mem_mb(86_200_847) == 1400
     plain = tmp_path / "t.json"
