@@ -23,7 +23,10 @@ _CONFIG = config_defaults()
 
 
 def _warn(message: str) -> None:
-    click.echo(message, err=True)
+    """One note on stderr, on one line: a kernel name's newline or ESC is escaped."""
+    from rooflow.escape import terminal_text
+
+    click.echo(terminal_text(message), err=True)
 
 
 def _load_presets(path: Path):
@@ -393,7 +396,10 @@ def from_ncu(exports, output, per_launch, preset_out) -> None:
         mapping = ncu_preset(exports)
         first = Path(exports[0])  # the workflow's NAME: a folder's name, a file's stem
         key = "ncu-" + (first.name if first.is_dir() else first.stem).replace(" ", "_")
-        preset_out.write_text(yaml.safe_dump({"presets": {key: mapping}}, sort_keys=False))
+        from rooflow.io import atomic_path
+
+        with atomic_path(preset_out) as tmp:
+            tmp.write_text(yaml.safe_dump({"presets": {key: mapping}}, sort_keys=False))
         click.echo(f"wrote {preset_out} (preset {key})", err=True)
     _write(points, output)
 

@@ -312,10 +312,15 @@ def run(group: click.Group, argv: list[str] | None) -> None:
     a usage error (an unknown option, an option value refused, a missing argument) 2,
     as click exits; anything unexpected 2, its traceback in a log file the line names; a
     command's own exit (``check``: 1 when a kernel regressed) keeps its files and words.
+    A write the system refused (disk full, read-only) is one line naming the output and
+    the OS's reason, exit 1, no file written; control characters (from kernel names) are
+    escaped in everything printed.
     """
     import contextlib
     import io
 
+    from rooflow.errors import terminal_line
+    from rooflow.escape import terminal_lines
     from rooflow.io import all_or_none
 
     held = io.StringIO()
@@ -342,10 +347,10 @@ def run(group: click.Group, argv: list[str] | None) -> None:
         from rooflow.errors import internal_error_line
 
         code, line = 2, internal_error_line(err)
-    if line is None:
-        sys.stderr.write(held.getvalue())
+    if line is None:  # kernel names in the notes: no control character reaches the terminal
+        sys.stderr.write(terminal_lines(held.getvalue()))
     else:
-        click.echo(line, err=True)
+        click.echo(terminal_line(line), err=True)
     if code:
         sys.exit(code)
 

@@ -81,7 +81,29 @@ def _validator(name: str, definition: str | None):
 
     full = schema(name)
     target = full if definition is None else full["$defs"][definition] | {"$defs": full["$defs"]}
-    return jsonschema.validators.validator_for(full)(target, registry=_registry())
+    return jsonschema.validators.validator_for(full)(target, registry=_registry(),
+                                                      format_checker=_formats())
+
+
+@cache
+def _formats():
+    """``format: regex`` checked by the engine that matches (polars: Rust's regex crate).
+
+    Not by Python's :mod:`re`: a look-around that ``re`` takes would fail every job.
+    """
+    import jsonschema
+
+    from rooflow.selection import regex_error
+
+    checker = jsonschema.FormatChecker(formats=())
+
+    @checker.checks("regex", raises=ValueError)
+    def _regex(value: object) -> bool:
+        if isinstance(value, str) and (why := regex_error(value)) is not None:
+            raise ValueError(why)
+        return True
+
+    return checker
 
 
 @cache

@@ -36,6 +36,46 @@ RESOURCES = "resources"
 
 _NAME_OK = re.compile(f"^{DATASET_NAME}$")
 
+NAME_MAX = 255
+"""Bytes of one file name (Linux ``NAME_MAX``; macOS and Windows take 255 characters)."""
+LONGEST_SUFFIX = ".log.traceback"
+"""The longest ending a workflow file adds to a dataset id, a preset, a comparison or a
+model check name (``logs/draw/KIND-NAME.log.traceback``, rooflow.rulescript)."""
+PERIODIC_REPEATS = 20
+"""Snakemake refuses a wildcard value ending in one substring repeated this often
+(``PeriodicWildcardError``: snakemake.io ``PeriodicityDetector``, min_repeat 20), taking
+it for a rule that calls itself without end; its whole run then builds nothing."""
+
+
+def periodic_unit(value: str) -> str | None:
+    """The substring ``value`` ends in :data:`PERIODIC_REPEATS` times or more, else None.
+
+    The test Snakemake makes of every wildcard value (``run_0000…0``, ``nnnn…``): a
+    suffix ``u`` repeated 20 or more times, ``u`` of any length.
+    """
+    for length in range(1, len(value) // PERIODIC_REPEATS + 1):
+        unit = value[-length:]
+        if value.endswith(unit * PERIODIC_REPEATS):
+            return unit
+    return None
+
+
+def name_problem(name: str, file_name: str | None = None) -> str | None:
+    """Why the workflow cannot take ``name`` as a wildcard value, or None when it can.
+
+    ``file_name``: the longest file name it makes (default ``name`` +
+    :data:`LONGEST_SUFFIX`), which must fit :data:`NAME_MAX` bytes.
+    """
+    longest = file_name or name + LONGEST_SUFFIX
+    if len(longest.encode()) > NAME_MAX:
+        return (f"its files' names would be {len(longest.encode())} bytes "
+                f"({longest[:24]}…), over the {NAME_MAX} a file system takes")
+    if (unit := periodic_unit(name)) is not None:
+        return (f"it ends in {unit!r} repeated {PERIODIC_REPEATS} times or more, which "
+                "Snakemake refuses in a file name as a rule calling itself (a periodic "
+                "wildcard)")
+    return None
+
 
 def link_out(path: str, tree: str) -> str | None:
     """The first link at ``path`` (or among a folder's entries) out of ``tree``, or None.
@@ -124,10 +164,13 @@ def sources(
         root: the raw-input folder the patterns are under.
         skipped: where ``(PREFIX-NAME, line)`` of what is skipped go (:func:`discover`),
             a NAME in two forms (``x.csv`` and ``x.parquet``, or ``x.csv`` and a folder
-            ``x/``) included: which one is meant is not guessed, so neither is built.
+            ``x/``) included: which one is meant is not guessed, so neither is built; and
+            a NAME the workflow's file names cannot hold (:func:`name_problem`: too long,
+            or periodic for Snakemake).
 
     Raises:
-        ValueError: a NAME in two forms, when no ``skipped`` list is given.
+        ValueError: a NAME in two forms or one :func:`name_problem` refuses, when no
+            ``skipped`` list is given.
     """
     names: list[tuple[str, str]] = []
     found = {name: f"{root}/{pattern}".format(name=name)
@@ -149,6 +192,14 @@ def sources(
                 twice.add(name)
                 continue
             found[name] = path
+    for name, path in found.items():
+        if name not in twice and (why := name_problem(name) or name_problem(
+                f"{prefix}-{name}")):
+            line = f"{prefix}-{name}: {why}; rename {path}"
+            if skipped is None:
+                raise ValueError(f"cannot build {line}")
+            names.append((name, f"skipped {line}"))
+            twice.add(name)
     if skipped is not None:
         skipped += [(f"{prefix}-{name}", line) for name, line in names]
     return {name: path for name, path in found.items() if name not in twice}
@@ -304,6 +355,13 @@ class Plan:
             if (preset := device_preset(hardware, names))
         }
         self.known_presets = set(hardware) | set(self.measured)
+        # A datasheet preset whose name no file can hold: left out (measured ones were
+        # skipped by sources()); a dataset or comparison naming it is not drawn on it.
+        self.unusable_presets = {p: why for p in sorted(_named_presets(config) & set(hardware))
+                                 if (why := name_problem(p))}
+        for preset, why in self.unusable_presets.items():
+            skipped.append((preset, f"skipped preset {preset!r}: {why}"))
+        self.known_presets -= set(self.unusable_presets)
         self.skipped = list(dict.fromkeys(line for _, line in skipped))
         gone = {key for key, _ in skipped} - set(self.datasets)
         self.comparisons: Mapping[str, Mapping] = self._comparisons(
@@ -354,15 +412,19 @@ class Plan:
         sides: tuple[str, str] = ("baseline", "new"),
     ) -> dict[str, Mapping]:
         """Config ``comparisons`` (``model_checks``) less those naming a skipped dataset."""
-        kept = {}
+        kept: dict[str, Mapping] = {}
         what = "comparison" if sides == ("baseline", "new") else "model check"
         for name, entry in comparisons.items():
             lost = [entry[s] for s in sides if entry[s] in gone]
             if lost:
                 self.skipped.append(f"skipped {what} {name!r}: its dataset {lost[0]!r} "
                                     "was skipped")
+            elif why := name_problem(name):
+                self.skipped.append(f"skipped {what} {name!r}: {why}")
             else:
-                kept[name] = entry
+                kept[name] = {**entry, **({"presets": [
+                    p for p in entry["presets"] if p not in self.unusable_presets]}
+                    if entry.get("presets") else {})}
         return kept
 
     def dataset_options(self, dataset: str) -> dict:
@@ -398,6 +460,9 @@ class Plan:
         device = stack_preset(self, dataset, device, opts)  # a unitrace run on one stack
         presets = named or ([device] if device else [
             p for p in self.config["presets"] if p not in self.broken])
+        presets = [p for p in presets if p not in self.unusable_presets]  # said once
+        if device in self.unusable_presets:
+            device = None
         if device and device not in presets:
             raise ValueError(
                 f"config: dataset {dataset!r} was measured on {device!r}, "
@@ -580,3 +645,17 @@ class Plan:
             f"{p.default_memory} {p.peak_bytes_per_s / 1e9:g} GB/s, ridge point "
             f"{p.ridge_point:.4g} FLOP/byte (source: {p.source})"
         )
+
+
+def _named_presets(config: Mapping) -> set[str]:
+    """Every preset the config names.
+
+    Its ``presets``; each dataset's, comparison's and model check's ``presets`` and ``device``.
+    """
+    named = set(config.get("presets", ()))
+    for section in ("datasets", "comparisons", "model_checks"):
+        for entry in (config.get(section) or {}).values():
+            named.update(entry.get("presets") or ())
+            if entry.get("device"):
+                named.add(entry["device"])
+    return named

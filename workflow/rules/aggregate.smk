@@ -53,7 +53,9 @@ rule summary:
     params:
         presets=ALL_PRESETS,
         datasets=list(PLAN.datasets),
-        skipped=report_param(PLAN.skipped),
+        # A function: Snakemake fills a string param's {braces} as wildcards, and a
+        # skipped file's name may hold some (a{b}.csv: WildcardError, no summary).
+        skipped=lambda wildcards: report_param(PLAN.skipped),
         model_checks=model_check_keys(),
     script:
         "../scripts/summary.py"
