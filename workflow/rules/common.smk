@@ -24,9 +24,8 @@ try:
     load_checked(load_families, config["families"])
     # Datasets in resources/, presets, comparisons, targets: rooflow.planning (tested there).
     PLAN = Plan(config, HARDWARE)
-    # A points file cut short is removed and asked for (rebuilt); asked for by all: a draw
-    # job by its first output (rooflow.draw.asked_for); all under --batch, which slices
-    # this list by position run after run; jobs list nothing.
+    # Asked for by all: a cut-short points file (removed, rebuilt), a draw job by its first
+    # output (rooflow.draw.asked_for); all under --batch (sliced by position); jobs: none.
     _batch, _main = getattr(workflow.dag_settings, "batch", None), workflow.is_main_process
     _REMOVED = PLAN.remove_corrupt_points() if _main else []
     TARGETS = PLAN.targets(
