@@ -12,7 +12,14 @@ import click
 
 from rooflow.adapter_options import adapter_options, tensor_option
 from rooflow.adapter_options import settings as _settings
-from rooflow.commands import CheckedCommand, Group, run, table_options
+from rooflow.commands import (
+    CheckedCommand,
+    Group,
+    check_command,
+    model_check_command,
+    run,
+    table_options,
+)
 from rooflow.defaults import DEFAULT_FAMILIES, DEFAULT_HARDWARE, config_defaults, plot_defaults
 from rooflow.errors import InputError
 from rooflow.kinds import KINDS
@@ -48,6 +55,11 @@ def cli() -> None:
 
 
 cli.command_class = CheckedCommand  # inputs and outputs checked before a command runs
+cli.lazy = {  # built on first use, from the same options and loaders as compare
+    "check": lambda: check_command(preset_options, kind_option, _load_files, _select_preset),
+    "model-check": lambda: model_check_command(preset_options, kind_option, _load_files,
+                                               _select_preset),
+}
 
 
 files_argument = click.argument("files", nargs=-1, required=True,
