@@ -60,9 +60,8 @@ def kind_option(command):
 
 def _load_files(files: tuple[Path, ...], kind: str | None, log=None):
     """Canonical points of every file (kind detected unless forced); unitrace reports: one run."""
-    import polars as pl
-
     from rooflow.adapters import detect_kind, load_points
+    from rooflow.points import concat_tables
 
     found = [(path, kind or detect_kind(path)) for path in files]
     reports = [p for p, k in found if k == "unitrace" and not p.is_dir()]
@@ -71,7 +70,7 @@ def _load_files(files: tuple[Path, ...], kind: str | None, log=None):
         frames.append(load_points(this, reports if path in reports[:1] else path, _settings()))
         if log is not None:
             log(f"{', '.join(map(str, reports)) if path in reports else path}: read as {this}")
-    return pl.concat(frames, how="vertical")
+    return concat_tables(frames)
 
 
 def _import_in_background(module: str, name: str) -> None:
