@@ -184,3 +184,28 @@ def test_pct_of_memory_roof_is_each_rows_own_division(presets):
     assert table["achieved_bandwidth"][0] == 427819008.0 / 0.00108 == 396128711111.1111
     assert table["pct_of_memory_roof"].to_list() == [396128711111.1111 / 3.35e12 * 100] * n
     assert table["pct_of_memory_roof"][0] == 11.824737645107794
+
+
+def test_per_call_columns_are_optional_and_concatenate_with_tables_without_them():
+    from rooflow.points import PER_CALL_SCHEMA, POINT_SCHEMA, check_points, concat_tables
+
+    base = {"kernel": ["k"], "flop": [1e9], "bytes": [1e8], "time_s": [9e-3],
+            "arithmetic_intensity": [10.0], "flop_per_s": [1e9 / 9e-3], "precision": ["fp32"]}
+    plain = to_points(pl.DataFrame(base))
+    assert "calls" not in plain.columns and check_points(plain, "t") is plain
+    # three calls of 1, 2, 6 ms: mean 3, median 2, std sqrt(7) = 2.6458 ms, min 1, max 6
+    carried = to_points(pl.DataFrame({**base, "calls": [3], "time_per_call_s": [3e-3],
+                                      "time_per_call_median_s": [2e-3],
+                                      "time_per_call_std_s": [2.6458e-3],
+                                      "time_per_call_min_s": [1e-3],
+                                      "time_per_call_max_s": [6e-3]}))
+    assert carried.schema == pl.Schema({**POINT_SCHEMA, **PER_CALL_SCHEMA})
+    check_points(carried, "t")
+    both = concat_tables([plain, carried])
+    assert both["calls"].to_list() == [None, 3]
+    preset = load_hardware()["a100-sxm"]
+    tables = [analyze(plain, preset), analyze(carried, preset)]
+    assert "calls" not in tables[0].columns
+    table = concat_tables(tables)
+    assert table["time_per_call_median_s"].to_list() == [None, 2e-3]
+    assert table.columns.index("calls") == table.columns.index("time_s") + 1

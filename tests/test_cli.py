@@ -183,6 +183,8 @@ def test_from_rocprof_example_workload(repo):
 POINT_COLUMNS = ["series", "family", "label", "pair", "kernel", "dims", "level", "precision",
                  "precision_mix", "flop", "bytes", "time_s", "arithmetic_intensity",
                  "flop_per_s", "bytes_model", "source", "row", "device"]
+PER_CALL_COLUMNS = ["calls", "time_per_call_s", "time_per_call_median_s",
+                    "time_per_call_std_s", "time_per_call_min_s", "time_per_call_max_s"]
 
 
 def test_convert_roofline_csv(repo, tmp_path):
@@ -223,7 +225,7 @@ def test_convert_ncu_passes_folder_list_and_from_ncu_agree(repo, tmp_path):
         proc = rooflow(*args)
         assert proc.returncode == 0, proc.stderr
     folder = pl.read_csv(outs["folder"])
-    assert folder.columns == POINT_COLUMNS
+    assert folder.columns == POINT_COLUMNS + PER_CALL_COLUMNS  # ncu: per-call times too
     # one dataset: both kernels once per level (not a point per pass), FLOP and bytes merged
     assert folder.height == 6 and set(folder["level"]) == {"DRAM", "L2", "L1"}
     assert (folder.filter(pl.col("flop") > 0)["kernel"].unique().len()
@@ -275,14 +277,15 @@ def test_from_aliases_write_what_convert_writes(repo, tmp_path, alias, kind, inp
     assert proc.returncode == 0, proc.stderr
     proc = rooflow("convert", "--kind", kind, *inputs, "-o", str(convert_out), cwd=repo)
     assert proc.returncode == 0, proc.stderr
-    assert pl.read_csv(alias_out).columns == POINT_COLUMNS
+    columns = POINT_COLUMNS + (PER_CALL_COLUMNS if kind == "ncu" else [])
+    assert pl.read_csv(alias_out).columns == columns
     assert alias_out.read_text() == convert_out.read_text()
     # the alias's own options still act (and keep the canonical columns)
     if options:
         proc = rooflow(alias, *inputs, *options, "-o", str(alias_out), cwd=repo)
         assert proc.returncode == 0, proc.stderr
         optioned = pl.read_csv(alias_out)
-        assert optioned.columns == POINT_COLUMNS
+        assert optioned.columns == columns
         assert not optioned.equals(pl.read_csv(convert_out))
 
 

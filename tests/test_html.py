@@ -129,3 +129,23 @@ def test_snakemake_report_is_one_file(examples_build, tmp_path):
                 "compare/arc-pro-b70/flash_attention_tuning.html",
                 "compare/arc-pro-b70/flash_attention_tuning.csv"):
         assert (examples_build / "results" / out).stat().st_size > 1000, out
+
+
+def test_hover_gives_calls_and_time_per_call(tmp_path, b70):
+    # three calls of 1, 2 and 6 ms: mean 3 ms, median 2 ms, std (ddof 1) sqrt(7) ms
+    # = 2.646 ms, min 1 ms, max 6 ms
+    from rooflow.html.page import hover_columns
+
+    per_call = {"calls": [3], "time_per_call_s": [3e-3], "time_per_call_median_s": [2e-3],
+                "time_per_call_std_s": [7 ** 0.5 * 1e-3], "time_per_call_min_s": [1e-3],
+                "time_per_call_max_s": [6e-3]}
+    table = analyze(points(["gemm_a"]).with_columns(
+        pl.Series(k, v) for k, v in per_call.items()), b70)
+    cols = hover_columns(table)
+    assert cols["calls_txt"] == ["3"]
+    assert cols["per_call_txt"] == [
+        "mean 3 ms, median 2 ms, std 2.646 ms, min 1 ms, max 6 ms"]
+    page = roofline_page(table, b70, tmp_path / "p.html", title="t").read_text()
+    assert "median 2 ms, std 2.646 ms" in page
+    # points without per-call columns: a dash, never a made-up figure
+    assert hover_columns(analyze(points(["gemm_b"]), b70))["per_call_txt"] == ["–"]

@@ -12,7 +12,7 @@ import pytest
 from rooflow.adapters.ncu import KERNEL_COLUMNS, ncu_kernels, ncu_points, read_ncu
 from rooflow.errors import InputError
 from rooflow.formats.units import number, to_base_units
-from rooflow.points import POINT_SCHEMA
+from rooflow.points import PER_CALL_SCHEMA, POINT_SCHEMA
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
@@ -89,7 +89,11 @@ def test_nersc_gpp_known_values() -> None:
     assert k["time_s"] == pytest.approx(22.765, abs=5e-4)
 
     points = ncu_points(path)
-    assert points.schema == pl.Schema(POINT_SCHEMA)
+    # one launch: calls 1, every per-call time the kernel's, no standard deviation
+    assert points.schema == pl.Schema({**POINT_SCHEMA, **PER_CALL_SCHEMA})
+    assert points["calls"].to_list() == [1] * 3
+    assert points["time_per_call_median_s"].to_list() == pytest.approx([22.765] * 3, abs=5e-4)
+    assert points["time_per_call_std_s"].to_list() == [None] * 3
     assert points["level"].to_list() == ["DRAM", "L2", "L1"]
     assert points["arithmetic_intensity"].to_list() == pytest.approx(
         [14.915, 8.918, 4.423], abs=5e-4)
@@ -306,3 +310,26 @@ def test_units_to_base() -> None:
     assert out["unit"].to_list() == [
         "byte", "byte", "byte", "second", "hz", "hz", "second", "%", "byte/second", "hz",
         "byte/cycle"]
+
+
+def test_per_call_statistics_of_three_launches(tmp_path: Path) -> None:
+    # Three launches of kernel k, 1, 2 and 6 ms (gpu__time_duration.sum):
+    #   calls 3; mean (1 + 2 + 6) / 3 = 3 ms; median 2 ms; min 1 ms; max 6 ms;
+    #   std (ddof 1) = sqrt(((1-3)² + (2-3)² + (6-3)²) / (3 - 1)) = sqrt(14 / 2)
+    #                = sqrt(7) = 2.6458 ms
+    launches = [(str(i), "k", metrics(**{"gpu__time_duration.sum": ("msecond", ms)}))
+                for i, ms in enumerate(("1", "2", "6"))]
+    path = write_long(tmp_path, launches)
+    k = ncu_kernels(path).row(0, named=True)
+    assert k["launches"] == 3 and k["time_s"] == pytest.approx(9e-3)
+    assert (k["time_per_call_s"], k["time_per_call_median_s"], k["time_per_call_min_s"],
+            k["time_per_call_max_s"]) == pytest.approx((3e-3, 2e-3, 1e-3, 6e-3))
+    assert k["time_per_call_std_s"] == pytest.approx(2.6458e-3, abs=1e-7)
+    point = ncu_points(path).row(0, named=True)
+    assert point["calls"] == 3
+    assert point["time_per_call_std_s"] == pytest.approx(2.6458e-3, abs=1e-7)
+    # per launch: each row is one call, its own time, no standard deviation
+    rows = ncu_points(path, per_launch=True)
+    assert rows["calls"].to_list() == [1, 1, 1]
+    assert rows["time_per_call_s"].to_list() == pytest.approx([1e-3, 2e-3, 6e-3])
+    assert rows["time_per_call_std_s"].to_list() == [None, None, None]

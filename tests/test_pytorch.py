@@ -344,6 +344,108 @@ CASES = [  # model, op, dims, types, concrete, FLOP, bytes, precision (amd=False
     ("triton_pointwise", "triton_poi_fused_addmm_gelu_view_15",
      [[2, 4096, 9728], [9728], []], [BF, BF, "Scalar"], ["", "", "79691776"], 0,
      318_786_560, ""),
+    # The xdit trace's fused cat of a slice: xnumel 512; [2,256] fp32 and [2,256] bf16,
+    # each min(512, 512) elements: 512·4 + 512·2 = 3,072
+    ("triton_pointwise_part", "triton_poi_fused__to_copy_cat_slice_1",
+     [[2, 256], [2, 256], []], [FP32, BF, "Scalar"], ["", "", "512"], 0, 3_072, ""),
+    # a slice of a [1,36864,2432] buffer into [2,4096,2432]: xnumel 19,922,944; the big
+    # buffer read 19,922,944 elements (not its 89,653,248), [2432] whole:
+    # (19,922,944 + 2,432 + 19,922,944)·2 = 79,696,640
+    ("triton_pointwise_part", "triton_poi_fused_add_slice_3",
+     [[1, 36864, 2432], [2432], [2, 4096, 2432], []], [BF, BF, BF, "Scalar"],
+     ["", "", "", "19922944"], 0, 79_696_640, ""),
+    # The xdit trace's tiled kernel (ynumel 8192, xnumel 2432: 19,922,944 indices): bf16
+    # [2,2432,64,64] 39,845,888 + [2432] 4,864 + [1,36864,2432] clamped to 19,922,944
+    # elements 39,845,888 + two fp32 [2,4096,1] 2·32,768 + [2,14592] 58,368 + [14592]
+    # 29,184 + [2,4096,2432] 39,845,888 = 119,695,616
+    ("triton_pointwise_part",
+     "triton_poi_fused__unsafe_view_add_addmm_clone_convolution_mul_native_layer_norm_"
+     "slice_split_transpose_unsqueeze_view_7",
+     [[2, 2432, 64, 64], [2432], [1, 36864, 2432], [2, 4096, 1], [2, 4096, 1], [2, 14592],
+      [14592], [2, 4096, 2432], [], []], [BF, BF, BF, FP32, FP32, BF, BF, BF, "Scalar", "Scalar"],
+     [""] * 8 + ["8192", "2432"], 0, 119_695_616, ""),
+    # vLLM graph-replay trace (MI300X), T = 8192, H = 64, HK = 8, E = EV = 64, bf16:
+    # lower bound 2·64·8192·(64 + 64) = 134,217,728 FLOP; q 8192·64·64·2 = 67,108,864,
+    # k = v = 8192·8·64·2 = 8,388,608, out 67,108,864: 150,994,944 bytes
+    ("unified_attention", "vllm::unified_attention_with_output",
+     [[8192, 64, 64], [8192, 8, 64], [8192, 8, 64], [8192, 64, 64], [], [], [], [0]],
+     [BF, BF, BF, BF, "", "", "", BF], [""] * 8, 134_217_728, 150_994_944, "bf16-tensor"),
+    # SGLang Qwen3-8B prefill trace (MI300X): L = 15360, H = 32, E = EV = 128, HK = 8,
+    # B = 16 − 1 = 15, SK = 15,616 KV tokens. PAIRS = 15360·(15360/15 + 1)/2
+    # = 15360·1025/2 = 7,872,000; FLOP 2·32·7,872,000·256 = 128,974,848,000.
+    # q 15360·32·128·2 = 125,829,120; KV 15,616·8·256·2 = 63,963,136; out 125,829,120;
+    # cu_seqlens_q 16·4 = 64, kv_indptr 64, kv_page_indices 15,616·4 = 62,464:
+    # 315,683,968
+    ("mha_batch_prefill", "aiter::mha_batch_prefill",
+     [[15360, 32, 128], [835874, 8, 128], [835874, 8, 128], [16], [16], [15616]]
+     + [[]] * 24, [BF, BF, BF, "int", "int", "int"] + ["Scalar"] * 24, None,
+     128_974_848_000, 315_683_968, "bf16-tensor"),
+    # decode, 4 sequences × 1 token, H = 32, HK = 8, E = EV = 128, block size 16, bf16
+    # (x = 8), block table [4, 64] int32: FLOP ≥ 2·32·4·256 = 65,536; q 32,768 +
+    # out 32,768 + one key and value per token 4·8·256·2 = 16,384 + seq_lens 16 +
+    # one block-table entry per sequence 16 = 81,952
+    ("paged_attention_v1", "_C::paged_attention_v1",
+     [[4, 32, 128], [4, 32, 128], [1000, 8, 16, 16, 8], [1000, 8, 128, 16], [], [],
+      [4, 64], [4], [], [], [], [], [], []],
+     [BF, BF, BF, BF, "Scalar", "Scalar", "int", "int", "Scalar", "Scalar", "", "", FP32,
+      FP32], None, 65_536, 81_952, "bf16-tensor"),
+    ("paged_attention_v2", "_C::paged_attention_v2",
+     [[4, 32, 128], [4, 32, 2], [4, 32, 2], [4, 32, 2, 128], [4, 32, 128],
+      [1000, 8, 16, 16, 8], [1000, 8, 128, 16], [], [], [4, 64], [4]],
+     [BF, FP32, FP32, BF, BF, BF, BF, "Scalar", "Scalar", "int", "int"], None,
+     65_536, 81_952, "bf16-tensor"),
+    # vLLM graph-replay trace: hidden [8192, 3072] bf16 read and the output written,
+    # router logits [8192, 32]: 2·50,331,648 + 524,288 = 101,187,584 bytes, FLOP 0
+    ("moe_forward", "vllm::moe_forward", [[8192, 3072], [8192, 32], [], []],
+     [BF, BF, "", ""], [""] * 4, 0, 101_187_584, ""),
+    # vLLM graph-replay trace: T = 8192, query [8192, 4096], key [8192, 512], head 64,
+    # cos_sin_cache [131072, 64] (RD = 64 = head: all rotated).
+    # FLOP 3·(33,554,432 + 4,194,304)·64/64 = 113,246,208; bytes positions 8192·8
+    # = 65,536 + 2·(67,108,864 + 8,388,608) = 150,994,944 + cache rows
+    # min(8192, 131072)·64·2 = 1,048,576: 152,109,056
+    ("rotary_embedding", "_C::rotary_embedding",
+     [[8192], [8192, 4096], [8192, 512], [], [131072, 64], []],
+     ["long int", BF, BF, "Scalar", BF, "Scalar"], ["", "", "", "64", "", "True"],
+     113_246_208, 152_109_056, "fp32"),
+    # SGLang decode trace: T = 32, query [32, 4096], key [32, 1024], head 128, cache
+    # [41216, 128]: FLOP 3·(131,072 + 32,768) = 491,520; bytes 32·8 = 256
+    # + 2·(262,144 + 65,536) = 655,360 + 32·128·2 = 8,192: 663,808
+    ("rotary_embedding", "sgl_kernel::rotary_embedding",
+     [[32], [32, 4096], [32, 1024], [], [41216, 128], []],
+     ["long int", BF, BF, "Scalar", BF, "Scalar"], ["", "", "", "128", "", "True"],
+     491_520, 663_808, "fp32"),
+    # partial rotary (RD 32 of head 128) and no key: 3·(4·1024)·32/128 = 3,072;
+    # positions 32 + 2·8,192·32/128 = 4,096 + 4 cache rows 4·32·2 = 256: 4,384
+    ("rotary_embedding", "_C::rotary_embedding",
+     [[4], [4, 1024], [], [], [2048, 32], []],
+     ["long int", BF, "", "Scalar", BF, "Scalar"], ["", "", "", "128", "", "False"],
+     3_072, 4_384, "fp32"),
+    # [2, 64, 8, 8] fp32 in 8 groups, weight and bias [64]: 8,192 elements × 7 = 57,344;
+    # 2·32,768 + 256 + 256 = 66,048
+    ("group_norm", "aten::native_group_norm",
+     [[2, 64, 8, 8], [64], [64], [], [], [], [], []], [FP32] * 3 + ["Scalar"] * 5,
+     ["", "", "", "2", "64", "64", "8", "1e-05"], 57_344, 66_048, "fp32"),
+    # backward of that, all three grads: 8,192 × (2 + 8 + 2 + 1) = 106,496;
+    # dy 32,768 + x 32,768 + mean 64 + rstd 64 (2·8 fp32) + weight 256 + dx 32,768
+    # + dweight and dbias 2·64·4 = 512: 99,200
+    ("group_norm_backward", "aten::native_group_norm_backward",
+     [[2, 64, 8, 8], [2, 64, 8, 8], [2, 8], [2, 8], [64], [], [], [], [], []],
+     [FP32] * 5 + ["Scalar"] * 4 + ["ScalarList"],
+     ["", "", "", "", "", "2", "64", "64", "8", "[True, True, True]"], 106_496, 99_200,
+     "fp32"),
+    # the ResNet training trace (MI300X): [10, 512, 7, 7] bf16 = 250,880 elements, train,
+    # all grads: × 10 = 2,508,800; dy 501,760 + x 501,760 + weight 1,024 + save_mean and
+    # save_invstd 2·2,048 + dx 501,760 + dweight and dbias 2·512·2 = 2,048: 1,512,448
+    ("batch_norm_backward", "aten::native_batch_norm_backward",
+     [[10, 512, 7, 7], [10, 512, 7, 7]] + [[512]] * 5 + [[], [], []],
+     [BF] * 5 + [FP32, FP32, "Scalar", "Scalar", "ScalarList"],
+     [""] * 7 + ["True", "1e-05", "[True, True, True]"], 2_508_800, 1_512_448, "fp32"),
+    # inference, grad input only: 250,880 × 1; dy + x + weight 1,024 + running mean and
+    # var 2·1,024 + dx: 3·501,760 + 3,072 = 1,508,352
+    ("batch_norm_backward", "aten::native_batch_norm_backward",
+     [[10, 512, 7, 7], [10, 512, 7, 7]] + [[512]] * 3 + [[], [], [], [], []],
+     [BF] * 5 + ["", "", "Scalar", "Scalar", "ScalarList"],
+     [""] * 7 + ["False", "1e-05", "[True, False, False]"], 250_880, 1_508_352, "fp32"),
 ]
 
 
@@ -356,12 +458,26 @@ def test_operator_model_by_hand(model, op, dims, types, concrete, flop, size, pr
     assert evaluate([fit]) == [(flop, size)]
 
 
-def test_triton_kernels_reading_part_of_a_buffer_have_no_model():
-    # a fused slice reads part of its [2,38,4429,64] input: the buffer size overstates it
-    fit = load_operators().fit("triton_poi_fused__unsafe_view_clone_slice_transpose_13",
+def test_triton_kernels_reading_scattered_parts_of_a_buffer_have_no_model():
+    # an index or gather reads where its indices point: the buffer size overstates it
+    fit = load_operators().fit("triton_poi_fused_index_select_slice_4",
                                [[2, 38, 4429, 64], [2, 333, 2432], []], [BF, BF, "Scalar"],
-                               None)
+                               ["", "", "1295712"])
     assert fit == "no model"
+    # a slice kernel without its xnumel recorded: no bytes, said
+    models = load_operators()
+    fit = models.fit("triton_poi_fused__unsafe_view_clone_slice_transpose_13",
+                     [[2, 38, 4429, 64], [2, 333, 2432], []], [BF, BF, "Scalar"], None)
+    assert evaluate([fit]) == ["triton_pointwise_part: FLOP 0 or bytes 0 not valid"]
+
+
+def test_models_whose_inputs_cannot_give_their_numbers_say_so():
+    models = load_operators()
+    for name in ("unified_attention", "mha_batch_prefill", "paged_attention_v1",
+                 "paged_attention_v2", "moe_forward"):
+        assert models.models[name].note
+    assert "bandwidth-only" in models.models["moe_forward"].note
+    assert not models.models["mm"].note
 
 
 def _attention(op: str, q: list, kv: list, concrete: list) -> float:
@@ -717,3 +833,63 @@ def test_rooflow_plot_reads_a_trace(tmp_path):
                            str(out)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "read as pytorch" in proc.stderr and "GPU time" in proc.stderr and out.exists()
+
+
+def _three_mm_calls(tmp_path: Path) -> Path:
+    """Three aten::mm calls of one shape whose kernels ran 1, 2 and 6 ms (1000 µs each)."""
+    events = []
+    for i, dur in enumerate((1000, 2000, 6000)):
+        start = i * 10_000
+        events += [_op("aten::mm", start, 9_000, i + 1), _launch(start + 1, 100 + i),
+                   _kernel(start + 2, dur, 100 + i, ext=i + 1)]
+    return _synthetic(tmp_path, events)
+
+
+def test_per_call_statistics_of_three_calls(tmp_path):
+    # calls 3; GPU time 1 + 2 + 6 = 9 ms; mean 3 ms; median 2 ms; min 1 ms; max 6 ms;
+    # std with ddof 1 = sqrt(((1-3)² + (2-3)² + (6-3)²) / (3 - 1)) = sqrt(7) = 2.6458 ms
+    path = _three_mm_calls(tmp_path)
+    row = pytorch_table(path).operators.row(0, named=True)
+    assert (row["launches"], row["time_s"]) == (3, pytest.approx(9e-3))
+    assert (row["time_per_call_s"], row["time_per_call_median_s"], row["time_per_call_min_s"],
+            row["time_per_call_max_s"]) == pytest.approx((3e-3, 2e-3, 1e-3, 6e-3))
+    assert row["time_per_call_std_s"] == pytest.approx(2.6458e-3, abs=1e-7)
+    point = pytorch_points(path, log=lambda _: None).row(0, named=True)
+    assert point["calls"] == 3
+    assert point["time_per_call_median_s"] == pytest.approx(2e-3)
+    assert point["time_per_call_std_s"] == pytest.approx(2.6458e-3, abs=1e-7)
+    # per launch: one call per row, no standard deviation (null, not 0)
+    rows = pytorch_points(path, per_launch=True, log=lambda _: None)
+    assert rows["calls"].to_list() == [1, 1, 1]
+    assert sorted(rows["time_per_call_s"].to_list()) == pytest.approx([1e-3, 2e-3, 6e-3])
+    assert rows["time_per_call_std_s"].to_list() == [None, None, None]
+
+
+def test_per_call_columns_in_the_analysis_table_and_its_json(tmp_path):
+    from rooflow.export import to_json
+
+    points = pytorch_points(_three_mm_calls(tmp_path), log=lambda _: None)
+    table = analyze(points, load_hardware()["a100-sxm"])
+    at = table.columns.index("time_s")
+    assert table.columns[at + 1:at + 7] == [
+        "calls", "time_per_call_s", "time_per_call_median_s", "time_per_call_std_s",
+        "time_per_call_min_s", "time_per_call_max_s"]
+    document = json.loads(to_json(table))
+    assert document["units"]["time_per_call_median_s"] == "s"
+    record = document["records"][0]
+    assert record["calls"] == 3 and record["time_per_call_max_s"] == pytest.approx(6e-3)
+
+
+def test_a_model_with_a_note_says_it_in_the_table_and_the_log(tmp_path):
+    # vllm::moe_forward: bandwidth-only, its note in the table's note column and the log
+    args = {"External id": 1, "Input Dims": [[8, 16], [8, 4], [], []],
+            "Input type": [BF, BF, "", ""]}
+    path = _synthetic(tmp_path, [
+        {"ph": "X", "cat": "cpu_op", "name": "vllm::moe_forward", "pid": 1, "tid": 1,
+         "ts": 0, "dur": 10, "args": args}, _launch(1, 7), _kernel(2, 2, 7, ext=1)])
+    row = pytorch_table(path).operators.row(0, named=True)
+    assert (row["status"], row["flop"]) == ("bandwidth-only", 0)
+    assert row["note"].startswith("bandwidth-only: the expert weights are not inputs")
+    lines: list[str] = []
+    pytorch_points(path, log=lines.append)
+    assert any("moe_forward (100.0 % of GPU time): bandwidth-only" in line for line in lines)

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from rooflow.points import distinct, op_unit
+from rooflow.points import PER_CALL_SCHEMA, distinct, has_per_call, op_unit
 from rooflow.roofs.preset import Preset
 
 # Per-row names (roofs, bound, note, unit) are Categoricals: a few values on up to 10⁷ rows.
@@ -77,6 +77,7 @@ TABLE_NUMBERS = [
     "flop", "bytes", "time_s", "arithmetic_intensity", "performance", "compute_roof",
     "memory_roof", "attainable", "pct_of_roof", "achieved_bandwidth", "pct_of_memory_roof",
     "headroom", "kernel_headroom", "potential_time_saved_s", "pair_speedup",
+    *list(PER_CALL_SCHEMA)[1:],
 ]  # fmt: skip
 """The f64 columns of :data:`TABLE_COLUMNS` (FLOP, byte, s, FLOP/byte, FLOP/s, %, ×)."""
 
@@ -110,7 +111,10 @@ def analyze(
             columns, the costly ones on 10⁶ rows, are computed only when asked for.
 
     Returns:
-        One row per input row, columns ``columns`` (:data:`TABLE_COLUMNS` by default).
+        One row per input row, columns ``columns`` (:data:`TABLE_COLUMNS` by default),
+        and, where ``points`` carry them and ``columns`` has ``time_s``, the per-call
+        columns (:data:`rooflow.points.PER_CALL_SCHEMA`: calls, time per call in s)
+        after ``time_s``.
         performance, compute_roof, attainable in FLOP/s (OP/s where ``unit`` is OP);
         memory_roof and achieved_bandwidth in byte/s; pct_of_roof, pct_of_memory_roof in
         %. Rows whose level has no memory roof on ``preset`` keep null roofs and analysis
@@ -120,6 +124,10 @@ def analyze(
         (there is no roof to place it on); ``roof_note`` says which roof is missing, and
         marks a point whose bytes are its inputs' only (:data:`INPUTS_ONLY_NOTE`).
     """
+    if has_per_call(points) and "time_s" in columns:
+        at = list(columns).index("time_s") + 1
+        columns = [*columns[:at], *(c for c in PER_CALL_SCHEMA if c not in columns),
+                   *columns[at:]]
     precisions = distinct(points, "precision").to_list()
     levels = distinct(points, "level").to_list()
     compute = {p: preset.compute_roof(p) for p in precisions}

@@ -73,17 +73,16 @@ def kind_option(command):
 
 def _load_files(files: tuple[Path, ...], kind: str | None, log=None):
     """Canonical points of every input among ``files`` (:func:`rooflow.inputs.datasets`)."""
-    import polars as pl
-
     from rooflow.adapters import load_points
     from rooflow.inputs import datasets
+    from rooflow.points import concat_tables
 
     frames = []
     for items, this in datasets(files, kind):
         frames.append(load_points(this, items if len(items) > 1 else items[0], _settings()))
         if log is not None:
             log(f"{', '.join(map(str, items))}: read as {this}")
-    return pl.concat(frames, how="vertical")
+    return concat_tables(frames)
 
 
 def _import_in_background(module: str, name: str) -> None:

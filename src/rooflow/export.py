@@ -44,6 +44,12 @@ UNITS: dict[str, str] = {
     "flop": _OPS,
     "bytes": "byte",
     "time_s": "s",
+    "calls": "calls",
+    "time_per_call_s": "s (mean)",
+    "time_per_call_median_s": "s",
+    "time_per_call_std_s": "s (sample standard deviation, ddof 1; null for one call)",
+    "time_per_call_min_s": "s",
+    "time_per_call_max_s": "s",
     "arithmetic_intensity": "FLOP/byte (OP/byte where unit is OP)",
     "flop_per_s": "FLOP/s (OP/s where unit is OP)",
     "performance": "FLOP/s (OP/s where unit is OP; 0 on bandwidth-only rows: see "

@@ -128,9 +128,11 @@ def per_call(measured: pl.DataFrame) -> pl.DataFrame:
     the mean of its rates). Other columns are the first call's.
     """
     from rooflow.check import per_call_name
-    from rooflow.points import to_points
+    from rooflow.points import PER_CALL_SCHEMA, to_points
 
     key = ["source", "row", "kernel", "label"]
+    # an adapter's own per-call columns describe its aggregated rows, not these calls
+    measured = measured.drop(list(PER_CALL_SCHEMA), strict=False)
     rows = measured.with_columns(_call=pl.struct(key), name=per_call_name(measured))
     calls = rows.unique("_call", keep="first", maintain_order=True).group_by(
         "name", maintain_order=True).agg(
@@ -150,7 +152,7 @@ def per_call(measured: pl.DataFrame) -> pl.DataFrame:
         arithmetic_intensity=pl.when(flop > 0).then(
             pl.when(size > 0).then(flop / size).otherwise(pl.col("intensity"))),
         flop_per_s=pl.when(time > 0).then(flop / time).otherwise(pl.col("rate")))
-    return to_points(joined).with_columns(calls=joined["calls"])
+    return to_points(joined.drop("calls")).with_columns(calls=joined["calls"])
 
 
 def reconcile(measured: pl.DataFrame, model: pl.DataFrame, mappings: list[Mapping],

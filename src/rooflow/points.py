@@ -44,6 +44,21 @@ device                       cat     GPU the row was measured on, as the input n
                                      ("" when unknown or theoretical)
 ============================ ======= ==================================================
 
+Optional per-call columns (:data:`PER_CALL_SCHEMA`), present only when an adapter
+aggregates calls into one row (PyTorch operators, ncu kernels), after the columns above:
+
+============================ ======= ==================================================
+calls                        i64     calls (launches) aggregated into the row
+time_per_call_s              f64     mean time of one call (s): ``time_s`` / ``calls``
+time_per_call_median_s       f64     median time of one call (s)
+time_per_call_std_s          f64     sample standard deviation (ddof = 1) of the call
+                                     times (s); null for a single call
+time_per_call_min_s          f64     shortest call (s)
+time_per_call_max_s          f64     longest call (s)
+============================ ======= ==================================================
+
+All null where the calls' times are unknown (an untimed ncu kernel).
+
 ``cat`` columns are polars Categoricals: few distinct values on many rows (each row holds
 an integer code, each distinct string is stored once); they compare, join and
 concatenate like strings. ``label``, ``pair`` and ``kernel`` are often distinct per row
@@ -57,6 +72,9 @@ not FLOP, and are judged only against integer roofs.
 """
 
 from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
 
 import polars as pl
 
@@ -99,6 +117,54 @@ POINT_SCHEMA: dict[str, pl.DataType] = {
     "device": pl.Categorical(),
 }
 
+PER_CALL_SCHEMA: dict[str, pl.DataType] = {
+    "calls": pl.Int64(),
+    "time_per_call_s": pl.Float64(),
+    "time_per_call_median_s": pl.Float64(),
+    "time_per_call_std_s": pl.Float64(),
+    "time_per_call_min_s": pl.Float64(),
+    "time_per_call_max_s": pl.Float64(),
+}
+"""Optional columns of points and analysis tables: per-call statistics (module doc)."""
+
+
+def per_call_stats(times: Sequence[float | None]) -> dict[str, float | int | None]:
+    """:data:`PER_CALL_SCHEMA` values of one row from the times (s) of its calls.
+
+    The mean, median, sample standard deviation (ddof = 1, Bessel's correction, as
+    TraceLens and :func:`statistics.stdev` compute it; null for one call, where it is
+    undefined), min and max. Times all null when any call has no time (``calls`` kept).
+    """
+    if not times or any(t is None for t in times):
+        return {"calls": len(times), **dict.fromkeys(list(PER_CALL_SCHEMA)[1:])}
+    values = [float(t) for t in times if t is not None]
+    return {"calls": len(values), "time_per_call_s": statistics.fmean(values),
+            "time_per_call_median_s": statistics.median(values),
+            "time_per_call_std_s": statistics.stdev(values) if len(values) > 1 else None,
+            "time_per_call_min_s": min(values), "time_per_call_max_s": max(values)}
+
+
+def has_per_call(frame: pl.DataFrame) -> bool:
+    """Whether ``frame`` (points or an analysis table) carries the per-call columns."""
+    return "calls" in frame.columns
+
+
+def with_per_call(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with the per-call columns, null where it has none (for concatenation)."""
+    return frame.with_columns(pl.lit(None, dtype=t).alias(c) for c, t in PER_CALL_SCHEMA.items()
+                              if c not in frame.columns)
+
+
+def concat_tables(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
+    """Points or analysis tables one under the other; per-call columns kept if any has them."""
+    frames = list(frames)
+    carrying = [f for f in frames if has_per_call(f)]
+    if carrying and len(carrying) < len(frames):
+        order = carrying[0].columns
+        frames = [with_per_call(f).select(order) for f in frames]
+    return pl.concat(frames, how="vertical")
+
+
 _DEFAULTS: dict[str, object] = {
     "series": "kernel",
     "family": "",
@@ -121,9 +187,11 @@ def to_points(frame: pl.DataFrame) -> pl.DataFrame:
 
     Missing columns get their default (see the table above; numeric ones null),
     string nulls become the default, and columns come out in canonical order and
-    dtype. Extra columns are dropped. A level in a vendor's word (``HBM``, ``SLM``,
-    ``vL1D``) becomes its canonical name (:func:`rooflow.levels.canonical_level`); an
-    unknown one is kept for :func:`check_points` to refuse.
+    dtype. Extra columns are dropped, but for the per-call columns
+    (:data:`PER_CALL_SCHEMA`), kept after them, all six, when ``frame`` has ``calls``. A
+    level in a vendor's word (``HBM``, ``SLM``, ``vL1D``) becomes its canonical name
+    (:func:`rooflow.levels.canonical_level`); an unknown one is kept for
+    :func:`check_points` to refuse.
     """
     exprs = []
     for name, dtype in POINT_SCHEMA.items():
@@ -135,6 +203,9 @@ def to_points(frame: pl.DataFrame) -> pl.DataFrame:
         else:
             expr = pl.lit(default, dtype=dtype)
         exprs.append(expr.alias(name))
+    if has_per_call(frame):
+        exprs += [(pl.col(c) if c in frame.columns else pl.lit(None)).cast(t).alias(c)
+                  for c, t in PER_CALL_SCHEMA.items()]
     return _canonical_levels(frame.select(exprs))
 
 
@@ -175,7 +246,8 @@ def empty_points() -> pl.DataFrame:
 def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
     """The contract every adapter's output meets, enforced in one place.
 
-    Checks: the canonical columns in order with their dtypes; precisions from
+    Checks: the canonical columns in order with their dtypes (then the per-call ones,
+    when present); precisions from
     :data:`PRECISIONS` (or ""); levels from :data:`rooflow.levels.LEVELS`; ``dims`` of
     :data:`rooflow.dims.DIMS_PATTERN`, no name twice; ``flop``, ``bytes``,
     ``time_s`` and ``flop_per_s`` null or finite and ≥ 0; ``arithmetic_intensity`` finite
@@ -189,7 +261,8 @@ def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
         InputError: the first row that breaks the contract (an adapter bug or an
             input the adapter let through), naming the column and value.
     """
-    if points.schema != pl.Schema(POINT_SCHEMA):
+    wanted = {**POINT_SCHEMA, **(PER_CALL_SCHEMA if has_per_call(points) else {})}
+    if points.schema != pl.Schema(wanted):
         got = {n: str(t) for n, t in points.schema.items()}
         raise InputError(source, f"not canonical points: columns {got}", check="schema")
     unknown = sorted(set(distinct(points, "precision").to_list()) - set(PRECISIONS) - {""})
@@ -210,7 +283,8 @@ def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
                          check="dims", value=dims[0])
     checks = {
         **{c: pl.col(c).is_null() | (pl.col(c).is_finite() & (pl.col(c) >= 0))
-           for c in ("flop", "bytes", "time_s", "flop_per_s")},
+           for c in ("flop", "bytes", "time_s", "flop_per_s")
+           + (tuple(PER_CALL_SCHEMA) if has_per_call(points) else ())},
         # On every row, whatever else is null: a point needs its place on the x axis.
         "arithmetic_intensity": (pl.col("arithmetic_intensity").is_finite()
                                  & (pl.col("arithmetic_intensity") > 0)).fill_null(False)

@@ -14,7 +14,7 @@ def step(log):
     from rooflow.io import write_csv
     from rooflow.pipeline import plot_options
     from rooflow.plotting import plot_roofline
-    from rooflow.points import read_points
+    from rooflow.points import concat_tables, read_points
     from rooflow.roofs import load_preset
     from rooflow.selection import Selection, select_points
 
@@ -36,7 +36,7 @@ def step(log):
                 preset).insert_column(0, pl.lit(dataset).alias("dataset"))
         for dataset, path, select in built
     ]
-    table = pl.concat(tables, how="vertical")
+    table = concat_tables(tables)
     write_csv(table, sm.output.table)
     # One level per kernel on the overview: the preset's DRAM/HBM roof.
     main_level = table.filter(pl.col("memory_roof_name") == preset.default_memory)

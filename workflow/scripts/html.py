@@ -13,7 +13,7 @@ def step(log):
     from rooflow.escape import from_report_param
     from rooflow.failed import failure, write_placeholders
     from rooflow.html.page import roofline_page
-    from rooflow.points import read_points
+    from rooflow.points import concat_tables, read_points
     from rooflow.roofs import load_preset
     from rooflow.selection import Selection, select_points
 
@@ -27,7 +27,7 @@ def step(log):
                            "no dataset drawn on this preset could be read")
         log("no dataset read")
         return
-    table = pl.concat([
+    table = concat_tables([
         analyze(select_points(read_points(p), Selection.from_mapping(s), preset, p),
                 preset).insert_column(0, pl.lit(d).alias("dataset"))
         for d, p, s in built])

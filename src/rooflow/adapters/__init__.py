@@ -17,6 +17,7 @@ import polars as pl
 
 from rooflow.errors import InputError
 from rooflow.kinds import KINDS, Kind, detect_kind, kind_mismatch
+from rooflow.points import concat_tables
 from rooflow.settings import Settings
 
 __all__ = ["KINDS", "Kind", "detect_kind", "kind_mismatch", "load_points"]
@@ -64,7 +65,7 @@ def load_points(
     elif entry.folder or entry.companions:  # the files of one dataset, read together
         points = load(items, settings)
     else:
-        return pl.concat([load_points(kind, p, settings) for p in items], how="vertical")
+        return concat_tables([load_points(kind, p, settings) for p in items])
     if points.is_empty():  # a header-only file, or every row filtered out
         raise InputError(source, _no_points(kind, settings), check="rows")
     return check_points(points, source)

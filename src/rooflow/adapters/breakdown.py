@@ -39,7 +39,7 @@ import polars as pl
 
 from rooflow.errors import InputError
 from rooflow.levels import LEVELS
-from rooflow.points import PRECISIONS, op_unit, to_points
+from rooflow.points import PER_CALL_SCHEMA, PRECISIONS, op_unit, to_points
 
 ADDRESS_MATH = frozenset({"int32", "int64"})
 """Precisions that never decide the dominant one: AMD's VALU integer operations
@@ -203,17 +203,23 @@ def kernel_points(kernels: pl.DataFrame, *, series: str, source: str | Path) -> 
         flop / bytes, flop_per_s = flop / time_s. Kernels with no operations (copies,
         memsets): flop 0, flop_per_s 0, intensity null — bandwidth-only rows, analysed
         against the memory roofs only. ``precision``, ``precision_mix`` and ``device``
-        are the breakdown's.
+        are the breakdown's. Where ``kernels`` has ``time_per_call_s`` (a reader that
+        keeps its launches' times, ncu), the per-call columns
+        (:data:`rooflow.points.PER_CALL_SCHEMA`) with ``calls`` = ``launches``.
 
     Raises:
         InputError: not one kernel with bytes and a time.
     """
+    per_call: list[pl.Expr] = [
+        pl.col("launches").alias("calls"), *(pl.col(c) for c in PER_CALL_SCHEMA if c != "calls")
+    ] if "time_per_call_s" in kernels.columns else []
     frames = [
         kernels.with_row_index("_order")
         .filter((pl.col(column) > 0) & (pl.col("time_s") > 0))
         .select(
             "_order", "kernel", "label", "row", "precision", "precision_mix", "flop",
             "time_s", "device", pl.lit(level).alias("level"), pl.col(column).alias("bytes"),
+            *per_call,
         )
         for level, column in BYTES_COLUMNS.items()
     ]

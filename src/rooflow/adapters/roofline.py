@@ -48,7 +48,7 @@ from rooflow.adapters.roofline_columns import (
 from rooflow.errors import InputError
 from rooflow.escape import restore_csv
 from rooflow.formats.roofline import BASE_UNIT, LEVEL_BYTES_PREFIX
-from rooflow.points import POINT_SCHEMA, PRECISIONS, check_points, to_points
+from rooflow.points import PER_CALL_SCHEMA, POINT_SCHEMA, PRECISIONS, check_points, to_points
 from rooflow.settings import Settings
 from rooflow.validate import (
     as_written,
@@ -219,7 +219,7 @@ def _fast_csv(path: str | Path) -> pl.DataFrame:
     if any(not h for h in names) or len(set(names)) != len(names):
         raise _Recheck
     if POINTS_COLUMNS <= set(header):
-        numeric = {c for c, t in POINT_SCHEMA.items() if t.is_numeric()}
+        numeric = {c for c, t in {**POINT_SCHEMA, **PER_CALL_SCHEMA}.items() if t.is_numeric()}
     else:
         numeric = {raw for raw, c in canonical_header(header, path).items()
                    if c in _NUMERIC or c.startswith(LEVEL_BYTES_PREFIX)}
@@ -257,7 +257,7 @@ def _read_parquet(path: str | Path) -> pl.DataFrame:
     except pl.exceptions.PolarsError as err:
         raise InputError(str(path), f"not a Parquet file: {str(err).splitlines()[0]}") from None
     if points:
-        check_column_types(frame, POINT_SCHEMA, path)  # no list column: one line
+        check_column_types(frame, {**POINT_SCHEMA, **PER_CALL_SCHEMA}, path)  # one line
         return to_points(frame)
     check_column_types(frame, dict.fromkeys(mapping), path)
     # Numbers in a text column (a numeric family, label or dims column) are read as text.
@@ -420,7 +420,9 @@ def _checked_precision(frame: pl.DataFrame, path: str | Path, rows: pl.Series) -
 
 
 def _read_points_csv(raw: pl.DataFrame, path: str | Path, *, exact: bool) -> pl.DataFrame:
-    numeric = [c for c, t in POINT_SCHEMA.items() if t.is_numeric() and c in raw.columns]
+    # the optional per-call columns too (to_points keeps them, as written)
+    numeric = [c for c, t in {**POINT_SCHEMA, **PER_CALL_SCHEMA}.items()
+               if t.is_numeric() and c in raw.columns]
     if exact:
         frame = coerce_numeric(raw, numeric, path)
     else:

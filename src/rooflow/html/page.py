@@ -43,6 +43,7 @@ TOOLTIPS = [("kernel", "@kernel"), ("label", "@label"), ("dims", "@dims"),
             ("series", "@series"), ("group", "@group"), ("level", "@level"),
             ("precision", "@precision"),
             ("operations", "@flop_txt"), ("bytes", "@bytes_txt"), ("time", "@time_txt"),
+            ("calls", "@calls_txt"), ("time per call", "@per_call_txt"),
             ("intensity", "@ai_txt"), ("achieved", "@perf_txt"),
             ("attainable", "@att_txt"), ("% of roof", "@pct_txt"), ("bound", "@bound"),
             ("headroom", "@headroom_txt")]
@@ -71,6 +72,16 @@ def time_text(v) -> str:
     return f"{v / 1e-9:.4g} ns"
 
 
+def per_call_text(row: dict) -> str:
+    """Mean, median, std, min and max of a row's call times; "–" without per-call columns."""
+    if row.get("time_per_call_s") is None:
+        return "–"
+    parts = [("mean", "time_per_call_s"), ("median", "time_per_call_median_s"),
+             ("std", "time_per_call_std_s"), ("min", "time_per_call_min_s"),
+             ("max", "time_per_call_max_s")]
+    return ", ".join(f"{name} {time_text(row.get(column))}" for name, column in parts)
+
+
 def _cut(name: str) -> str:
     return name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1] + "…"
 
@@ -94,6 +105,8 @@ def hover_columns(table: pl.DataFrame) -> dict[str, list]:
         "flop_txt": [num_text(r["flop"], ".4g", f" {u}") for r, u in zip(rows, units, strict=True)],
         "bytes_txt": [num_text(r["bytes"], ".4g", " B") for r in rows],
         "time_txt": [time_text(r["time_s"]) for r in rows],
+        "calls_txt": [num_text(r.get("calls"), ",d") for r in rows],
+        "per_call_txt": [per_call_text(r) for r in rows],
         "ai_txt": [num_text(r["arithmetic_intensity"], ".4g", f" {u}/byte")
                    for r, u in zip(rows, units, strict=True)],
         "perf_txt": [rate_text(r["performance"], u) + (" (theoretical: on the roof)"

@@ -19,7 +19,7 @@ import polars as pl
 from rooflow.adapters.breakdown import BYTES_COLUMNS, kernel_points
 from rooflow.adapters.ncu.breakdown import KERNEL_COLUMNS, NcuBreakdown, ncu_breakdown
 from rooflow.formats.ncu.layout import read_ncu
-from rooflow.points import to_points
+from rooflow.points import concat_tables, to_points
 from rooflow.settings import Settings
 
 __all__ = ["KERNEL_COLUMNS", "NcuBreakdown", "load", "ncu_breakdown", "ncu_kernels",
@@ -93,7 +93,7 @@ def ncu_points(
             "time (the export has no gpu__time_duration.sum for them): no time saved is "
             "given for them; collect gpu__time_duration.sum for it")
         frames.append(rate_points(untimed, source))
-    return pl.concat(frames, how="vertical")
+    return concat_tables(frames)
 
 
 def rate_points(kernels: pl.DataFrame, source: str | Path) -> pl.DataFrame:

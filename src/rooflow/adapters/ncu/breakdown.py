@@ -52,8 +52,10 @@ from rooflow.adapters.ncu.launch import Launch, Plan, export_plan, launch_record
 from rooflow.errors import InputError
 from rooflow.formats.ncu.passes import export_files, read_passes
 from rooflow.formats.units import MISSING_VALUES
+from rooflow.points import PER_CALL_SCHEMA, per_call_stats
 
-KERNEL_COLUMNS = (*BREAKDOWN_COLUMNS, "launch_id", "file", "cc")
+_PER_CALL = tuple(c for c in PER_CALL_SCHEMA if c != "calls")
+KERNEL_COLUMNS = (*BREAKDOWN_COLUMNS, "launch_id", "file", "cc", *_PER_CALL)
 """Columns of :attr:`NcuBreakdown.kernels`, in order: the breakdown, then ncu's own."""
 
 
@@ -66,7 +68,10 @@ class NcuBreakdown:
             (:mod:`rooflow.adapters.breakdown`; ``ops_<precision>`` null for a precision
             the export has no counters for, ``bytes_<level>`` null for a level it lacks:
             DRAM, L2, L1 are measured), then ``launch_id`` (first launch's ID), ``file``
-            (the export its ``row`` is in) and ``cc`` (compute capability, "" unknown).
+            (the export its ``row`` is in), ``cc`` (compute capability, "" unknown) and
+            the per-call times of :data:`rooflow.points.PER_CALL_SCHEMA` over the
+            ``launches`` (s; mean, median, std with ddof 1 and null for one launch, min,
+            max; null for an untimed kernel).
             A kernel without a time (``time_s`` null: the export gives its work and
             traffic as rates only, e.g. a roofline section without a duration) has its
             ``ops_`` and ``bytes_`` per second.
@@ -117,8 +122,10 @@ def _kernel_sums(
                              "kernel time: placed from their rates averaged over the "
                              "launches, each weighted alike")
         combine = sum if timed else (lambda values: sum(values) / len(values))
+        stats = per_call_stats([r["time_s"] for r in launches] if timed else [None])
         row = {**first, "launches": len(launches),
-               "time_s": sum(r["time_s"] for r in launches) if timed else None}
+               "time_s": sum(r["time_s"] for r in launches) if timed else None,
+               **{c: stats[c] for c in _PER_CALL}}
         for column in ops_columns:
             values = [r[column] for r in launches if r.get(column) is not None]
             row[column] = combine(values) if values else None
@@ -217,7 +224,8 @@ def ncu_breakdown(
         except InputError as why:
             failed.setdefault(key, why)
             continue
-        records.append(record)
+        stats = per_call_stats([record["time_s"]])
+        records.append({**record, **{c: stats[c] for c in _PER_CALL}})
     if not per_launch:
         records = [r for r in records if (r["kernel"], None) not in failed]
         records, more, left = _kernel_sums(records, plan)
@@ -242,7 +250,8 @@ def ncu_breakdown(
               "row": pl.Int64(), "file": pl.String(), "cc": pl.String(),
               "device": pl.String(), **{ops_column(p): pl.Float64() for p in plan.counted},
               "time_s": pl.Float64(),
-              **{bytes_column(lvl): pl.Float64() for lvl in plan.levels}}
+              **{bytes_column(lvl): pl.Float64() for lvl in plan.levels},
+              **{c: PER_CALL_SCHEMA[c] for c in _PER_CALL}}
     kernels = pl.DataFrame(records, schema=schema)
     return NcuBreakdown(breakdown_table(kernels).select(KERNEL_COLUMNS), tuple(missing),
                         tuple(notes), left_out)

@@ -28,7 +28,7 @@ from rooflow.adapters.pytorch.operators import DEFAULT_OPERATORS, load_operators
 from rooflow.adapters.pytorch.table import SHARES, OperatorTable, operator_table
 from rooflow.adapters.pytorch.trace import Trace, link, read_trace
 from rooflow.errors import InputError
-from rooflow.points import to_points
+from rooflow.points import PER_CALL_SCHEMA, to_points
 from rooflow.settings import Settings
 
 __all__ = ["load", "pytorch_points", "pytorch_table", "read_trace"]
@@ -75,7 +75,11 @@ def _pct(part: float, whole: float) -> str:
 
 
 def report_lines(source: str, result: OperatorTable) -> list[str]:
-    """What the log says of a trace: linking, GPU time shares, operators without a model."""
+    """What the log says of a trace: GPU time, its shares, the models' notes.
+
+    Linking, GPU time shares, operators without a model, and the notes of models whose
+    numbers are bounds (operators.yaml ``note``).
+    """
     m = result.methods
     unlinked = m["no launch"] + m["outside ops"]
     lines = [f"{source}: {sum(m.values()):,} GPU events linked to operators: {m['id']:,} by "
@@ -99,6 +103,12 @@ def report_lines(source: str, result: OperatorTable) -> list[str]:
         if rest.height:
             shown.append(f"{rest.height} more {_pct(float(rest['time_s'].sum()), total)}")
         lines.append(f"{source}: no model: " + ", ".join(shown))
+    noted = (result.operators.filter(pl.col("note") != "")
+             .group_by("model", "note", maintain_order=True).agg(pl.col("time_s").sum())
+             .sort("model"))
+    for r in noted.iter_rows(named=True):
+        lines.append(f"{source}: {r['model']} ({_pct(r['time_s'], total)} of GPU time): "
+                     f"{r['note']}")
     for model, values in sorted(result.assumed.items()):
         lines.append(f"{source}: {model}: no Concrete Inputs for some calls, assumed "
                      + ", ".join(sorted(values)))
@@ -126,7 +136,9 @@ def pytorch_points(
     kind of work (e.g. fp8 vector work). flop (FLOP, or OP) and bytes (compulsory traffic,
     byte) summed over the calls, time_s the GPU time of the kernels they launched (s),
     bytes_model "operator", device the GPU's ``deviceProperties`` name, row the first
-    call's event index (0 when calls are summed). Bandwidth-only operators (copies,
+    call's event index (0 when calls are summed); the per-call columns
+    (:data:`rooflow.points.PER_CALL_SCHEMA`): ``calls`` and the mean, median, std (ddof 1),
+    min and max GPU time of one call (s). Bandwidth-only operators (copies,
     Inductor Triton kernels) have flop 0. Operators without a model, communication, host
     transfers and unlinked GPU time are listed in the log (``log``, default the
     ``rooflow.pytorch`` logger), never silently dropped; their shares are kept for
@@ -157,6 +169,8 @@ def pytorch_points(
         pl.lit(str(path)).alias("source"),
         (pl.col("row") if per_launch else pl.lit(0, dtype=pl.Int64)).alias("row"),
         "device",
+        pl.col("launches").alias("calls"),
+        *[c for c in PER_CALL_SCHEMA if c != "calls"],
     )
     return to_points(frame)
 

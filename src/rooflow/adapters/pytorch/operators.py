@@ -62,6 +62,7 @@ class OperatorModel:
     flop: Formula
     bytes: Formula
     needs: frozenset[str]
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -188,17 +189,26 @@ def _whole_call(dtypes: dict[str, DType], dims, types, concrete) -> dict[str, fl
 
     ``tensor_bytes``: every tensor input once; ``first_tensor_bytes`` and
     ``last_tensor_numel``: the first and last tensor inputs; ``last_value``: the last
-    input whose Concrete Inputs entry is a number (0 for none of each).
+    input whose Concrete Inputs entry is a number (0 for none of each);
+    ``xnumel_tensor_bytes``: every tensor input once, each at most as many elements as
+    the product of the numbers after the last tensor input (an Inductor pointwise
+    kernel's index space: xnumel, or ynumel·xnumel of a tiled one; 0 without them).
     """
     sized = [(float(math.prod(int(d) for d in dims[p])), dtypes[t].size)
              for p, t in enumerate(types)
              if t in dtypes and p < len(dims) and isinstance(dims[p], list)
              and all(isinstance(d, int | float) for d in dims[p])]
     numbers = [v for v in map(_scalar, concrete or ()) if v is not None]
+    last = numbers[-1] if numbers else 0.0
+    tensors = [p for p, t in enumerate(types) if t in dtypes]
+    after = [_scalar(c) for c in (concrete or ())[tensors[-1] + 1 if tensors else 0:]]
+    sizes = [v for v in after if v is not None]
+    space = math.prod(sizes) if sizes and len(sizes) == len(after) else 0.0
     return {"tensor_bytes": sum(n * size for n, size in sized),
+            "xnumel_tensor_bytes": sum(min(n, max(space, 0.0)) * size for n, size in sized),
             "first_tensor_bytes": sized[0][0] * sized[0][1] if sized else 0.0,
             "last_tensor_numel": sized[-1][0] if sized else 0.0,
-            "last_value": numbers[-1] if numbers else 0.0}
+            "last_value": last}
 
 
 class _NoFit(Exception):
@@ -334,7 +344,8 @@ def _pattern(text: str | None, source: str, where: str) -> re.Pattern | None:
 def _compile(name: str, body: dict, source: str) -> OperatorModel:
     where = f"$.operators.{name}"
     args: list[tuple[str, object] | None] = []
-    given = {"tensor_bytes", "first_tensor_bytes", "last_tensor_numel", "last_value"}
+    given = {"tensor_bytes", "first_tensor_bytes", "last_tensor_numel", "last_value",
+             "xnumel_tensor_bytes"}
     for entry in body["args"]:
         if entry is None:
             args.append(None)
@@ -375,4 +386,4 @@ def _compile(name: str, body: dict, source: str) -> OperatorModel:
                          column=f"{where}.precision_from", value=precision_from)
     return OperatorModel(name, body["family"], body["compute"], tuple(args), precision_from,
                          defaults, {k: float(v) for k, v in body.get("when", {}).items()},
-                         define, flop, size, needs)
+                         define, flop, size, needs, " ".join(body.get("note", "").split()))

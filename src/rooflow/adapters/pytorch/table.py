@@ -18,6 +18,7 @@ import polars as pl
 from rooflow.adapters.pytorch.operators import Fit, OperatorModels, evaluate
 from rooflow.adapters.pytorch.trace import Op, Trace, Work
 from rooflow.formats.devices import GENERIC_DEVICE_NAMES
+from rooflow.points import PER_CALL_SCHEMA, per_call_stats
 
 SHARES = ("modelled", "bandwidth-only", "no model", "communication", "host transfers",
           "unlinked")
@@ -32,6 +33,8 @@ TABLE_SCHEMA = {
     "family": pl.String(), "launches": pl.Int64(), "kernels": pl.Int64(),
     "time_s": pl.Float64(), "flop": pl.Float64(), "bytes": pl.Float64(),
     "precision": pl.String(), "device": pl.String(), "row": pl.Int64(), "reason": pl.String(),
+    "note": pl.String(),
+    **{c: t for c, t in PER_CALL_SCHEMA.items() if c != "calls"},
 }
 """Columns of :attr:`OperatorTable.operators` (see :func:`operator_table`)."""
 
@@ -126,7 +129,13 @@ def operator_table(trace: Trace, models: OperatorModels, *, per_launch: bool = F
     GPU time (s, memcpy to or from the host left out); ``flop`` (FLOP, or OP for integer
     precisions) and ``bytes`` (byte) summed over the calls, null without a model;
     ``precision``; ``device``; ``row`` the first call's 1-based event index in
-    ``traceEvents``; ``reason`` why a row has no model.
+    ``traceEvents``; ``reason`` why a row has no model; ``note`` what the model's
+    numbers are where the inputs cannot give them exactly (its ``note`` in
+    operators.yaml: a lower bound, bandwidth-only), else ""; ``time_per_call_s``,
+    ``time_per_call_median_s``, ``time_per_call_std_s`` (ddof 1, null for one call),
+    ``time_per_call_min_s``, ``time_per_call_max_s``: statistics over the calls of the GPU
+    time each call launched (s; :func:`rooflow.points.per_call_stats`, ``launches`` the
+    calls).
     """
     names, notes = device_names(trace)
     shared = set(names.values())
@@ -153,12 +162,15 @@ def operator_table(trace: Trace, models: OperatorModels, *, per_launch: bool = F
     for members in groups.values():
         op = trace.ops[members[0]]
         items = [w for i in members for w in calls[i]]
+        stats = per_call_stats([sum(w.dur_us for w in calls[i]) * 1e-6 for i in members])
+        del stats["calls"]  # the row's launches
         device = names.get(items[0].device, next(iter(shared)) if len(shared) == 1 else "")
         fit = models.fit(op.name, op.dims, op.types, op.concrete, amd=amd)
         row = {"op": op.name, "label": _shape_label(op, models), "status": "no model",
                "model": "", "family": "", "launches": len(members), "kernels": len(items),
                "time_s": sum(w.dur_us for w in items) * 1e-6, "flop": None, "bytes": None,
-               "precision": "", "device": device, "row": op.index, "reason": ""}
+               "precision": "", "device": device, "row": op.index, "reason": "", "note": "",
+               **stats}
         if isinstance(fit, Fit):
             fits.append(fit)
             fitted.append(row)
@@ -174,7 +186,7 @@ def operator_table(trace: Trace, models: OperatorModels, *, per_launch: bool = F
         flop, size = numbers
         row.update(status="modelled" if flop > 0 else "bandwidth-only", model=fit.model.name,
                    family=fit.model.family, flop=flop * row["launches"],
-                   bytes=size * row["launches"],
+                   bytes=size * row["launches"], note=fit.model.note,
                    precision=models.kernel_precision(fit, launched))
         if fit.assumed:
             assumed[fit.model.name].update(fit.assumed)
