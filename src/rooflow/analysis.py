@@ -16,8 +16,20 @@ Roofline Analysis for GPUs", CCPE 2020):
 - binding level of a kernel = the level with the least headroom (for a FLOP kernel the
   level with the lowest attainable performance); the kernel is bound by that level's
   memory, or by compute
-- potential time saved = time × (1 − 1 / kernel headroom)   (0 when headroom ≤ 1; none
-  for a kernel above its roof: a finding about peaks, units or clocks, not a rank)
+- compute roofs at the clock the kernel ran at (:attr:`Preset.roofs_at` "clock", the
+  default; the CLI's ``--roofs-at``, config ``roofs_at``): a
+  point with a clock (``clock_hz``) on a preset with one (:attr:`Preset.roof_clock_hz`,
+  the boost clock its peaks are at) is judged against compute roof × clock_hz /
+  roof clock, since a peak is units × operations per clock × clock (A100 fp64 9.7
+  TFLOP/s at 1,410 MHz is 7.533 TFLOP/s at 1,095 MHz); ``roof_clock_hz`` is the clock
+  the row's compute roofs are at. ``roofs_at`` "datasheet", a point without a clock or
+  a preset without one: the preset's roofs (``roof_note`` says when the preset lacks
+  the clock of a point that has one). Memory roofs are not scaled.
+- potential time saved = time − max(time / kernel headroom, launches × launch overhead)
+  (0 when that is negative; none for a kernel above its roof: a finding about peaks,
+  units or clocks, not a rank): a call is never assumed faster than the preset's launch
+  overhead (:attr:`Preset.launch_overhead_s`; no floor on a preset without one;
+  ``launches`` null counts as one). Without the floor it is time × (1 − 1 / headroom).
 - pair speedup = performance of the pair's Optimized (else last) point /
   performance of its Original (else first) point, per memory level
 
@@ -29,6 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import polars as pl
 
 from rooflow.points import distinct, op_unit
@@ -57,15 +70,18 @@ TABLE_COLUMNS = [
     "attainable", "bound", "pct_of_roof", "achieved_bandwidth", "pct_of_memory_roof",
     "headroom", "above_roof", "roof_note", "binding", "kernel_bound", "kernel_headroom",
     "potential_time_saved_s", "pair_speedup", "bytes_model", "device", "source", "row",
+    "launches", "clock_hz", "roof_clock_hz",
 ]  # fmt: skip
 
 
 TABLE_NUMBERS = [
     "flop", "bytes", "time_s", "arithmetic_intensity", "performance", "compute_roof",
     "memory_roof", "attainable", "pct_of_roof", "achieved_bandwidth", "pct_of_memory_roof",
-    "headroom", "kernel_headroom", "potential_time_saved_s", "pair_speedup",
+    "headroom", "kernel_headroom", "potential_time_saved_s", "pair_speedup", "clock_hz",
+    "roof_clock_hz",
 ]  # fmt: skip
-"""The f64 columns of :data:`TABLE_COLUMNS` (FLOP, byte, s, FLOP/byte, FLOP/s, %, ×)."""
+"""The f64 columns of :data:`TABLE_COLUMNS` (FLOP, byte, s, FLOP/byte, FLOP/s, %, ×, Hz)."""
+
 
 
 def read_table(path) -> pl.DataFrame:
@@ -106,18 +122,33 @@ def analyze(
         pct_of_roof, headroom and per-kernel values, and a theoretical one no performance
         (there is no roof to place it on); ``roof_note`` says which roof is missing, and
         marks a point whose bytes are its inputs' only (:data:`INPUTS_ONLY_NOTE`).
+        clock_hz (Hz) the clock the point ran at (null: not known); roof_clock_hz (Hz)
+        the clock its compute roofs are at (null: the preset gives none); launches as
+        the points' (null: not known).
+        Compute roofs are at the clock each point ran at, or at the preset's, as
+        :attr:`Preset.roofs_at` says (module doc).
     """
+    roofs_at = preset.roofs_at
     precisions = distinct(points, "precision").to_list()
     levels = distinct(points, "level").to_list()
     compute = {p: preset.compute_roof(p) for p in precisions}
     memory = {lv: preset.memory_roof(lv) for lv in levels}
     memory_roofs = {lv: (m[1] if m else None) for lv, m in memory.items()}
+    datasheet_roof = _per_value(
+        "precision", {p: (c[1] if c else None) for p, c in compute.items()}, pl.Float64())
+    datasheet_clock = pl.lit(preset.roof_clock_hz, dtype=pl.Float64)
+    clocked = points.select(pl.col("clock_hz").is_not_null().any()).item()
+    # Only when some point has a clock: a column per row otherwise (10⁶ rows) for nothing.
+    at_clock = roofs_at == "clock" and preset.roof_clock_hz is not None and clocked
+    # A peak is units × operations per clock × clock: at another clock, in proportion.
+    roof_clock = pl.coalesce("clock_hz", datasheet_clock) if at_clock else datasheet_clock
     frame = points.lazy().with_columns(
         unit=_per_value("precision", {p: op_unit(p) for p in precisions}, _CAT),
         compute_roof_name=_per_value(
             "precision", {p: (c[0] if c else None) for p, c in compute.items()}, _CAT),
-        compute_roof=_per_value(
-            "precision", {p: (c[1] if c else None) for p, c in compute.items()}, pl.Float64()),
+        compute_roof=(datasheet_roof * (roof_clock / preset.roof_clock_hz) if at_clock
+                      else datasheet_roof),
+        roof_clock_hz=roof_clock,
         memory_roof_name=_per_value(
             "level", {lv: (m[0] if m else None) for lv, m in memory.items()}, _CAT),
         memory_roof=_per_value("level", memory_roofs, pl.Float64()),
@@ -146,7 +177,8 @@ def analyze(
         # a product with its reciprocal, which can differ in the last bit.
         pct_of_memory_roof=pl.col("achieved_bandwidth") / pl.col("level").replace_strict(
             memory_roofs, return_dtype=pl.Float64) * 100,
-        roof_note=_roof_note(preset, levels, precisions, _has_inputs_only(points)),
+        roof_note=_roof_note(preset, levels, precisions, _has_inputs_only(points),
+                             _unscaled_clock(preset, roofs_at, clocked)),
     )
     frame = frame.with_columns(performance=pl.coalesce("flop_per_s", "attainable"))
     frame = frame.with_columns(
@@ -157,7 +189,7 @@ def analyze(
     )
     frame = frame.with_columns(above_roof=(pl.col("headroom") < 1 - 1e-9).fill_null(False))
     if set(KERNEL_COLUMNS) & set(columns):
-        frame = _kernel_level(frame)
+        frame = _kernel_level(frame, preset.launch_overhead_s)
     if "pair_speedup" in columns:
         frame = _pair_speedup(frame)
     return frame.select(columns).collect()
@@ -179,13 +211,26 @@ def _has_inputs_only(points: pl.DataFrame) -> bool:
     return "inputs-only" in distinct(points, "bytes_model").cast(pl.String).to_list()
 
 
+def _unscaled_clock(preset: Preset, roofs_at: str, clocked: bool) -> str:
+    """The note of rows whose clock ``preset`` cannot scale its roofs to ("" when none).
+
+    Points that carry a clock (``clocked``: some do), judged ``roofs_at`` "clock" on a
+    preset without one.
+    """
+    if roofs_at != "clock" or preset.roof_clock_hz is not None or not clocked:
+        return ""
+    return (f"roofs as {preset.key} gives them, not at the clock held: {preset.key} "
+            "gives no clock for its roofs")
+
+
 def _roof_note(preset: Preset, levels: list[str], precisions: list[str],
-               inputs_only: bool = False) -> pl.Expr:
+               inputs_only: bool = False, clock_note: str = "") -> pl.Expr:
     """Which roof a row lacks on ``preset`` ("" when it has both); :data:`INPUTS_ONLY_NOTE`.
 
     Built from per-level and per-precision lookups (Categorical), never a string per row;
     the bytes note is added (after "; " when a roof note is there) only when
-    ``inputs_only`` says some row needs it.
+    ``inputs_only`` says some row needs it, and ``clock_note`` (:func:`_unscaled_clock`)
+    to the rows with a clock when it is not "".
     """
     no_level = _per_value("level", {lv: f"no {lv} roof on {preset.key}" for lv in levels},
                           _CAT)
@@ -202,17 +247,23 @@ def _roof_note(preset: Preset, levels: list[str], precisions: list[str],
         .then(no_precision)
         .otherwise(_cat(""))
     )
-    if not inputs_only:
-        return note
-    text = note.cast(pl.String)
-    marked = (pl.when(text == "").then(pl.lit(INPUTS_ONLY_NOTE))
-              .otherwise(pl.concat_str([text, pl.lit(f"; {INPUTS_ONLY_NOTE}")])))
-    return (pl.when(pl.col("bytes_model") == "inputs-only").then(marked.cast(_CAT))
-            .otherwise(note))
+    added = [(pl.col("bytes_model") == "inputs-only", INPUTS_ONLY_NOTE)] if inputs_only else []
+    if clock_note:
+        added.append((pl.col("clock_hz").is_not_null() & ~pl.col("bandwidth_only"),
+                      clock_note))
+    for rows, extra in added:
+        text = note.cast(pl.String)
+        marked = (pl.when(text == "").then(pl.lit(extra))
+                  .otherwise(pl.concat_str([text, pl.lit(f"; {extra}")])))
+        note = pl.when(rows).then(marked.cast(_CAT)).otherwise(note)
+    return note
 
 
-def _kernel_level(frame: pl.LazyFrame) -> pl.LazyFrame:
-    """Binding level, kernel bound class, kernel headroom and time saved."""
+def _kernel_level(frame: pl.LazyFrame, launch_overhead_s: float | None) -> pl.LazyFrame:
+    """Binding level, kernel bound class, kernel headroom and time saved.
+
+    Time saved is floored by ``launch_overhead_s`` per launch (module doc), when given.
+    """
     # Windows run over one integer kernel id (a 64-bit hash of the key): over() on the six
     # string keys was far slower. Only min() windows and a gather: filter().first() per
     # group, is_first_distinct + join and sorts were slower too (bench/NOTES.md).
@@ -228,7 +279,13 @@ def _kernel_level(frame: pl.LazyFrame) -> pl.LazyFrame:
     )
     # A kernel is above its roof when any row is: when its least headroom is.
     above = (pl.col("kernel_headroom") < 1 - 1e-9).fill_null(False)
-    saved = pl.col("time_s") * (1 - 1 / pl.col("kernel_headroom"))
+    # The roofline time (time / headroom), but never less than the launches' overhead: a
+    # 3 µs call saves nothing on a GPU where a launch takes 4 µs, whatever its roof says.
+    roofline_time = pl.col("time_s") / pl.col("kernel_headroom")
+    if launch_overhead_s is not None:
+        floor = pl.col("launches").fill_null(1).cast(pl.Float64) * launch_overhead_s
+        roofline_time = pl.max_horizontal(roofline_time, floor)
+    saved = pl.col("time_s") - roofline_time
     return frame.with_columns(
         binding=(pl.col("_i") == pl.col("_first")).fill_null(False),
         kernel_bound=binding_class.gather(pl.col("_first")),
@@ -275,6 +332,41 @@ def _pair_speedup(frame: pl.LazyFrame) -> pl.LazyFrame:
         )
     )
     return frame.join(speedups, on="_g", how="left", maintain_order="left").drop("_g")
+
+
+def clock_note(table: pl.DataFrame, preset: Preset) -> tuple[Preset, str]:
+    """The roofs a plot of ``table`` draws, at the clock held, and the line that says so.
+
+    Rows judged at the clock they ran at (:func:`analyze`): the preset's compute roofs at
+    their clock, or at the median of their clocks when they differ (each row is judged at
+    its own, in the table); the line names it and the datasheet clock ("roofs at 1,095
+    MHz, the clock held while profiling (datasheet: 1,410 MHz)"). ``roofs_at``
+    "datasheet" with clocks known: the preset, and a line naming both clocks. No clock
+    (in the rows or on the preset: ``roof_note`` says the latter): the preset and "".
+    Reads ``clock_hz``.
+    """
+    if "clock_hz" not in table.columns or preset.roof_clock_hz is None:
+        return preset, ""
+    clocks = table.select(pl.col("clock_hz").drop_nulls()).to_series().to_numpy()
+    if not clocks.size:
+        return preset, ""
+    datasheet = preset.roof_clock_hz / 1e6
+    middle = float(np.median(clocks))
+    low, high, median = float(clocks.min()) / 1e6, float(clocks.max()) / 1e6, middle / 1e6
+    held = (f"{median:,.0f} MHz" if round(low) == round(high)
+            else f"{low:,.0f}–{high:,.0f} MHz")
+    if preset.roofs_at == "datasheet":
+        return preset, (f"roofs at the datasheet clock, {datasheet:,.0f} MHz (--roofs-at "
+                        f"datasheet); the kernels ran at {held}")
+    unclocked = table.select(pl.col("clock_hz").is_null().any()).item()
+    rest = "; points without a clock at the datasheet's" if unclocked else ""
+    if round(low) == round(high):
+        line = (f"roofs at {held}, the clock held while profiling (datasheet: "
+                f"{datasheet:,.0f} MHz){rest}")
+    else:
+        line = (f"roofs at {median:,.0f} MHz, the median clock held while profiling (kernels "
+                f"{held}, each judged at its own; datasheet: {datasheet:,.0f} MHz){rest}")
+    return preset.at_clock(middle), line
 
 
 def no_compute_roof() -> pl.Expr:
