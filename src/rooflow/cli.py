@@ -227,6 +227,13 @@ def hardware_cmd(hardware_file) -> None:
             click.echo(f"  {key}  {value.rjust(width - len(key))}  {source}".rstrip())
         if p.no_cache_roofs:
             click.echo(f"  cache roofs: {p.no_cache_roofs}")
+        if p.roof_clock_hz:
+            base = f", base {p.base_clock_hz / 1e6:,.0f} MHz" if p.base_clock_hz else ""
+            click.echo(f"  clocks: compute roofs at {p.roof_clock_hz / 1e6:,.0f} MHz{base}; "
+                       f"{p.clock_source}")
+        if p.launch_overhead_s:
+            click.echo(f"  launch overhead: {p.launch_overhead_s * 1e6:g} µs; "
+                       f"{p.launch_overhead_source}")
         click.echo("")
 
 
