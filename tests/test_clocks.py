@@ -101,8 +101,8 @@ def test_plot_note_names_the_clock_held_and_the_datasheet_clock(presets):
     assert drawn.memory == a100.memory
     ds = a100.with_roofs_at("datasheet")
     drawn, line = clock_note(analyze(_dfma(1095e6), ds), ds)
-    assert drawn is ds and line == ("roofs at the datasheet clock, 1,410 MHz (--roofs-at "
-                                    "datasheet); the kernels ran at 1,095 MHz")
+    assert drawn is ds and line == ("roofs at the datasheet clocks (--roofs-at datasheet); "
+                                    "the kernels ran at 1,095 MHz")
 
 
 def test_plot_note_of_kernels_at_several_clocks_gives_the_median_drawn(presets):
@@ -214,3 +214,35 @@ def test_ddp_trace_aten_add_no_longer_tops_the_ranking(shared_data, presets):
     assert add["potential_time_saved_s"] == 0.0
     top = table.sort("potential_time_saved_s", descending=True, nulls_last=True).row(0, named=True)
     assert top["label"].startswith("aten::copy_")
+
+
+def test_dram_roof_scales_with_the_memory_clock_only_where_both_are_known(presets):
+    # a100-sxm: HBM 2,039 GB/s = 5120 bit / 8 × 2 × 1.593 GHz (memory_mhz 1593). At a
+    # 1,215 MHz memory clock: 2039 × 1215 / 1593 = 1,555.2 GB/s (the A100 40 GB's 1,555).
+    # L2 (7,219 GB/s) is never scaled; h100-pcie gives no memory clock: 2,000 GB/s stays.
+    point = pl.concat([_dfma(None, perf=1e12, memory_clock_hz=1215e6)
+                       .with_columns(level=pl.lit(lv).cast(pl.Categorical),
+                                     arithmetic_intensity=pl.lit(1.0))
+                       for lv in ("DRAM", "L2")])
+    a100 = presets["a100-sxm"]
+    table = analyze(point, a100)
+    assert table["memory_roof"].to_list() == pytest.approx([1555.2e9, 7219e9], rel=1e-4)
+    # Achieved bandwidth 1e10 byte / 1 s: 1e10 / 1,555.2e9 = 0.643 % of the roof held.
+    assert table["pct_of_memory_roof"][0] == pytest.approx(1e10 / (2039e9 * 1215 / 1593) * 100)
+    drawn, line = clock_note(table, a100)
+    assert drawn.memory["HBM"] == pytest.approx(1555.2e9, rel=1e-4)
+    assert drawn.compute == a100.compute  # no SM clock: compute roofs as given
+    assert line == "DRAM roof at the memory clock held, 1,215 MHz (nominal 1,593 MHz)"
+    assert analyze(point, a100.with_roofs_at("datasheet"))["memory_roof"][0] == 2039e9
+    assert analyze(point, presets["h100-pcie"])["memory_roof"][0] == 2000e9
+
+
+@pytest.mark.shared
+def test_ncu_report_memory_clock(shared_data):
+    # h100pcie-rmsnorm-fullset: dram__cycles_elapsed.avg.per_second 1,592.83 MHz (its
+    # 5120-bit HBM2e: 640 B × 2 × 1.5928 GHz = 2,039 GB/s).
+    from rooflow.adapters.ncu import ncu_points
+
+    points = ncu_points(shared_data / "ncu-rep/h100pcie-rmsnorm-fullset/2025-04-21_v1.ncu-rep",
+                        log=lambda _: None)
+    assert points["memory_clock_hz"][0] == pytest.approx(1.59284e9, rel=1e-5)

@@ -24,7 +24,9 @@ Roofline Analysis for GPUs", CCPE 2020):
   TFLOP/s at 1,410 MHz is 7.533 TFLOP/s at 1,095 MHz); ``roof_clock_hz`` is the clock
   the row's compute roofs are at. ``roofs_at`` "datasheet", a point without a clock or
   a preset without one: the preset's roofs (``roof_note`` says when the preset lacks
-  the clock of a point that has one). Memory roofs are not scaled.
+  the clock of a point that has one). Likewise the DRAM roof × memory_clock_hz / the
+  preset's memory clock (:attr:`Preset.memory_clock_hz`), only where both are known;
+  cache roofs are not scaled.
 - potential time saved = time − max(time / kernel headroom, launches × launch overhead)
   (0 when that is negative; none for a kernel above its roof: a finding about peaks,
   units or clocks, not a rank): a call is never assumed faster than the preset's launch
@@ -70,7 +72,7 @@ TABLE_COLUMNS = [
     "attainable", "bound", "pct_of_roof", "achieved_bandwidth", "pct_of_memory_roof",
     "headroom", "above_roof", "roof_note", "binding", "kernel_bound", "kernel_headroom",
     "potential_time_saved_s", "pair_speedup", "bytes_model", "device", "source", "row",
-    "launches", "clock_hz", "roof_clock_hz",
+    "launches", "clock_hz", "roof_clock_hz", "memory_clock_hz",
 ]  # fmt: skip
 
 
@@ -78,7 +80,7 @@ TABLE_NUMBERS = [
     "flop", "bytes", "time_s", "arithmetic_intensity", "performance", "compute_roof",
     "memory_roof", "attainable", "pct_of_roof", "achieved_bandwidth", "pct_of_memory_roof",
     "headroom", "kernel_headroom", "potential_time_saved_s", "pair_speedup", "clock_hz",
-    "roof_clock_hz",
+    "roof_clock_hz", "memory_clock_hz",
 ]  # fmt: skip
 """The f64 columns of :data:`TABLE_COLUMNS` (FLOP, byte, s, FLOP/byte, FLOP/s, %, ×, Hz)."""
 
@@ -123,8 +125,8 @@ def analyze(
         (there is no roof to place it on); ``roof_note`` says which roof is missing, and
         marks a point whose bytes are its inputs' only (:data:`INPUTS_ONLY_NOTE`).
         clock_hz (Hz) the clock the point ran at (null: not known); roof_clock_hz (Hz)
-        the clock its compute roofs are at (null: the preset gives none); launches as
-        the points' (null: not known).
+        the clock its compute roofs are at (null: the preset gives none);
+        memory_clock_hz and launches as the points' (null: not known).
         Compute roofs are at the clock each point ran at, or at the preset's, as
         :attr:`Preset.roofs_at` says (module doc).
     """
@@ -151,7 +153,7 @@ def analyze(
         roof_clock_hz=roof_clock,
         memory_roof_name=_per_value(
             "level", {lv: (m[0] if m else None) for lv, m in memory.items()}, _CAT),
-        memory_roof=_per_value("level", memory_roofs, pl.Float64()),
+        memory_roof=_memory_roof(points, preset, memory_roofs),
         bandwidth_only=(pl.col("flop") == 0).fill_null(False),
         theoretical=pl.col("flop_per_s").is_null(),
         achieved_bandwidth=pl.col("bytes") / pl.col("time_s"),
@@ -175,8 +177,7 @@ def analyze(
         .otherwise(_cat("compute")),
         # Divided by the roof of each row: polars divides by one value (a literal roof) as
         # a product with its reciprocal, which can differ in the last bit.
-        pct_of_memory_roof=pl.col("achieved_bandwidth") / pl.col("level").replace_strict(
-            memory_roofs, return_dtype=pl.Float64) * 100,
+        pct_of_memory_roof=pl.col("achieved_bandwidth") / pl.col("memory_roof") * 100,
         roof_note=_roof_note(preset, levels, precisions, _has_inputs_only(points),
                              _unscaled_clock(preset, roofs_at, clocked)),
     )
@@ -193,6 +194,22 @@ def analyze(
     if "pair_speedup" in columns:
         frame = _pair_speedup(frame)
     return frame.select(columns).collect()
+
+
+def _memory_roof(points: pl.DataFrame, preset: Preset, roofs: dict) -> pl.Expr:
+    """Each row's memory roof (byte/s): its level's, at the memory clock where known.
+
+    The DRAM roof × memory_clock_hz / the preset's DRAM clock on DRAM rows with a memory
+    clock, judged at the clock held on a preset that gives its memory clock; the level's
+    roof as given elsewhere (a per-level lookup when no row is scaled).
+    """
+    roof = _per_value("level", roofs, pl.Float64())
+    if (preset.roofs_at != "clock" or preset.memory_clock_hz is None
+            or not points.select(pl.col("memory_clock_hz").is_not_null().any()).item()):
+        return roof
+    held = (pl.col("level") == "DRAM") & pl.col("memory_clock_hz").is_not_null()
+    return (pl.when(held).then(roof * (pl.col("memory_clock_hz") / preset.memory_clock_hz))
+            .otherwise(roof))
 
 
 def _per_value(column: str, values: dict, dtype: pl.DataType) -> pl.Expr:
@@ -335,38 +352,59 @@ def _pair_speedup(frame: pl.LazyFrame) -> pl.LazyFrame:
 
 
 def clock_note(table: pl.DataFrame, preset: Preset) -> tuple[Preset, str]:
-    """The roofs a plot of ``table`` draws, at the clock held, and the line that says so.
+    """The roofs a plot of ``table`` draws, at the clocks held, and the line that says so.
 
     Rows judged at the clock they ran at (:func:`analyze`): the preset's compute roofs at
     their clock, or at the median of their clocks when they differ (each row is judged at
     its own, in the table); the line names it and the datasheet clock ("roofs at 1,095
-    MHz, the clock held while profiling (datasheet: 1,410 MHz)"). ``roofs_at``
-    "datasheet" with clocks known: the preset, and a line naming both clocks. No clock
-    (in the rows or on the preset: ``roof_note`` says the latter): the preset and "".
-    Reads ``clock_hz``.
+    MHz, the clock held while profiling (datasheet: 1,410 MHz)"); the DRAM roof likewise
+    at the memory clock, where the preset gives its own. ``roofs_at`` "datasheet" with
+    clocks known: the preset, and a line naming both clocks. No clock (in the rows or on
+    the preset: ``roof_note`` says the latter): the preset and "". Reads ``clock_hz`` and
+    ``memory_clock_hz`` where the table has them.
     """
-    if "clock_hz" not in table.columns or preset.roof_clock_hz is None:
+    sm = _held(table, "clock_hz", preset.roof_clock_hz)
+    memory = _held(table, "memory_clock_hz", preset.memory_clock_hz)
+    if sm is None and memory is None:
         return preset, ""
-    clocks = table.select(pl.col("clock_hz").drop_nulls()).to_series().to_numpy()
-    if not clocks.size:
-        return preset, ""
-    datasheet = preset.roof_clock_hz / 1e6
-    middle = float(np.median(clocks))
-    low, high, median = float(clocks.min()) / 1e6, float(clocks.max()) / 1e6, middle / 1e6
-    held = (f"{median:,.0f} MHz" if round(low) == round(high)
-            else f"{low:,.0f}–{high:,.0f} MHz")
     if preset.roofs_at == "datasheet":
-        return preset, (f"roofs at the datasheet clock, {datasheet:,.0f} MHz (--roofs-at "
-                        f"datasheet); the kernels ran at {held}")
-    unclocked = table.select(pl.col("clock_hz").is_null().any()).item()
-    rest = "; points without a clock at the datasheet's" if unclocked else ""
-    if round(low) == round(high):
-        line = (f"roofs at {held}, the clock held while profiling (datasheet: "
-                f"{datasheet:,.0f} MHz){rest}")
-    else:
-        line = (f"roofs at {median:,.0f} MHz, the median clock held while profiling (kernels "
-                f"{held}, each judged at its own; datasheet: {datasheet:,.0f} MHz){rest}")
-    return preset.at_clock(middle), line
+        ran = "; ".join(f"{what} ran at {held[1]}" for what, held in
+                        (("the kernels", sm), ("their memory", memory)) if held)
+        return preset, f"roofs at the datasheet clocks (--roofs-at datasheet); {ran}"
+    parts = []
+    if sm is not None:
+        median, held, several, unclocked, nominal = sm
+        datasheet = f"datasheet: {nominal}"
+        parts.append(
+            f"roofs at {median / 1e6:,.0f} MHz, the median clock held while profiling "
+            f"(kernels {held}, each judged at its own; {datasheet})" if several else
+            f"roofs at {held}, the clock held while profiling ({datasheet})")
+        if unclocked:
+            parts.append("points without a clock at the datasheet's")
+    if memory is not None:
+        parts.append(f"DRAM roof at the memory clock held, {memory[1]} (nominal {memory[4]})")
+    return (preset.at_clock(sm[0] if sm else None, memory[0] if memory else None),
+            "; ".join(parts))
+
+
+def _held(table: pl.DataFrame, column: str, nominal: float | None,
+          ) -> tuple[float, str, bool, bool, str] | None:
+    """What the clocks in ``column`` (Hz) were, for :func:`clock_note`.
+
+    Returns:
+        (median, "1,095 MHz" or a range, several, some rows without one, ``nominal`` as
+        "1,410 MHz"); None when there are none or the preset gives no ``nominal``.
+    """
+    if column not in table.columns or nominal is None:
+        return None
+    clocks = table.select(pl.col(column).drop_nulls()).to_series().to_numpy()
+    if not clocks.size:
+        return None
+    median = float(np.median(clocks))
+    low, high = round(float(clocks.min()) / 1e6), round(float(clocks.max()) / 1e6)
+    held = f"{median / 1e6:,.0f} MHz" if low == high else f"{low:,}–{high:,} MHz"
+    unclocked = table.select(pl.col(column).is_null().any()).item()
+    return median, held, low != high, unclocked, f"{nominal / 1e6:,.0f} MHz"
 
 
 def no_compute_roof() -> pl.Expr:

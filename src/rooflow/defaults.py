@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 DATA = Path(str(files("rooflow") / "data"))
 DEFAULT_HARDWARE = DATA / "hardware.yaml"
-PACKAGED_HARDWARE_SHA256 = "99161718a84b3c1ce451d4b0bad5c6dc398ce8e8bdda5b00402757dcf4597bf4"
+PACKAGED_HARDWARE_SHA256 = "0bdcae85c94227483b0a6e161674d92945964b117668978ab6d43599dd0458ef"
 """SHA-256 of :data:`DEFAULT_HARDWARE`'s text, which the tests check against its schema
 (tests/test_layout.py): the same text needs no schema check when it is read
 (jsonschema's import and the check: ≈ 50 ms of every plot). After an edit of the file it

@@ -46,6 +46,11 @@ clock_hz                     f64     SM clock the kernel ran at, Hz, where the i
                                      its launches' cycles over their time); null when
                                      not known: the compute roofs of a point with a
                                      clock are scaled to it (:mod:`rooflow.analysis`)
+memory_clock_hz              f64     DRAM clock the kernel ran at, Hz, where recorded
+                                     (ncu ``dram__cycles_elapsed.avg.per_second``);
+                                     null when not known: the DRAM roof of a point
+                                     with one is scaled to it where the preset gives
+                                     its nominal memory clock
 launches                     i64     kernel launches the row sums (ncu launches,
                                      AMD dispatches, GPU kernels a PyTorch operator
                                      launched); null when not known (counted as one by
@@ -106,6 +111,7 @@ POINT_SCHEMA: dict[str, pl.DataType] = {
     "row": pl.Int32(),
     "device": pl.Categorical(),
     "clock_hz": pl.Float64(),
+    "memory_clock_hz": pl.Float64(),
     "launches": pl.Int64(),
 }
 
@@ -183,7 +189,7 @@ def empty_points() -> pl.DataFrame:
 
 
 _CHECKS = {"arithmetic_intensity": "finite, > 0 (null only where flop is 0)",
-           "clock_hz": "finite, > 0", "launches": "≥ 1"}
+           "clock_hz": "finite, > 0", "memory_clock_hz": "finite, > 0", "launches": "≥ 1"}
 """The check named in :func:`check_points`' error, per column (else "finite, ≥ 0")."""
 
 
@@ -193,10 +199,11 @@ def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
     Checks: the canonical columns in order with their dtypes; precisions from
     :data:`PRECISIONS` (or ""); levels from :data:`rooflow.levels.LEVELS`; ``dims`` of
     :data:`rooflow.dims.DIMS_PATTERN`, no name twice; ``flop``, ``bytes``,
-    ``time_s`` and ``flop_per_s`` null or finite and ≥ 0; ``clock_hz`` null or finite and
-    > 0; ``launches`` null or ≥ 1; ``arithmetic_intensity`` finite
-    and > 0 on every row, whatever other column is null, and null only on bandwidth-only
-    rows (``flop`` 0) (FLOP/byte: base units in, base units out).
+    ``time_s`` and ``flop_per_s`` null or finite and ≥ 0; ``clock_hz`` and
+    ``memory_clock_hz`` null or finite and > 0; ``launches`` null or ≥ 1;
+    ``arithmetic_intensity`` finite and > 0 on every row, whatever other column is null,
+    and null only on bandwidth-only rows (``flop`` 0) (FLOP/byte: base units in, base
+    units out).
 
     Returns:
         ``points`` unchanged.
@@ -229,6 +236,8 @@ def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
            for c in ("flop", "bytes", "time_s", "flop_per_s")},
         "clock_hz": pl.col("clock_hz").is_null()
         | (pl.col("clock_hz").is_finite() & (pl.col("clock_hz") > 0)),
+        "memory_clock_hz": pl.col("memory_clock_hz").is_null()
+        | (pl.col("memory_clock_hz").is_finite() & (pl.col("memory_clock_hz") > 0)),
         "launches": pl.col("launches").is_null() | (pl.col("launches") >= 1),
         # On every row, whatever else is null: a point needs its place on the x axis.
         "arithmetic_intensity": (pl.col("arithmetic_intensity").is_finite()

@@ -178,9 +178,9 @@ def summary_markdown(
     lines = ["# rooflow summary", "",
              "Kernels that can improve, ranked by potential time saved = time − "
              "max(time / headroom, launches × the preset's launch overhead), where "
-             "headroom = attainable / achieved at the kernel's binding memory level. Of a pair (Original/Optimized) only its Optimized "
-             "kernel is ranked; a kernel whose precision has no compute roof on the preset "
-             "is listed apart, not ranked.", ""]
+             "headroom = attainable / achieved at the kernel's binding memory level. Of a "
+             "pair (Original/Optimized) only its Optimized kernel is ranked; a kernel whose "
+             "precision has no compute roof on the preset is listed apart, not ranked.", ""]
     lines += _not_built(failed or {}, skipped)
     if coverage:
         from rooflow.adapters.pytorch.coverage import summary_lines

@@ -43,6 +43,9 @@ class Preset:
             boost clock, hardware.yaml ``clocks.boost_mhz``); None when the preset gives
             none: its roofs are then never scaled to a point's clock.
         base_clock_hz: the base clock, Hz (``clocks.base_mhz``), or None.
+        memory_clock_hz: the DRAM clock the DRAM roof is at, Hz (``clocks.memory_mhz``:
+            bandwidth = bus bytes × 2 × this clock), or None: the DRAM roof is then never
+            scaled to a point's memory clock.
         clock_source: where the clocks come from ("" when none).
         launch_overhead_s: the least time one kernel launch takes, s
             (``launch_overhead.seconds``), or None (no launch floor).
@@ -66,6 +69,7 @@ class Preset:
     devices: tuple[str, ...] = field(default=())
     roof_clock_hz: float | None = None
     base_clock_hz: float | None = None
+    memory_clock_hz: float | None = None
     clock_source: str = ""
     launch_overhead_s: float | None = None
     launch_overhead_source: str = ""
@@ -136,17 +140,24 @@ class Preset:
                        roof_clock_hz=clock)
 
 
-    def at_clock(self, clock_hz: float) -> Preset:
-        """A copy whose compute roofs are at ``clock_hz`` (Hz): each × clock_hz / roof clock.
+    def at_clock(self, clock_hz: float | None, memory_clock_hz: float | None = None) -> Preset:
+        """A copy whose roofs are at ``clock_hz`` and ``memory_clock_hz`` (Hz).
 
-        A peak is units × operations per clock × clock. Memory roofs are kept. A preset
-        without a roof clock is returned as it is.
+        A peak is units × operations per clock × clock: each compute roof × clock_hz /
+        roof clock, the DRAM roof × memory_clock_hz / its memory clock; cache roofs are
+        kept. A clock that is None, or that the preset does not give, changes nothing.
         """
-        if self.roof_clock_hz is None:
-            return self
-        ratio = clock_hz / self.roof_clock_hz
-        return replace(self, compute={k: v * ratio for k, v in self.compute.items()},
-                       roof_clock_hz=clock_hz)
+        out = self
+        if clock_hz is not None and self.roof_clock_hz is not None:
+            ratio = clock_hz / self.roof_clock_hz
+            out = replace(out, compute={k: v * ratio for k, v in self.compute.items()},
+                          roof_clock_hz=clock_hz)
+        dram = self.memory_roof("DRAM")
+        if memory_clock_hz is not None and self.memory_clock_hz is not None and dram:
+            ratio = memory_clock_hz / self.memory_clock_hz
+            out = replace(out, memory={**self.memory, dram[0]: dram[1] * ratio},
+                          memory_clock_hz=memory_clock_hz)
+        return out
 
     def with_roofs_at(self, roofs_at: str) -> Preset:
         """A copy whose points' compute roofs are taken ``roofs_at`` (:data:`ROOFS_AT`).
@@ -244,6 +255,8 @@ def schema_checked_preset(key: str, data: Mapping, *, source: str) -> Preset:
         roof_clock_hz=float(clocks["boost_mhz"]) * 1e6 if clocks else None,
         base_clock_hz=(float(clocks["base_mhz"]) * 1e6
                        if clocks and "base_mhz" in clocks else None),
+        memory_clock_hz=(float(clocks["memory_mhz"]) * 1e6
+                         if clocks and "memory_mhz" in clocks else None),
         clock_source=clocks.get("source", ""),
         launch_overhead_s=float(launch["seconds"]) if launch else None,
         launch_overhead_source=launch.get("source", ""),
