@@ -246,3 +246,18 @@ def test_ncu_report_memory_clock(shared_data):
     points = ncu_points(shared_data / "ncu-rep/h100pcie-rmsnorm-fullset/2025-04-21_v1.ncu-rep",
                         log=lambda _: None)
     assert points["memory_clock_hz"][0] == pytest.approx(1.59284e9, rel=1e-5)
+
+
+def test_another_gpus_clock_does_not_scale_the_roofs(presets):
+    # An RTX 3060 kernel (817 MHz SM, 5,992 MHz GDDR6) drawn on a100-sxm: its clocks say
+    # nothing of an A100's, so the A100 roofs stay (9.7 TFLOP/s fp64, 2,039 GB/s HBM) and
+    # the note says why; the same point without a device name is taken as the A100's.
+    a100 = presets["a100-sxm"]
+    rtx = _dfma(817e6, memory_clock_hz=5992e6, device="NVIDIA GeForce RTX 3060 Laptop GPU")
+    row = analyze(rtx, a100).row(0, named=True)
+    assert (row["compute_roof"], row["roof_clock_hz"]) == (9.7e12, 1410e6)
+    assert row["roof_note"] == ("roofs at a100-sxm's own clocks: measured on another GPU, "
+                                "whose clock says nothing of this one's")
+    assert clock_note(analyze(rtx, a100), a100) == (a100, "")
+    own = _dfma(817e6, device="NVIDIA A100-SXM4-80GB")
+    assert analyze(own, a100)["compute_roof"][0] == pytest.approx(9.7e12 * 817 / 1410)

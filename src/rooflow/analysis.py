@@ -23,8 +23,8 @@ Roofline Analysis for GPUs", CCPE 2020):
   roof clock, since a peak is units × operations per clock × clock (A100 fp64 9.7
   TFLOP/s at 1,410 MHz is 7.533 TFLOP/s at 1,095 MHz); ``roof_clock_hz`` is the clock
   the row's compute roofs are at. ``roofs_at`` "datasheet", a point without a clock or
-  a preset without one: the preset's roofs (``roof_note`` says when the preset lacks
-  the clock of a point that has one). Likewise the DRAM roof × memory_clock_hz / the
+  a preset without one, or a point measured on another GPU (:func:`own_gpu`): the
+  preset's roofs (``roof_note`` says why, for a point that has a clock). Likewise the DRAM roof × memory_clock_hz / the
   preset's memory clock (:attr:`Preset.memory_clock_hz`), only where both are known;
   cache roofs are not scaled.
 - potential time saved = time − max(time / kernel headroom, launches × launch overhead)
@@ -43,7 +43,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import polars as pl
 
 from rooflow.points import distinct, op_unit
@@ -142,8 +141,11 @@ def analyze(
     clocked = points.select(pl.col("clock_hz").is_not_null().any()).item()
     # Only when some point has a clock: a column per row otherwise (10⁶ rows) for nothing.
     at_clock = roofs_at == "clock" and preset.roof_clock_hz is not None and clocked
+    own = own_gpu(points, preset)
     # A peak is units × operations per clock × clock: at another clock, in proportion.
-    roof_clock = pl.coalesce("clock_hz", datasheet_clock) if at_clock else datasheet_clock
+    roof_clock = (pl.coalesce(pl.when(own).then(pl.col("clock_hz")), datasheet_clock)
+                  if at_clock else datasheet_clock)
+    memory_roof = _memory_roof(points, preset, memory_roofs, own)
     frame = points.lazy().with_columns(
         unit=_per_value("precision", {p: op_unit(p) for p in precisions}, _CAT),
         compute_roof_name=_per_value(
@@ -153,7 +155,8 @@ def analyze(
         roof_clock_hz=roof_clock,
         memory_roof_name=_per_value(
             "level", {lv: (m[0] if m else None) for lv, m in memory.items()}, _CAT),
-        memory_roof=_memory_roof(points, preset, memory_roofs),
+        memory_roof=(_per_value("level", memory_roofs, pl.Float64()) if memory_roof is None
+                     else memory_roof),
         bandwidth_only=(pl.col("flop") == 0).fill_null(False),
         theoretical=pl.col("flop_per_s").is_null(),
         achieved_bandwidth=pl.col("bytes") / pl.col("time_s"),
@@ -177,9 +180,11 @@ def analyze(
         .otherwise(_cat("compute")),
         # Divided by the roof of each row: polars divides by one value (a literal roof) as
         # a product with its reciprocal, which can differ in the last bit.
-        pct_of_memory_roof=pl.col("achieved_bandwidth") / pl.col("memory_roof") * 100,
+        pct_of_memory_roof=pl.col("achieved_bandwidth") / (
+            pl.col("level").replace_strict(memory_roofs, return_dtype=pl.Float64)
+            if memory_roof is None else pl.col("memory_roof")) * 100,
         roof_note=_roof_note(preset, levels, precisions, _has_inputs_only(points),
-                             _unscaled_clock(preset, roofs_at, clocked)),
+                             _clock_notes(preset, clocked, own)),
     )
     frame = frame.with_columns(performance=pl.coalesce("flop_per_s", "attainable"))
     frame = frame.with_columns(
@@ -196,18 +201,36 @@ def analyze(
     return frame.select(columns).collect()
 
 
-def _memory_roof(points: pl.DataFrame, preset: Preset, roofs: dict) -> pl.Expr:
+def own_gpu(frame: pl.DataFrame, preset: Preset) -> pl.Expr:
+    """Rows measured on ``preset``'s GPU, or on a GPU the input does not name.
+
+    Their clocks scale the preset's roofs; another GPU's clock says nothing of this one's
+    (an RTX 3060's 817 MHz SM clock, or its GDDR6's 5,992 MHz, drawn on an A100). Matched
+    as :func:`rooflow.roofs.preset.device_preset` does: the preset's id or one of its
+    ``devices``, case-insensitively. Reads ``device`` (a table without it: every row).
+    """
+    if "device" not in frame.columns:
+        return pl.lit(True)
+    names = {n.casefold() for n in (preset.key, *preset.devices)}
+    devices = distinct(frame, "device").drop_nulls().to_list()
+    return _per_value("device", {d: d == "" or d.casefold() in names for d in devices},
+                      pl.Boolean()).fill_null(True)
+
+
+def _memory_roof(points: pl.DataFrame, preset: Preset, roofs: dict,
+                 own: pl.Expr) -> pl.Expr | None:
     """Each row's memory roof (byte/s): its level's, at the memory clock where known.
 
     The DRAM roof × memory_clock_hz / the preset's DRAM clock on DRAM rows with a memory
-    clock, judged at the clock held on a preset that gives its memory clock; the level's
-    roof as given elsewhere (a per-level lookup when no row is scaled).
+    clock measured on the preset's GPU (``own``: :func:`own_gpu`), judged at the clock
+    held on a preset that gives its memory clock; the level's roof as given elsewhere.
+    None when no row can be scaled: the caller's per-level lookup then.
     """
-    roof = _per_value("level", roofs, pl.Float64())
     if (preset.roofs_at != "clock" or preset.memory_clock_hz is None
             or not points.select(pl.col("memory_clock_hz").is_not_null().any()).item()):
-        return roof
-    held = (pl.col("level") == "DRAM") & pl.col("memory_clock_hz").is_not_null()
+        return None
+    roof = _per_value("level", roofs, pl.Float64())
+    held = (pl.col("level") == "DRAM") & pl.col("memory_clock_hz").is_not_null() & own
     return (pl.when(held).then(roof * (pl.col("memory_clock_hz") / preset.memory_clock_hz))
             .otherwise(roof))
 
@@ -228,26 +251,32 @@ def _has_inputs_only(points: pl.DataFrame) -> bool:
     return "inputs-only" in distinct(points, "bytes_model").cast(pl.String).to_list()
 
 
-def _unscaled_clock(preset: Preset, roofs_at: str, clocked: bool) -> str:
-    """The note of rows whose clock ``preset`` cannot scale its roofs to ("" when none).
+def _clock_notes(preset: Preset, clocked: bool, own: pl.Expr) -> list[tuple[pl.Expr, str]]:
+    """(rows, note) of the rows whose clock ``preset``'s roofs are not scaled to.
 
-    Points that carry a clock (``clocked``: some do), judged ``roofs_at`` "clock" on a
-    preset without one.
+    Judged at the clock held, points that carry a clock (``clocked``: some do): all of
+    them on a preset that gives no clock, those of another GPU (``own`` false) on one that
+    does.
     """
-    if roofs_at != "clock" or preset.roof_clock_hz is not None or not clocked:
-        return ""
-    return (f"roofs as {preset.key} gives them, not at the clock held: {preset.key} "
-            "gives no clock for its roofs")
+    if preset.roofs_at != "clock" or not clocked:
+        return []
+    rows = pl.col("clock_hz").is_not_null() & ~pl.col("bandwidth_only")
+    if preset.roof_clock_hz is None:
+        return [(rows, f"roofs as {preset.key} gives them, not at the clock held: "
+                       f"{preset.key} gives no clock for its roofs")]
+    return [(rows & ~own, f"roofs at {preset.key}'s own clocks: measured on another GPU, "
+                          "whose clock says nothing of this one's")]
 
 
 def _roof_note(preset: Preset, levels: list[str], precisions: list[str],
-               inputs_only: bool = False, clock_note: str = "") -> pl.Expr:
+               inputs_only: bool = False,
+               clock_notes: Sequence[tuple[pl.Expr, str]] = ()) -> pl.Expr:
     """Which roof a row lacks on ``preset`` ("" when it has both); :data:`INPUTS_ONLY_NOTE`.
 
     Built from per-level and per-precision lookups (Categorical), never a string per row;
     the bytes note is added (after "; " when a roof note is there) only when
-    ``inputs_only`` says some row needs it, and ``clock_note`` (:func:`_unscaled_clock`)
-    to the rows with a clock when it is not "".
+    ``inputs_only`` says some row needs it, and each of ``clock_notes``
+    (:func:`_clock_notes`) to its rows.
     """
     no_level = _per_value("level", {lv: f"no {lv} roof on {preset.key}" for lv in levels},
                           _CAT)
@@ -265,10 +294,7 @@ def _roof_note(preset: Preset, levels: list[str], precisions: list[str],
         .otherwise(_cat(""))
     )
     added = [(pl.col("bytes_model") == "inputs-only", INPUTS_ONLY_NOTE)] if inputs_only else []
-    if clock_note:
-        added.append((pl.col("clock_hz").is_not_null() & ~pl.col("bandwidth_only"),
-                      clock_note))
-    for rows, extra in added:
+    for rows, extra in [*added, *clock_notes]:
         text = note.cast(pl.String)
         marked = (pl.when(text == "").then(pl.lit(extra))
                   .otherwise(pl.concat_str([text, pl.lit(f"; {extra}")])))
@@ -360,9 +386,12 @@ def clock_note(table: pl.DataFrame, preset: Preset) -> tuple[Preset, str]:
     MHz, the clock held while profiling (datasheet: 1,410 MHz)"); the DRAM roof likewise
     at the memory clock, where the preset gives its own. ``roofs_at`` "datasheet" with
     clocks known: the preset, and a line naming both clocks. No clock (in the rows or on
-    the preset: ``roof_note`` says the latter): the preset and "". Reads ``clock_hz`` and
-    ``memory_clock_hz`` where the table has them.
+    the preset: ``roof_note`` says the latter; rows of another GPU, :func:`own_gpu`, are
+    left out): the preset and "". Reads ``clock_hz``, ``memory_clock_hz`` and ``device``
+    where the table has them.
     """
+    if "clock_hz" in table.columns:
+        table = table.filter(own_gpu(table, preset))
     sm = _held(table, "clock_hz", preset.roof_clock_hz)
     memory = _held(table, "memory_clock_hz", preset.memory_clock_hz)
     if sm is None and memory is None:
@@ -397,13 +426,14 @@ def _held(table: pl.DataFrame, column: str, nominal: float | None,
     """
     if column not in table.columns or nominal is None:
         return None
-    clocks = table.select(pl.col(column).drop_nulls()).to_series().to_numpy()
-    if not clocks.size:
+    clock = pl.col(column)
+    median, low, high, unclocked = table.select(
+        clock.median().alias("median"), clock.min().alias("low"), clock.max().alias("high"),
+        clock.is_null().any().alias("unclocked")).row(0)
+    if median is None:
         return None
-    median = float(np.median(clocks))
-    low, high = round(float(clocks.min()) / 1e6), round(float(clocks.max()) / 1e6)
+    low, high = round(low / 1e6), round(high / 1e6)
     held = f"{median / 1e6:,.0f} MHz" if low == high else f"{low:,}–{high:,} MHz"
-    unclocked = table.select(pl.col(column).is_null().any()).item()
     return median, held, low != high, unclocked, f"{nominal / 1e6:,.0f} MHz"
 
 

@@ -90,7 +90,7 @@ DRAWN_COLUMNS = [
     "series", "family", "label", "pair", "kernel", "dims", "level", "precision", "unit",
     "arithmetic_intensity", "performance", "theoretical", "bandwidth_only",
     "compute_roof_name", "memory_roof_name", "headroom", "above_roof", "roof_note",
-    "clock_hz", "memory_clock_hz",
+    "clock_hz", "memory_clock_hz", "device",
 ]  # fmt: skip
 BANDWIDTH_COLUMNS = ["bytes", "time_s", "memory_roof", "achieved_bandwidth"]
 """Read by the bandwidth-only panel alone."""
