@@ -7,7 +7,8 @@ from dataclasses import replace
 import polars as pl
 import pytest
 
-from rooflow.analysis import analyze, clock_note
+from rooflow.analysis import analyze
+from rooflow.clocks import clock_note
 from rooflow.errors import InputError
 from rooflow.points import check_points, to_points
 from rooflow.roofs.datasheet import load_hardware

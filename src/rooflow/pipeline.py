@@ -51,7 +51,8 @@ def report(
         InputError: ``options.trajectory`` is a dim no point has
             (:func:`rooflow.plotting.trajectory.check_dim`).
     """
-    from rooflow.analysis import TABLE_COLUMNS, above_roof, analyze, clock_note
+    from rooflow.analysis import TABLE_COLUMNS, above_roof, analyze
+    from rooflow.clocks import clock_note
     from rooflow.export import write_table
 
     if plot_path is not None and options is not None and options.trajectory:

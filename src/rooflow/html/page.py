@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from rooflow.analysis import clock_note
+from rooflow.clocks import clock_note
 from rooflow.defaults import plot_defaults
 from rooflow.html.figure import canvas_text, note, roofline_figure, write_page
 from rooflow.levels import LEVELS

@@ -41,7 +41,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from rooflow.analysis import clock_note
+from rooflow.clocks import clock_note
 from rooflow.defaults import plot_defaults
 from rooflow.io import atomic_path
 from rooflow.levels import LEVELS
