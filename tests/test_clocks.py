@@ -100,6 +100,9 @@ def test_plot_note_names_the_clock_held_and_the_datasheet_clock(presets):
     assert drawn.compute["fp64"] == pytest.approx(7.5330e12, rel=1e-4)
     assert drawn.compute["fp16-tensor"] == pytest.approx(312e12 * 1095 / 1410)
     assert drawn.memory == a100.memory
+    # Profiled at the boost clock (ncu --clock-control none on an idle A100): nothing moves.
+    assert clock_note(analyze(_dfma(1410e6), a100), a100)[1] == (
+        "roofs at 1,410 MHz, the datasheet's clock, held while profiling")
     ds = a100.with_roofs_at("datasheet")
     drawn, line = clock_note(analyze(_dfma(1095e6), ds), ds)
     assert drawn is ds and line == ("roofs at the datasheet clocks (--roofs-at datasheet); "

@@ -65,7 +65,8 @@ def clock_note(table: pl.DataFrame, preset: Preset) -> tuple[Preset, str]:
         parts.append(
             f"roofs at {median / 1e6:,.0f} MHz, the median clock held while profiling "
             f"(kernels {held}, each judged at its own; {datasheet})" if several else
-            f"roofs at {held}, the clock held while profiling ({datasheet})")
+            f"roofs at {held}, the clock held while profiling ({datasheet})"
+            if held != nominal else f"roofs at {held}, the datasheet's clock, held while profiling")
         if unclocked:
             parts.append("points without a clock at the datasheet's")
     if memory is not None:
