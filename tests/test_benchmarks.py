@@ -62,12 +62,12 @@ def test_known_fused_moe_row(tmp_path: Path, families) -> None:
     # Dims of FusedMoE bench-gpu-1 (TOPK 32) overlaid by E=32, M=64, K=2880, N=5760:
     # M·TOPK = 2048 > E → Eact = 32
     # FLOP = 2048·5760·2880·2 = 67 947 724 800
-    # bytes = 2048·2880·2 = 11 796 480 + 32·5760·2880·2 = 1 061 683 200
-    #   + 2048·5760·2 = 23 592 960 + 2048·4 = 8 192 → 1 097 080 832; AI = 61.935
+    # bytes = A once 64·2880·2 = 368 640 + 32·5760·2880·2 = 1 061 683 200
+    #   + 2048·5760·2 = 23 592 960 + 2048·4 = 8 192 → 1 085 652 992; AI = 62.587
     # Original = 33.818·2009.19/2141.1 = 31.735 TFLOP/s
     original, optimized = _points(tmp_path, families, FUSED).rows(named=True)
-    assert (optimized["flop"], optimized["bytes"]) == (67_947_724_800, 1_097_080_832)
-    assert optimized["arithmetic_intensity"] == pytest.approx(61.935, abs=5e-4)
+    assert (optimized["flop"], optimized["bytes"]) == (67_947_724_800, 1_085_652_992)
+    assert optimized["arithmetic_intensity"] == pytest.approx(62.587, abs=5e-4)
     assert original["flop_per_s"] / 1e12 == pytest.approx(31.735, abs=5e-4)
     assert optimized["pair"] == "FusedMoE:bench-gpu-1"
 
@@ -94,7 +94,7 @@ def test_no_config_uses_variant_dims(tmp_path: Path, families) -> None:
 
 
 def test_thresholds_drop_whole_pairs(tmp_path: Path, families) -> None:
-    body = KNOWN + FUSED + "2_FusedMoE,bench-gpu,,251.9,212.6,15.152\n"  # AI 3.98
+    body = KNOWN + FUSED + "2_FusedMoE,bench-gpu,,251.9,212.6,15.152\n"  # AI 3.99
     assert _points(tmp_path, families, body).height == 6
     kept = _points(tmp_path, families, body, min_tflops=33.0)
     assert kept["pair"].unique().to_list() == ["FusedMoE:bench-gpu-1"]

@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from rooflow.analysis import analyze
-from rooflow.check import check_runs, parse_fraction
+from rooflow.check import FLOOR_ONLY, check_runs, parse_fraction, t_quantile
 from rooflow.points import to_points
 from rooflow.roofs.preset import select_preset
 
@@ -50,27 +50,36 @@ def result(new: pl.DataFrame, **kwargs):
 def test_noise_model_worked_by_hand():
     r = result(run(gemm=1.2, noisy=1.1, extra=True))
     t = {row["kernel"]: row for row in r.table.iter_rows(named=True)}
-    # gemm: noise 1 % in each run → √(0.01² + 0.01²) = 1.414 %; 3 × 1.4826 × 1.414 % =
-    # 6.29 % allowed (> 5 %); 20 % slower → regressed
-    assert t["gemm"]["noise_pct_baseline"] == pytest.approx(1.0)
-    assert t["gemm"]["allowed_pct"] == pytest.approx(3 * 1.4826 * 2 ** 0.5, rel=1e-6)
+    # gemm, 5 calls a side: median 1.00 ms, MAD 0.01 ms → σ = 1.4826 × 0.01 = 1.4826 % of
+    # the median (the same relative spread at 1.2 ms); se of each median = 1.2533 × 1.4826 %
+    # / √5 = 0.83099 %; combined √2 × 0.83099 = 1.17521 %; t quantile 99.9 %, 4 degrees of
+    # freedom = 7.1732 (A&S table 26.10) → allowed max(5 %, 7.1732 × 1.17521 %) = 8.430 %;
+    # 20 % slower per call → regressed
+    assert t["gemm"]["noise_pct_baseline"] == pytest.approx(1.4826)
+    assert t["gemm"]["se_pct"] == pytest.approx(1.17521, rel=1e-4)
+    assert t["gemm"]["quantile"] == pytest.approx(7.1732, rel=1e-4)
+    assert t["gemm"]["allowed_pct"] == pytest.approx(8.4301, rel=1e-4)
     assert t["gemm"]["slowdown_pct"] == pytest.approx(20.0)
     assert t["gemm"]["roof_drop_pct"] == pytest.approx(100 * (1 - 1 / 1.2))
-    assert t["gemm"]["status"] == "regressed"
-    # noisy: 10 % in each run → 3 × 1.4826 × 14.14 % = 62.9 % allowed: 10 % slower is noise
-    assert t["noisy"]["allowed_pct"] == pytest.approx(3 * 1.4826 * 10 * 2 ** 0.5, rel=1e-6)
+    assert t["gemm"]["status"] == "regressed" and t["gemm"]["compared"] == "time per call"
+    # noisy: MAD 0.1 ms → σ 14.826 %, se 8.30993 % a side, combined 11.7521 %; × 7.1732
+    # = 84.30 % allowed: 10 % slower is noise
+    assert t["noisy"]["allowed_pct"] == pytest.approx(84.301, rel=1e-4)
     assert t["noisy"]["status"] == "ok"
-    # copy: no spread → the 5 % tolerance; unchanged
+    # copy: no spread → the 5 % floor; unchanged
     assert t["copy"]["allowed_pct"] == pytest.approx(5.0) and t["copy"]["status"] == "ok"
-    assert t["extra"]["status"] == "only in new" and t["extra"]["launches_baseline"] == 0
+    assert t["extra"]["status"] == "only in new" and t["extra"]["calls_baseline"] == 0
     assert r.table["kernel"][0] == "gemm"  # regressions first
-    assert r.summary() == ("1 of 3 kernels regressed (allowed slowdown 5 %, or 3 x their "
-                           "noise); 1 only in new")
+    assert r.summary() == (
+        "1 of 3 kernels regressed (time per call, median over calls; allowed: the 5 % "
+        "floor, or the one-sided 99.9 % bound of their noise); 1 only in new")
 
 
-def test_tolerance_and_noise_k_move_the_threshold():
+def test_floor_and_confidence_move_the_threshold():
     assert result(run(gemm=1.2), max_slowdown=0.25).count("regressed") == 0
-    assert result(run(noisy=1.1), noise_k=0).count("regressed") == 1  # noise ignored
+    # noisy 10 % slower: allowed 84.3 % at 99.9 %; at 60 % confidence the t quantile with 4
+    # degrees of freedom is 0.2707 → 0.2707 × 11.7521 % = 3.18 % < the 5 % floor → regressed
+    assert result(run(noisy=1.1), confidence=0.6).count("regressed") == 1
     assert result(run()).count("regressed") == 0
 
 
@@ -94,9 +103,9 @@ def test_cli_exit_codes_lines_junit_json_markdown(tmp_path):
                    str(out), "--markdown", str(md))
     assert proc.returncode == 1, proc.stderr
     lines = proc.stdout.splitlines()
-    assert len(lines) == 1 and lines[0].startswith(
-        "REGRESSED gemm: time 1 ms -> 1.2 ms (+20.0 %)")
-    assert "allowed 6.3 %" in lines[0]
+    assert lines == ["REGRESSED gemm: time per call 1 ms -> 1.2 ms (+20.0 %), % of roof 1 -> "
+                     "0.833 (-16.7 %); allowed 8.4 % (noise 1.5 % / 1.5 %, se 1.18 % x 7.17; "
+                     "5 / 5 calls)"]
     suite = ET.parse(junit).getroot().find("testsuite")
     assert suite is not None
     cases = {c.get("name"): c for c in suite.iter("testcase")}
@@ -107,7 +116,12 @@ def test_cli_exit_codes_lines_junit_json_markdown(tmp_path):
     document = json.loads(out.read_text())
     assert document["table"] == "check" and document["units"]["slowdown_pct"].startswith("%")
     assert [r["status"] for r in document["records"]][0] == "regressed"
-    assert "| `gemm` | **regressed** |" in md.read_text()
+    table = md.read_text()
+    assert "| gemm | kernel | none | **regressed** | time per call | 5 / 5 | 1 -> 1.2 ms |" \
+        in table
+    for line in table.splitlines()[4:]:  # no empty cell: every one holds text
+        assert "||" not in line.replace(" ", "") and "|  |" not in line
+    assert cases["gemm"].get("classname") == "rooflow.check.kernel"
     # selection applies: without gemm, nothing regressed
     assert rooflow("check", str(base), str(slower), *PEAKS, "--exclude",
                    "gemm").returncode == 0
@@ -158,7 +172,7 @@ def test_a_real_workload_against_itself_passes(shared_data):
 
 
 def test_per_kernel_tolerance_overrides_the_default():
-    # gemm 20 % slower: allowed 6.29 % by default, 25 % with its own tolerance
+    # gemm 20 % slower: allowed 8.43 % by default, 25 % with its own floor
     r = result(run(gemm=1.2), overrides={"GEMM": 0.25})
     t = {row["kernel"]: row for row in r.table.iter_rows(named=True)}
     assert t["gemm"]["allowed_pct"] == pytest.approx(25.0) and t["gemm"]["status"] == "ok"
@@ -176,3 +190,201 @@ def test_cli_allow(tmp_path):
                    "gemm=25%").returncode == 0
     proc = rooflow("check", str(base), str(slower), *PEAKS, "--allow", "gemm")
     assert proc.returncode == 2 and "--allow: 'gemm' is not REGEX=TOLERANCE" in proc.stderr
+
+
+# ------------------------------------------------------------------ per call (issue 31, 1)
+
+
+def _trace(path: Path, durations_us: list[int], first_event: int = 0) -> Path:
+    """A PyTorch trace of aten::mm [4,4]x[4,4] fp32 calls, one kernel each.
+
+    ``first_event`` unrelated CPU operators come first, so the calls' event indices differ
+    between two traces of the same work (as between two real runs).
+    """
+    events: list[dict] = [{"ph": "X", "cat": "cpu_op", "name": "aten::empty", "pid": 1,
+                           "tid": 1, "ts": i, "dur": 1, "args": {}} for i in range(first_event)]
+    for i, dur in enumerate(durations_us, 1):
+        ts = 100 * i
+        events += [
+            {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": ts,
+             "dur": 50, "args": {"External id": i, "Input Dims": [[4, 4], [4, 4]],
+                                 "Input type": ["float", "float"]}},
+            {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1,
+             "tid": 1, "ts": ts + 5, "dur": 1, "args": {"correlation": i}},
+            {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": ts + 10,
+             "dur": dur, "args": {"correlation": i, "External id": i, "device": 0}}]
+    path.write_text(json.dumps({"schemaVersion": 1, "traceEvents": events}))
+    return path
+
+
+def test_three_identical_calls_against_two_is_unchanged(tmp_path):
+    # Two 1 ms aten::mm calls, then three: 2 ms → 3 ms summed (+50 %, what was compared
+    # before), 1 ms → 1 ms per call (median of [1, 1] and of [1, 1, 1]): unchanged.
+    base = _trace(tmp_path / "base.json", [1000, 1000])
+    new = _trace(tmp_path / "new.json", [1000, 1000, 1000], first_event=2)
+    out = tmp_path / "check.json"
+    proc = rooflow("check", str(base), str(new), *PEAKS, "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    (record,) = json.loads(out.read_text())["records"]
+    assert record["kernel"] == "aten::mm [4,4]x[4,4] fp32" and record["series"] == "pytorch"
+    assert (record["calls_baseline"], record["calls_new"]) == (2, 3)
+    assert record["time_s_baseline"] == record["time_s_new"] == pytest.approx(1e-3)
+    assert record["slowdown_pct"] == pytest.approx(0.0)
+
+
+def test_per_launch_pairs_pytorch_calls_by_operator_shape_and_order(tmp_path):
+    # The new run's calls sit at other event indices (two operators come first): matched by
+    # operator, shapes and order among those calls, every one is 1 ms → 2 ms (+100 %);
+    # one call a side, so judged on the 5 % floor alone, and the line says so.
+    base = _trace(tmp_path / "base.json", [1000, 1000, 1000])
+    new = _trace(tmp_path / "new.json", [2000, 2000, 2000], first_event=2)
+    proc = rooflow("check", str(base), str(new), *PEAKS, "--per-launch")
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert [line.split(": time")[0] for line in lines] == [
+        f"REGRESSED aten::mm [4,4]x[4,4] fp32 #{k} (series pytorch)" for k in (1, 2, 3)]
+    assert all("(+100.0 %)" in line and "judged on the floor alone" in line
+               for line in lines)
+    assert "3 with one call per side: judged on the floor alone" in proc.stderr
+    # Without --per-launch: one kernel, median 1 ms → 2 ms over 3 / 3 calls
+    proc = rooflow("check", str(base), str(new), *PEAKS)
+    assert proc.returncode == 1 and "3 / 3 calls" in proc.stdout
+
+
+def _one(ms: float | None, flop_per_s: float | None = None, kernel: str = "gemm"):
+    frame = pl.DataFrame({"kernel": [kernel], "flop": [1e9], "bytes": [1e6],
+                          "time_s": [None if ms is None else ms / 1e3],
+                          "flop_per_s": [flop_per_s if ms is None else 1e9 / (ms / 1e3)]},
+                         schema_overrides={"time_s": pl.Float64, "flop_per_s": pl.Float64})
+    return to_points(frame.with_columns(row=pl.lit(1), arithmetic_intensity=pl.lit(1e3),
+                                        source=pl.lit("run.csv")))
+
+
+def test_one_call_per_side_is_judged_on_the_floor_alone():
+    # 1 ms → 1.04 ms: +4 % < 5 % floor; → 1.06 ms: +6 % > 5 %. No noise estimate: no se.
+    ok = check_runs(analyze(_one(1.0), PRESET), analyze(_one(1.04), PRESET))
+    bad = check_runs(analyze(_one(1.0), PRESET), analyze(_one(1.06), PRESET))
+    assert ok.count("ok") == 1 and bad.count("regressed") == 1
+    row = bad.table.row(0, named=True)
+    assert row["note"] == FLOOR_ONLY and row["se_pct"] is None
+    assert row["allowed_pct"] == pytest.approx(5.0)
+    assert "judged on the floor alone" in bad.lines()[0]
+    assert bad.summary().endswith("; 1 with one call per side: judged on the floor alone")
+
+
+def test_without_times_throughput_is_compared_and_said():
+    # Rates only (an ncu section without a duration): 1.0 → 0.8 TFLOP/s is 1 / 0.8 − 1 =
+    # 25 % slower per call → regressed, compared in FLOP/s.
+    r = check_runs(analyze(_one(None, 1e12), PRESET), analyze(_one(None, 0.8e12), PRESET))
+    row = r.table.row(0, named=True)
+    assert row["compared"] == "FLOP/s" and row["slowdown_pct"] == pytest.approx(25.0)
+    assert row["status"] == "regressed" and row["time_s_baseline"] is None
+    assert "compared by throughput (no times)" in r.summary()
+    assert r.lines()[0].startswith("REGRESSED gemm: FLOP/s 1e+12 FLOP/s -> 8e+11 FLOP/s")
+
+
+@pytest.mark.parametrize(("new_kernel", "why"), [
+    ("other", "nothing judged: no kernel in common (1 only in baseline, 1 only in new)"),
+])
+def test_nothing_judged_exits_2_with_one_line(tmp_path, new_kernel, why):
+    base, new = tmp_path / "base.csv", tmp_path / "new.csv"
+    _one(1.0).write_csv(base)
+    _one(1.0, kernel=new_kernel).write_csv(new)
+    proc = rooflow("check", str(base), str(new), *PEAKS)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines() == [f"rooflow: error: {why} (--allow-unjudged to pass)"]
+    proc = rooflow("check", str(base), str(new), *PEAKS, "--allow-unjudged")
+    assert proc.returncode == 0
+    assert proc.stderr.splitlines()[-1] == f"{why}; passed with --allow-unjudged"
+
+
+def test_kernels_without_times_or_rates_are_not_judged():
+    # Theoretical points (FLOP and bytes, no time, no rate): nothing to compare.
+    theory = _one(None)
+    r = check_runs(analyze(theory, PRESET), analyze(theory, PRESET))
+    assert r.count("not judged") == 1 and r.judged == 0
+    assert r.unjudged() == ("nothing judged: 1 kernel(s) in common, none with times or "
+                            "throughputs of one unit in both runs")
+
+
+def test_t_quantile_against_tables():
+    # Student's t, one-sided 99.9 % (Abramowitz & Stegun table 26.10): 1 df 318.31,
+    # 4 df 7.173, 10 df 4.144, 30 df 3.385; 97.5 %, 4 df 2.776.
+    assert t_quantile(0.999, 1) == pytest.approx(318.31, rel=1e-4)
+    assert t_quantile(0.999, 4) == pytest.approx(7.173, rel=1e-3)
+    assert t_quantile(0.999, 10) == pytest.approx(4.144, rel=1e-3)
+    assert t_quantile(0.999, 30) == pytest.approx(3.385, rel=1e-3)
+    assert t_quantile(0.975, 4) == pytest.approx(2.776, rel=1e-3)
+    stats = pytest.importorskip("scipy.stats")
+    for df in (1, 2, 3, 5, 7, 20, 99, 1000):
+        for p in (0.6, 0.95, 0.999):
+            assert t_quantile(p, df) == pytest.approx(stats.t.ppf(p, df), rel=1e-9)
+
+
+# ------------------------------------------------ false positives and power (seeded runs)
+
+
+def _simulated(rng, kernels: int, calls: int, sigma: float, factor: float = 1.0):
+    """``kernels`` kernels of ``calls`` iid normal calls: 1 ms × factor, relative σ."""
+    import numpy as np
+
+    times = 1e-3 * factor * (1 + sigma * rng.standard_normal((kernels, calls)))
+    frame = pl.DataFrame({"kernel": np.repeat([f"k{i}" for i in range(kernels)], calls),
+                          "time_s": times.ravel(), "flop": 1e9, "bytes": 1e6})
+    return analyze(to_points(frame.with_columns(
+        row=pl.int_range(1, pl.len() + 1), arithmetic_intensity=pl.lit(1e3),
+        flop_per_s=pl.col("flop") / pl.col("time_s"), source=pl.lit("sim"))), PRESET)
+
+
+def _rate(calls: int, sigma: float, factor: float = 1.0, floor: float = 0.05,
+          kernels: int = 1000, seed: int = 31):
+    """Share of kernels flagged, and share above the floor alone, over seeded runs."""
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(seed)
+    base = _simulated(rng, kernels, calls, sigma)
+    new = _simulated(rng, kernels, calls, sigma, factor)
+    r = check_runs(base, new, max_slowdown=floor)
+    above_floor = float((r.table["slowdown_pct"] > floor * 100).mean())
+    return r.count("regressed") / kernels, above_floor
+
+
+@pytest.mark.parametrize(("calls", "sigma", "most"), [
+    # measured with seed 31, 1000 kernels each (docs/cli.md#performance-gate)
+    (5, 0.05, 0.01), (10, 0.05, 0.01), (100, 0.05, 0.01), (5, 0.30, 0.01), (20, 0.30, 0.01),
+])
+def test_identical_runs_rarely_regress(calls, sigma, most):
+    flagged, above_floor = _rate(calls, sigma)
+    assert flagged <= most
+    if sigma == 0.30:
+        # The 5 % floor alone would flag these noisy kernels: the noise term matters.
+        assert above_floor >= 0.3
+
+
+def test_a_10_pct_slowdown_is_found():
+    # 100 calls, σ 5 %: se of a median 1.2533 × 5 % / 10 = 0.627 %, combined 0.886 %,
+    # × t(99.9 %, 99 df) 3.175 = 2.81 % < the 5 % floor: judged at 5 % → found ≥ 90 %.
+    flagged, _ = _rate(100, 0.05, factor=1.1)
+    assert flagged >= 0.9
+    # without the floor, the noise bound alone still finds it, and stays quiet on
+    # identical runs
+    assert _rate(100, 0.05, factor=1.1, floor=0.0)[0] >= 0.9
+    assert _rate(5, 0.05, floor=0.0)[0] <= 0.01
+
+
+def test_per_launch_pairs_ncu_launches_by_kernel_and_order(tmp_path):
+    # resources/ncu holds stream_triad twice (1.16 ms, then 1.17248 ms): read per call by
+    # default (one kernel, 2 / 2 calls), one to one with --per-launch (#1 and #2).
+    ncu = str(Path(__file__).resolve().parents[1] / "resources/ncu/a100_dgemm_triad_hgemm.csv")
+    out = tmp_path / "check.json"
+    assert rooflow("check", ncu, ncu, "--hardware", "a100-sxm", "-o", str(out)).returncode == 0
+    triad = [r for r in json.loads(out.read_text())["records"]
+             if r["kernel"].startswith("stream_triad")]
+    assert [(r["calls_baseline"], r["calls_new"]) for r in triad] == [(2, 2)]
+    assert triad[0]["time_s_baseline"] == pytest.approx((1.16e-3 + 1.17248e-3) / 2)
+    proc = rooflow("check", ncu, ncu, "--hardware", "a100-sxm", "--per-launch", "-o", str(out))
+    assert proc.returncode == 0, proc.stderr
+    triad = [r for r in json.loads(out.read_text())["records"]
+             if r["kernel"].startswith("stream_triad")]
+    assert [r["kernel"][-2:] for r in triad] == ["#1", "#2"]
+    assert [r["time_s_new"] for r in triad] == pytest.approx([1.16e-3, 1.17248e-3])
+    assert all(r["note"] == FLOOR_ONLY for r in triad)

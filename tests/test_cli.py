@@ -36,8 +36,19 @@ def test_plot_with_preset_and_table(repo, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     t = pl.read_csv(table)
-    # achieved 35, 74, 18, 71 TFLOP/s, all compute-bound at 183.5 TFLOP/s (AI > ridge 301.8)
-    assert t["pct_of_roof"].to_list() == pytest.approx(
+    # The file gives no precision: no roof is assumed (the default fp16-tensor 183.5 TFLOP/s
+    # would have said 35 / 183.5 = 19.1 % … 71 / 183.5 = 38.7 %): not judged, and said.
+    assert t["roof_note"].to_list() == ["precision not given"] * 4
+    assert t["pct_of_roof"].null_count() == 4 and t["bound"].null_count() == 4
+    # Stated, the rows are judged on their roof: all compute-bound at fp16-tensor 183.5
+    # TFLOP/s (AI 900 and 1,500 > ridge 183.5 / 0.608 = 301.8): 35 / 183.5 = 19.07 %, …
+    stated = tmp_path / "stated.csv"
+    pl.read_csv(repo / "resources/roofline/flash_attention.csv").with_columns(
+        precision=pl.lit("fp16-tensor")).write_csv(stated)
+    proc = rooflow("plot", str(stated), "--hardware", "arc-pro-b70", "-o", str(out),
+                   "--table", str(table))
+    assert proc.returncode == 0, proc.stderr
+    assert pl.read_csv(table)["pct_of_roof"].to_list() == pytest.approx(
         [35 / 1.835, 74 / 1.835, 18 / 1.835, 71 / 1.835])
 
 

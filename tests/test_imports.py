@@ -45,7 +45,13 @@ def _loaded(modules: set[str], roots: tuple[str, ...]) -> list[str]:
 
 def test_labelled_small_plot_imports_no_bokeh_or_pandera(tmp_path):
     """The first plot of a new user: 4 points, labelled (automatic), and nothing more."""
-    modules = _modules(tmp_path, "plot", FLASH, "--hardware", "arc-pro-b70", "-o", "x.png")
+    # The shipped file with its precision stated: judged points are the labelled ones.
+    text = Path(FLASH).read_text().splitlines()
+    flash = tmp_path / "flash.csv"
+    flash.write_text("\n".join([text[0] + ",precision"]
+                               + [line + ",fp16-tensor" for line in text[1:]]) + "\n")
+    modules = _modules(tmp_path, "plot", str(flash), "--hardware", "arc-pro-b70", "-o",
+                       "x.png")
     assert (tmp_path / "x.png").stat().st_size > 0
     assert "adjustText" in modules, "its labels crowd: moved apart by adjustText"
     assert not _loaded(modules, NOT_FOR_A_PLOT)

@@ -250,3 +250,52 @@ def test_markdown_section_escapes_and_says_what_failed():
            "FLOP." in text
     assert "- p/b: not built: bad &lt;input&gt;" in text
     assert markdown_section({}) == ""
+
+
+# ------------------------------------------------------------ per call (issue 31, item 2)
+
+# STREAM triad a[i] = b[i] + q·c[i] in fp64 (McCalpin, https://www.cs.virginia.edu/stream/
+# ref.html: 2 FLOP and 24 bytes per iteration): per call of N elements, 2N FLOP (a multiply
+# and an add) and 24N compulsory bytes (read b and c, write a, 8 B each).
+# N = 2²⁶ = 67,108,864: 134,217,728 FLOP and 1,610,612,736 B per call.
+TRIAD_MODEL = "kernel,flop,bytes\ntriad_2^26,134217728,1610612736\n"
+
+
+def test_two_launches_against_an_exact_per_call_model(tmp_path):
+    # Two launches of that exact triad, 1 ms each: summed they are 2 × the model (FLOP ratio
+    # 2.0, excess traffic 2.0); per call 268,435,456 / 2 = 134,217,728 FLOP and
+    # 3,221,225,472 / 2 = 1,610,612,736 B: ratio 1.0 and excess traffic 1.0; the time per
+    # call 1 ms → 134.2 GFLOP/s either way.
+    model, measured = tmp_path / "model.csv", tmp_path / "measured.csv"
+    model.write_text(TRIAD_MODEL)
+    measured.write_text("name,flop,time_us,bytes_dram,precision\n"
+                        "stream_triad,134217728,1000,1610612736,fp64\n"
+                        "stream_triad,134217728,1000,1610612736,fp64\n")
+    table = reconcile(load_points("roofline", measured), load_points("roofline", model),
+                      [parse_mapping("triad=triad_2^26")], A100)
+    (row,) = table.iter_rows(named=True)
+    assert row["calls"] == 2
+    assert row["measured_flop"] == 134_217_728 and row["flop_ratio"] == pytest.approx(1.0)
+    assert row["measured_bytes"] == 1_610_612_736
+    assert row["excess_traffic"] == pytest.approx(1.0)
+    assert row["measured_performance"] == pytest.approx(134_217_728 / 1e-3)
+
+
+def test_shipped_two_launch_triad_is_set_against_its_model_per_call(tmp_path):
+    # resources/ncu: stream_triad launched twice, each 2·2²⁶ FLOP; DRAM bytes 1,610,612,736
+    # (exactly 24N) and 1.62e9 (the export's rounded figure). Per call: FLOP ratio
+    # 134,217,728 / 134,217,728 = 1.0 (2.0 summed over both launches); DRAM excess
+    # (1,610,612,736 + 1,620,000,000) / 2 / 1,610,612,736 = 1.0029142 (2.0058283 summed).
+    model = tmp_path / "model.csv"
+    model.write_text(TRIAD_MODEL)
+    table = tmp_path / "mc.csv"
+    done = subprocess.run([ROOFLOW, "model-check", str(NCU), "--model", str(model), "--map",
+                           "stream_triad=triad_2^26", "--hardware", "a100-sxm", "--table",
+                           str(table)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    rows = {r["level"]: r for r in pl.read_csv(table).iter_rows(named=True)}
+    assert rows["DRAM"]["calls"] == 2
+    assert rows["DRAM"]["flop_ratio"] == pytest.approx(1.0)
+    assert rows["DRAM"]["excess_traffic"] == pytest.approx(1.0029142, rel=1e-6)
+    assert "largest FLOP ratio stream_triad" in done.stderr and "1× the model's FLOP" in \
+        done.stderr

@@ -61,25 +61,40 @@ def test_batched_moe_quant_widths(families, quant: int, expected: int, series: s
 def test_fused_moe_eact_is_e_when_many_tokens(families) -> None:
     # M·TOPK = 80·8 = 640 > E = 128 → Eact = 128
     # FLOP = 640·384·2048·2 = 1 006 632 960
-    # bytes: 640·2048·2 = 2 621 440; 128·384·2048·2 = 201 326 592; 640·384·2 = 491 520;
-    #   640·4 = 2 560 → 204 442 112
+    # bytes: A once 80·2048·2 = 327 680; 128·384·2048·2 = 201 326 592; 640·384·2 = 491 520;
+    #   640·4 = 2 560 → 202 148 352
     out = _apply(families, "FusedMoE", M=80, TOPK=8, N=384, K=2048, E=128, QUANT=0)
-    assert (out["flop"], out["bytes"]) == (1_006_632_960, 204_442_112)
+    assert (out["flop"], out["bytes"]) == (1_006_632_960, 202_148_352)
 
 
 def test_fused_moe_eact_is_routed_tokens_when_few(families) -> None:
     # M·TOPK = 2·8 = 16 < E = 128 → Eact = 16 experts' weights read
     # FLOP = 16·384·2048·2 = 25 165 824
-    # bytes: 16·2048·2 = 65 536; 16·384·2048·2 = 25 165 824; 16·384·2 = 12 288; 16·4 = 64
-    #   → 25 243 712
+    # bytes: A 2·2048·2 = 8 192; 16·384·2048·2 = 25 165 824; 16·384·2 = 12 288; 16·4 = 64
+    #   → 25 186 368
     out = _apply(families, "FusedMoE", M=2, TOPK=8, N=384, K=2048, E=128, QUANT=0)
-    assert (out["flop"], out["bytes"]) == (25_165_824, 25_243_712)
+    assert (out["flop"], out["bytes"]) == (25_165_824, 25_186_368)
 
 
 def test_fused_moe_int8_w8a16(families) -> None:
-    # act 2, w 1: 2 621 440 + 128·384·2048·1 = 100 663 296 + 491 520 + 2 560 = 103 778 816
+    # act 2, w 1: 327 680 + 128·384·2048·1 = 100 663 296 + 491 520 + 2 560 = 101 485 056
     out = _apply(families, "FusedMoE", M=80, TOPK=8, N=384, K=2048, E=128, QUANT=3)
-    assert (out["bytes"], out["series"]) == (103_778_816, "int8 w8a16")
+    assert (out["bytes"], out["series"]) == (101_485_056, "int8 w8a16")
+
+
+def test_fused_moe_prefill_counts_each_tensor_once(families) -> None:
+    # resources/specs/2_FusedMoE.yaml bench-gpu-3, Qwen3-30B-A3B w13 prefill (Hugging Face
+    # config.json: hidden 2048, moe_intermediate 768 → N = 2·768 = 1536, 128 experts, top-8):
+    # M = 4096, TOPK = 8, N = 1536, K = 2048, E = 128, bf16 (2 bytes); Eact = min(128, 32768)
+    #   A read once         4096·2048·2        =  16 777 216
+    #   weights, 128 experts 128·1536·2048·2   = 805 306 368
+    #   C, a row per (token, expert) 32768·1536·2 = 100 663 296
+    #   topk_ids            32768·4            =     131 072
+    #   compulsory bytes                        = 922 877 952 (≈ 923 MB)
+    # Reading A once per routed expert (32768·2048·2 = 134 217 728) gave 1 040 318 464.
+    points = spec_points(REPO / "resources" / "specs" / "2_FusedMoE.yaml", families)
+    row = points.filter(pl.col("label").str.contains("w13 prefill")).row(0, named=True)
+    assert (row["flop"], row["bytes"]) == (206_158_430_208, 922_877_952)
 
 
 @pytest.mark.parametrize(

@@ -180,12 +180,13 @@ def test_attention_of_the_compile_trace(shared_data):
 
 
 @pytest.mark.shared
-def test_causal_attention_of_the_xdit_trace_is_halved(shared_data):
+def test_causal_attention_of_the_xdit_trace_counts_the_pairs_its_mask_keeps(shared_data):
     path = _trace(shared_data, "tracelens-mi300x-xdit-sd3.5-239k")
     row = _row(path, "aten::_flash_attention_forward [1,77,12,64]x[1,77,12,64]x[1,77,12,64] "
                      "bf16")
-    # is_causal "True": 2·1·12·77·77·(64 + 64) / 2 = 9,106,944 per call
-    assert row["flop"] == 9_106_944 * row["launches"]
+    # is_causal "True", L = S = 77: query i keeps i + 1 keys, 77·78/2 = 3,003 pairs a head
+    # (either corner); 2·1·12·3,003·(64 + 64) = 9,225,216 per call (L²/2 gave 9,106,944)
+    assert row["flop"] == 9_225_216 * row["launches"]
 
 
 # ---------------------------------------------------------------- every model, by hand
@@ -236,6 +237,12 @@ CASES = [  # model, op, dims, types, concrete, FLOP, bytes, precision (amd=False
      [BF, BF, ""] + ["ScalarList"] * 3 + ["Scalar"] * 3,
      ["", "", "", "[3, 3]", "[2, 2]", "[1, 1]", "1", "False", "False"],
      2_360_279_040, 19_085_696, "bf16-tensor"),
+    # with a bias [64]: the same numbers, its add is the child aten::add_'s (test below)
+    ("miopen_conv2d", "aten::miopen_convolution",
+     [[10, 3, 224, 224], [64, 3, 7, 7], [64], [], [], [], [], [], []],
+     [BF, BF, BF] + ["ScalarList"] * 3 + ["Scalar"] * 3,
+     ["", "", "", "[3, 3]", "[2, 2]", "[1, 1]", "1", "False", "False"],
+     2_360_279_040, 19_085_696, "bf16-tensor"),
     # grad input and grad weight: 2·10·512·7·7·512·3·3·2 = 4,624,220,160
     # dy 501,760 + x 501,760 + w 4,718,592 + dx 501,760 + dw 4,718,592
     ("conv2d_backward", "aten::convolution_backward",
@@ -243,29 +250,37 @@ CASES = [  # model, op, dims, types, concrete, FLOP, bytes, precision (amd=False
      [BF] * 3 + ["ScalarList"] * 4 + ["Scalar", "ScalarList", "Scalar", "ScalarList"],
      ["", "", "", "[0]", "[1, 1]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1",
       "[True, True, False]"], 4_624_220_160, 10_942_464, "bf16-tensor"),
-    # causal: 2·1·12·77·77·128 / 2 = 9,106,944; 4 × 1·12·77·64·2 = 473,088
+    # causal, L = S = 77: 77·78/2 = 3,003 pairs; 2·1·12·3,003·128 = 9,225,216;
+    # q, k, v, out: 4 × 1·12·77·64·2 = 473,088
     ("sdpa", "aten::scaled_dot_product_attention", [[1, 12, 77, 64]] * 3 + [[]] * 5,
      [BF] * 3 + ["", "Scalar", "Scalar", "Scalar", "Scalar"],
-     ["", "", "", "", "0.", "True", "0.125", "False"], 9_106_944, 473_088, "bf16-tensor"),
+     ["", "", "", "", "0.", "True", "0.125", "False"], 9_225_216, 473_088, "bf16-tensor"),
     ("sdpa_flash", "aten::_scaled_dot_product_flash_attention",
      [[8, 16, 4096, 128]] * 3 + [[]] * 4, [BF] * 3 + ["Scalar"] * 4,
      ["", "", "", "0.", "False", "False", "0.088"], 1_099_511_627_776, 536_870_912,
      "bf16-tensor"),
-    # GQA, Ev ≠ E, causal: 2·2·8·128·256·(64 + 32) / 2 = 50,331,648
+    # the CPU flash kernel, causal from the top left, L = 4 < S = 6, B = H = 1, E = EV = 8:
+    # Σ_{i<4} (i + 1) = 10 pairs; 2·10·16 = 320; q 128 + k 192 + v 192 + out 128 (fp32)
+    ("sdpa_flash_cpu", "aten::_scaled_dot_product_flash_attention_for_cpu",
+     [[1, 1, 4, 8], [1, 1, 6, 8], [1, 1, 6, 8], [], [], [], []], [FP32] * 3 + ["Scalar"] * 4,
+     ["", "", "", "0.", "True", "", ""], 320, 640, "fp32"),
+    # GQA, Ev ≠ E, causal from the top left, L = 128 < S = 256: Σ_i (i + 1) = 128·129/2
+    # = 8,256 pairs; 2·2·8·8,256·(64 + 32) = 25,362,432
     # q 262,144 + k 131,072 + v 65,536 + out 2·8·128·32·2 = 131,072
     ("sdpa_efficient", "aten::_scaled_dot_product_efficient_attention",
      [[2, 8, 128, 64], [2, 2, 256, 64], [2, 2, 256, 32], [], [], [], [], []],
      [FP16] * 3 + ["", "Scalar", "Scalar", "Scalar", ""],
-     ["", "", "", "", "False", "0.", "True", ""], 50_331_648, 589_824, "fp16-tensor"),
+     ["", "", "", "", "False", "0.", "True", ""], 25_362_432, 589_824, "fp16-tensor"),
     ("flash_attention_forward", "aten::_flash_attention_forward",
      [[8, 4096, 16, 128]] * 3 + [[]] * 12,
      [BF] * 3 + ["", "", "Scalar", "Scalar", "Scalar", "Scalar", "Scalar"] + [""] * 5,
      ["", "", "", "", "", "4096", "4096", "0.", "False", "False", "0.088"] + [""] * 4,
      1_099_511_627_776, 536_870_912, "bf16-tensor"),
-    # custom_mask_type 1 (causal): 2·1·4·64·64·64 / 2; 4 × 64·4·32·2
+    # custom_mask_type 1 (causal from the top left), L = S = 64: 64·65/2 = 2,080 pairs;
+    # 2·1·4·2,080·(32 + 32) = 1,064,960; 4 × 64·4·32·2
     ("efficient_attention_forward", "aten::_efficient_attention_forward",
      [[1, 64, 4, 32]] * 3 + [[]] * 9, [FP16] * 3 + [""] * 3 + ["Scalar"] * 6,
-     [""] * 6 + ["64", "64", "0.", "1", "False", ""], 1_048_576, 65_536, "fp16-tensor"),
+     [""] * 6 + ["64", "64", "0.", "1", "False", ""], 1_064_960, 65_536, "fp16-tensor"),
     # 59,136 elements × 7; 2·59,136·2 + (768 + 768)·2
     ("layer_norm", "aten::native_layer_norm", [[1, 77, 768], [], [768], [768], []],
      [BF, "ScalarList", BF, BF, "Scalar"], ["", "[768]", "", "", "1e-05"],
@@ -313,9 +328,22 @@ CASES = [  # model, op, dims, types, concrete, FLOP, bytes, precision (amd=False
     # 454,656 multiplies; input 909,312 + fp8 output 454,656 + scale 4
     ("fp8_quant", "_C::static_scaled_fp8_quant", [[888, 512], [888, 512], []],
      ["c10::Float8_e4m3fn", BF, FP32], None, 454_656, 1_363_972, "fp32"),
-    # every buffer of the Inductor kernel once: 2 × 268,435,456 bf16
-    ("triton", "triton_poi_fused__unsafe_view_mul_silu_2", [[8, 4096, 8192], [32768, 8192], []],
-     [BF, BF, "Scalar"], ["", "", "268435456"], 0, 1_073_741_824, ""),
+    # a reduction: every buffer once, 2 × 8·4096·2048·2 + 2048·2 = 268,439,552
+    ("triton", "triton_red_fused_add_mean_mul_pow_rsqrt_0",
+     [[8, 4096, 2048], [2048], [8, 4096, 2048], [], []], [BF, BF, BF, "Scalar", "Scalar"],
+     ["", "", "", "32768", "2048"], 0, 268_439_552, ""),
+    # pointwise, last buffer 32768·8192 = xnumel 268,435,456: it may be the output, no
+    # buffer is proved in place: every buffer once, 2 × 268,435,456 bf16
+    ("triton_pointwise", "triton_poi_fused__unsafe_view_mul_silu_2",
+     [[8, 4096, 8192], [32768, 8192], []], [BF, BF, "Scalar"], ["", "", "268435456"], 0,
+     1_073_741_824, ""),
+    # the xdit trace's bias + GELU on an mm output in place: the last buffer [9728] is
+    # smaller than xnumel 2·4096·9728 = 79,691,776, so it is no output and the first,
+    # in_out_ptr0, is read and written: 2 × 159,383,552 + 9728·2 = 318,786,560 (once each
+    # gave 159,403,008: half the traffic, half the achieved bandwidth)
+    ("triton_pointwise", "triton_poi_fused_addmm_gelu_view_15",
+     [[2, 4096, 9728], [9728], []], [BF, BF, "Scalar"], ["", "", "79691776"], 0,
+     318_786_560, ""),
 ]
 
 
@@ -334,6 +362,66 @@ def test_triton_kernels_reading_part_of_a_buffer_have_no_model():
                                [[2, 38, 4429, 64], [2, 333, 2432], []], [BF, BF, "Scalar"],
                                None)
     assert fit == "no model"
+
+
+def _attention(op: str, q: list, kv: list, concrete: list) -> float:
+    """FLOP of one attention call with q / k = v dims (bf16), the rest None or Scalar."""
+    n = len(concrete)
+    fit = load_operators().fit(op, [q, kv, kv] + [[]] * (n - 3), [BF] * 3 + ["Scalar"] * (n - 3),
+                               concrete)
+    assert not isinstance(fit, str), fit
+    ((flop, _),) = evaluate([fit])
+    return flop
+
+
+SDPA_CAUSAL = ["", "", "", "", "0.", "True", "", "False"]
+FLASH_CAUSAL = ["", "", "", "", "", "", "", "0.", "True", "False", ""]
+
+
+def _efficient(mask_type: int) -> list:
+    return [""] * 6 + ["", "", "0.", str(mask_type), "False", ""]
+
+
+@pytest.mark.parametrize(("op", "layout", "concrete", "flop"), [
+    # L = 128 queries against S = 1,024 keys, B = 1, H = 32, E = EV = 128.
+    # SDPA's is_causal is top-left (torch.nn.functional.scaled_dot_product_attention's
+    # reference: torch.ones(L, S).tril(diagonal=0)): query i keeps keys 0..i,
+    # Σ_{i<128} (i + 1) = 128·129/2 = 8,256 pairs; 2·1·32·8,256·(128 + 128) = 135,266,304
+    # (4·32·128·8,256; L·S/2 gave 1,073,741,824)
+    ("aten::scaled_dot_product_attention", "BHLE", SDPA_CAUSAL, 135_266_304),
+    # _efficient_attention_forward custom_mask_type 1 = CausalFromTopLeft: the same
+    ("aten::_efficient_attention_forward", "BLHE", _efficient(1), 135_266_304),
+    # flash attention's bottom-right mask (flash_attn_func docstring): query i keeps keys
+    # 0..S − L + i: Σ_{i<128} (897 + i) = 128·897 + 8,128 = 122,944 pairs;
+    # 2·32·122,944·256 = 2,014,314,496
+    ("aten::_flash_attention_forward", "BLHE", FLASH_CAUSAL, 2_014_314_496),
+    # custom_mask_type 2 = CausalFromBottomRight: the same
+    ("aten::_efficient_attention_forward", "BLHE", _efficient(2), 2_014_314_496),
+    # no mask (custom_mask_type 0): 2·32·128·1,024·256 = 2,147,483,648
+    ("aten::_efficient_attention_forward", "BLHE", _efficient(0), 2_147_483_648),
+])
+def test_causal_masks_keep_the_pairs_of_their_corner(op, layout, concrete, flop):
+    q, kv = ([1, 32, 128, 128], [1, 32, 1024, 128]) if layout == "BHLE" else \
+        ([1, 128, 32, 128], [1, 1024, 32, 128])
+    assert _attention(op, q, kv, concrete) == flop
+
+
+@pytest.mark.parametrize(("queries", "keys", "top_left", "bottom_right"), [
+    # flash_attn_func's docstring draws both shapes (1 = keep):
+    # L 2, S 5: bottom-right 11110 / 11111 = 9 pairs; top-left 10000 / 11000 = 3
+    (2, 5, 3, 9),
+    # L 5, S 2: bottom-right 00 / 00 / 00 / 10 / 11 = 3 pairs (three rows keep nothing);
+    # top-left 10 / 11 / 11 / 11 / 11 = 9
+    (5, 2, 9, 3),
+])
+def test_both_corners_against_flash_attentions_drawn_masks(queries, keys, top_left,
+                                                          bottom_right):
+    # one head of E = EV = 1: FLOP = 2·PAIRS·2 = 4·PAIRS
+    q, kv = [1, 1, queries, 1], [1, 1, keys, 1]
+    sdpa = _attention("aten::scaled_dot_product_attention", q, kv, SDPA_CAUSAL)
+    q, kv = [1, queries, 1, 1], [1, keys, 1, 1]
+    flash = _attention("aten::_flash_attention_forward", q, kv, FLASH_CAUSAL)
+    assert (sdpa, flash) == (4 * top_left, 4 * bottom_right)
 
 
 def test_fp32_gemms_on_tf32_tensor_cores_are_tf32():
@@ -363,6 +451,21 @@ def test_fp32_gemm_on_amd_is_matrix_work_and_vector_ops_stay_vector():
     add = models.fit("aten::add", [[4], [4]], [BF, BF], None, amd=True)
     # bf16 elementwise math runs in fp32 (ATen's opmath type)
     assert (gemm.precision, add.precision) == ("fp32-matrix", "fp32")
+
+
+@pytest.mark.parametrize(("op", "dtype", "precision"), [
+    # vector ops compute 16-bit floats in float (at::opmath_type, ATen/OpMathType.h)
+    ("aten::add", FP16, "fp32"), ("aten::add", BF, "fp32"), ("aten::add", FP32, "fp32"),
+    ("aten::add", "double", "fp64"), ("aten::add", "int", "int32"),
+    ("aten::add", "long int", "int64"),
+    ("aten::add", "c10::Float8_e4m3fn", ""),  # no fp8 vector roof: said, never replaced
+    # matrix ops at the dtype's tensor/matrix precision
+    ("aten::mm", BF, "bf16-tensor"), ("aten::mm", FP16, "fp16-tensor"),
+    ("aten::mm", "double", "fp64-tensor"), ("aten::mm", FP32, "fp32"),
+])
+def test_the_precision_rule_of_the_points_docstring(op, dtype, precision):
+    fit = load_operators().fit(op, [[4, 4], [4, 4]], [dtype, dtype], None)
+    assert fit.precision == precision
 
 
 def test_missing_concrete_inputs_are_assumed_and_said():
@@ -453,6 +556,43 @@ def test_link_methods_on_a_synthetic_trace(tmp_path):
     assert [(w.method, w.op) for w in trace.work] == [
         ("time", 2), ("id", 1), ("time", 0), ("no launch", -1), ("outside ops", -1)]
     assert trace.contradicted == 1
+
+
+def test_a_miopen_convolution_bias_is_counted_once_by_its_child_add(tmp_path):
+    # PyTorch adds a MIOpen convolution's bias with output->add_(bias), a child aten::add_
+    # with its own kernel (miopen_convolution_add_bias_, aten/src/ATen/native/miopen/
+    # Conv_miopen.cpp). x [1,4,8,8], w [8,4,3,3], bias [8], padding 1, stride 1, fp32:
+    # OH = OW = floor((8 + 2 − 2 − 1) / 1) + 1 = 8.
+    conv_args = {"External id": 1, "Input Dims": [[1, 4, 8, 8], [8, 4, 3, 3], [8], [], [], [],
+                                                  [], [], []],
+                 "Input type": [FP32, FP32, FP32] + ["ScalarList"] * 3 + ["Scalar"] * 3,
+                 "Concrete Inputs": ["", "", "", "[1, 1]", "[1, 1]", "[1, 1]", "1", "False",
+                                     "False"]}
+    add_args = {"External id": 2, "Input Dims": [[1, 8, 8, 8], [1, 8, 1, 1], []],
+                "Input type": [FP32, FP32, "Scalar"], "Concrete Inputs": ["", "", "1"]}
+    path = _synthetic(tmp_path, [
+        {**_op("aten::miopen_convolution", 0, 20, 1), "args": conv_args}, _launch(2, 7),
+        {**_op("aten::add_", 10, 5, 2), "args": add_args}, _launch(12, 8),
+        _kernel(30, 4, 7, ext=1), _kernel(40, 1, 8, ext=2)])
+    rows = {r["op"]: r for r in pytorch_table(path).operators.iter_rows(named=True)}
+    conv, add = rows["aten::miopen_convolution"], rows["aten::add_"]
+    # the convolution alone: 2·1·8·8·8·4·3·3 = 36,864 FLOP;
+    # x 256·4 + w 288·4 + y 512·4 = 1,024 + 1,152 + 2,048 = 4,224 bytes
+    assert (conv["flop"], conv["bytes"]) == (36_864, 4_224)
+    # the bias add: 512 FLOP; y read 2,048 + bias 32 + y written 2,048 = 4,128 bytes
+    assert (add["flop"], add["bytes"]) == (512, 4_128)
+    # together one bias add, N·F·OH·OW = 512 (the conv counting it too gave 37,888)
+    assert conv["flop"] + add["flop"] == 37_376
+
+
+@pytest.mark.shared
+def test_in_place_triton_kernels_of_the_xdit_trace_count_their_buffer_twice(shared_data):
+    path = _trace(shared_data, "tracelens-mi300x-xdit-sd3.5-239k")
+    row = _row(path, "triton_poi_fused_addmm_gelu_view_15 [2,4096,9728]x[9728] bf16")
+    # in_out_ptr0 [2,4096,9728] read and written, the bias [9728] read:
+    # 2·(2·4096·9728·2) + 9728·2 = 318,767,104 + 19,456 = 318,786,560 per call
+    assert row["model"] == "triton_pointwise"
+    assert row["bytes"] == 318_786_560 * row["launches"]
 
 
 @pytest.mark.shared

@@ -62,6 +62,19 @@ def adapter_options(command):
     return per_launch_option(tensor_option(command))
 
 
+def read_per_launch() -> bool:
+    """Make the running command read its inputs one point per launch (or call).
+
+    ``rooflow check`` and ``model-check`` need every call to compare per call. Returns
+    whether ``--per-launch`` was given, which ``check`` then reads as "pair the calls one
+    to one".
+    """
+    ctx = click.get_current_context()
+    asked = bool(ctx.meta.get(_LAUNCH))
+    ctx.meta[_LAUNCH] = True
+    return asked
+
+
 def settings(**given: Any):
     """Adapter settings: the running command's options and ``given`` ones; None: defaults."""
     from rooflow.settings import Settings

@@ -4,10 +4,13 @@ Formulas (Williams et al., CACM 2009; hierarchical form: Yang et al., "Hierarchi
 Roofline Analysis for GPUs", CCPE 2020):
 
 - attainable(level) = min(compute roof of the point's own precision, AI_level × memory
-  roof_level); a preset without a roof for that precision leaves the point unjudged: no
-  attainable, bound, % of roof, headroom or time saved (``roof_note`` says which roof is
-  missing; :func:`no_compute_roof` selects such rows), never a memory ceiling or another
-  unit's roof standing in
+  roof_level). FLOP read from hardware counters (:data:`COUNTED`) meet the precision's
+  per-instruction roof where the preset has one (AMD fp32, where a packed instruction
+  counts once: :data:`rooflow.roofs.preset.PER_INSTRUCTION`), other FLOP its datasheet
+  roof; ``compute_roof_name`` says which. A preset without a roof for that precision
+  leaves the point unjudged: no attainable, bound, % of roof, headroom or time saved
+  (``roof_note`` says which roof is missing; :func:`no_compute_roof` selects such rows),
+  never a memory ceiling or another unit's roof standing in
 - bound(level) = memory if AI_level × memory roof < compute roof, else compute
 - % of roof = achieved / attainable × 100
 - headroom = attainable / achieved ("can run up to N× faster at the same intensity")
@@ -59,7 +62,17 @@ def _cat(text: str) -> pl.Expr:
     return pl.lit(text, dtype=_CAT)
 
 
+NO_PRECISION = "precision not given"
+"""``roof_note`` of a point without a precision: no compute roof is assumed for it (it is
+not judged, :func:`no_compute_roof`), said in the table, the plot legend and the summary."""
+
 KERNEL_KEY = ["source", "row", "kernel", "series", "pair", "label"]
+
+COUNTED = pl.col("bytes_model") == "measured"
+"""Rows whose FLOP were read from hardware counters: a profiler's points (ncu, rocprof-compute,
+rocprof, rocprofv3, unitrace) have measured bytes and counted operations alike; specs,
+benchmarks, traces and roofline CSVs count FLOP from a model (``bytes_model`` family,
+given, inputs-only, operator)."""
 
 INPUTS_ONLY_NOTE = "bytes of the inputs only (a lower bound): intensity is an upper bound"
 """``roof_note`` of a point whose bytes are ``bytes_model`` inputs-only: a spec variant
@@ -136,10 +149,10 @@ def analyze(
     precisions = distinct(points, "precision").to_list()
     levels = distinct(points, "level").to_list()
     compute = {p: preset.compute_roof(p) for p in precisions}
+    counted = {p: preset.compute_roof(p, counted=True) for p in precisions}
     memory = {lv: preset.memory_roof(lv) for lv in levels}
     memory_roofs = {lv: (m[1] if m else None) for lv, m in memory.items()}
-    datasheet_roof = _per_value(
-        "precision", {p: (c[1] if c else None) for p, c in compute.items()}, pl.Float64())
+    datasheet_roof = _by_flop_source(compute, counted, 1, pl.Float64())
     datasheet_clock = pl.lit(preset.roof_clock_hz, dtype=pl.Float64)
     clocked = points.select(pl.col("clock_hz").is_not_null().any()).item()
     # Only when some point has a clock: a column per row otherwise (10⁶ rows) for nothing.
@@ -151,8 +164,7 @@ def analyze(
     memory_roof = _memory_roof(points, preset, memory_roofs, own)
     frame = points.lazy().with_columns(
         unit=_per_value("precision", {p: op_unit(p) for p in precisions}, _CAT),
-        compute_roof_name=_per_value(
-            "precision", {p: (c[0] if c else None) for p, c in compute.items()}, _CAT),
+        compute_roof_name=_by_flop_source(compute, counted, 0, _CAT),
         compute_roof=(datasheet_roof * (roof_clock / preset.roof_clock_hz) if at_clock
                       else datasheet_roof),
         roof_clock_hz=roof_clock,
@@ -234,6 +246,21 @@ def _per_value(column: str, values: dict, dtype: pl.DataType) -> pl.Expr:
     return pl.col(column).replace_strict(values, return_dtype=dtype)
 
 
+def _by_flop_source(compute: dict, counted: dict, part: int, dtype: pl.DataType) -> pl.Expr:
+    """Item ``part`` (0 key, 1 value) of each row's compute roof, by where its FLOP come from.
+
+    ``counted`` (precision → roof) on :data:`COUNTED` rows, ``compute`` on the others; one
+    lookup when they agree.
+    """
+    model = _per_value("precision", {p: (c[part] if c else None) for p, c in compute.items()},
+                       dtype)
+    if counted == compute:
+        return model
+    per_instruction = _per_value(
+        "precision", {p: (c[part] if c else None) for p, c in counted.items()}, dtype)
+    return pl.when(COUNTED).then(per_instruction).otherwise(model)
+
+
 def _has_inputs_only(points: pl.DataFrame) -> bool:
     """Whether some point's bytes are its inputs' only (``bytes_model`` inputs-only)."""
     return "inputs-only" in distinct(points, "bytes_model").cast(pl.String).to_list()
@@ -261,6 +288,8 @@ def _roof_note(preset: Preset, levels: list[str], precisions: list[str],
                clock_notes: Sequence[tuple[pl.Expr, str]] = ()) -> pl.Expr:
     """Which roof a row lacks on ``preset`` ("" when it has both); :data:`INPUTS_ONLY_NOTE`.
 
+    A row judged on a memory roof with a caveat (:attr:`Preset.roof_notes`) gets it.
+
     Built from per-level and per-precision lookups (Categorical), never a string per row;
     the bytes note is added (after "; " when a roof note is there) only when
     ``inputs_only`` says some row needs it, and each of ``clock_notes``
@@ -270,16 +299,20 @@ def _roof_note(preset: Preset, levels: list[str], precisions: list[str],
                           _CAT)
     no_precision = _per_value(
         "precision", {p: f"no {p} roof on {preset.key}" for p in precisions}, _CAT)
+    # A caveat of the memory roof a row is judged on (a partition's HBM: an upper bound).
+    caveats = {lv: preset.roof_notes.get(m[0], "") if (m := preset.memory_roof(lv)) else ""
+               for lv in levels}
+    caveat = _per_value("level", caveats, _CAT) if any(caveats.values()) else _cat("")
     note = (
         pl.when(pl.col("memory_roof").is_null())
         .then(no_level)
         .when(pl.col("bandwidth_only"))
-        .then(_cat(""))
+        .then(caveat)
         .when(pl.col("precision") == "")
-        .then(_cat(f"precision not given: default {preset.default_compute} roof"))
+        .then(_cat(NO_PRECISION))
         .when(pl.col("compute_roof").is_null())
         .then(no_precision)
-        .otherwise(_cat(""))
+        .otherwise(caveat)
     )
     added = [(pl.col("bytes_model") == "inputs-only", INPUTS_ONLY_NOTE)] if inputs_only else []
     for rows, extra in [*added, *clock_notes]:

@@ -1,27 +1,37 @@
-"""A performance gate for CI: did a kernel fall further from its roof than its noise allows?
+"""A performance gate for CI: did a kernel's time per call grow more than its noise allows?
 
-:func:`check_runs` compares two runs (canonical points of any kinds, analysed on one
-preset) kernel by kernel, matched on the kernel name (optionally normalized as in
-:mod:`rooflow.compare`) and series where both runs name the same series.
+:func:`check_runs` compares two runs (analysis tables of one preset, read one row per
+call: ncu launches, PyTorch operator calls, repeated rows of a roofline CSV) kernel by
+kernel. A kernel is its name (optionally normalized as in :mod:`rooflow.compare`; a
+PyTorch call's operator and input shapes, without its event index), its series and its
+pair, the last two where both runs name the same ones. With ``pair_calls`` (``check
+--per-launch``) each call is its own kernel, matched by name and order among the calls of
+that name (``aten::mm [4,4]x[4,4] fp32 #2``: the second such call).
 
-Per kernel and run, over its launches (the rows of one kernel name at its first memory
-level: one per launch, dispatch or repeat the input holds; ncu ``--per-launch``,
-rocprof dispatches, repeated roofline rows):
+Per kernel and run, over its n calls (its rows at its first memory level, one per call):
 
-- time = median of the launch times (s)
-- % of roof = median of 100 / kernel headroom (the % of the roof at the binding level:
-  compute or memory roof for FLOP kernels, the memory roof for bandwidth-only ones)
-- noise = median absolute deviation of the launch times / their median (relative MAD;
-  0 with one launch)
+- compared quantity: the time per call (s), else, where a run has no times, the
+  throughput (FLOP/s, or byte/s for bandwidth-only rows) — said in ``compared``
+- m = the **median** over the calls; σ = 1.4826 × their median absolute deviation (a
+  normal standard deviation, robust to outliers); ``noise_pct`` = σ / m
+- the median's standard error, for n iid normal-ish calls, se = 1.2533 σ / √n
+  (√(π/2) = 1.2533: the median's asymptotic variance π σ² / 2n; Kenney & Keeping,
+  *Mathematics of Statistics*, 1962, §13.13)
 
-Verdict: slowdown = time_new / time_baseline − 1 and roof drop = 1 − pct_new / pct_baseline;
-allowed = max(``max_slowdown``, ``noise_k`` × 1.4826 × √(noise_baseline² + noise_new²))
-(1.4826 × MAD estimates a standard deviation; ``noise_k`` = 3 by default; a kernel that a
-regular expression of ``overrides`` matches has that tolerance instead of
-``max_slowdown``, the first match winning). A kernel
-*regresses* when its slowdown or its roof drop is above the allowed value. Kernels of one
-run only are listed (``only in baseline`` / ``only in new``), never silently ignored,
-and do not fail the gate; kernels without a time in both runs are ``not judged``.
+Verdict: slowdown = m_new / m_base − 1 for times (m_base / m_new − 1 for throughputs);
+roof drop = 1 − % of roof new / baseline (medians of 100 / kernel headroom);
+combined relative se = √((se_base / m_base)² + (se_new / m_new)²);
+allowed = max(floor, q × combined se), q the one-sided ``confidence`` quantile of
+Student's t with min(n) − 1 degrees of freedom (3.09 for many calls at 99.9 %; the t
+quantile, not the normal one, because σ is estimated from few calls). A side with one
+call takes the other side's σ / m; a kernel with one call per side has no noise estimate
+and is judged on the floor alone (``note`` says so). The floor is ``max_slowdown``, or
+for a kernel a regular expression of ``overrides`` matches, that tolerance (the first
+match wins). A kernel *regresses* when its slowdown or its roof drop is above allowed.
+
+Kernels of one run only are listed (``only in baseline`` / ``only in new``), never silently
+ignored, and do not fail the gate; kernels with neither times nor throughputs of one unit
+in both runs are ``not judged``. :meth:`CheckResult.unjudged` says why nothing was judged.
 """
 
 from __future__ import annotations
@@ -29,8 +39,11 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from rooflow.escape import markdown_cell, terminal_text, xml_text
 
 if TYPE_CHECKING:
     import polars as pl
@@ -38,14 +51,59 @@ if TYPE_CHECKING:
 REGRESSED, OK, NOT_JUDGED = "regressed", "ok", "not judged"
 ONLY_BASELINE, ONLY_NEW = "only in baseline", "only in new"
 MAD_TO_SIGMA = 1.4826
+MEDIAN_SE = math.sqrt(math.pi / 2)  # 1.2533: se of a median = 1.2533 σ / √n
 DEFAULT_MAX_SLOWDOWN = 0.05
-DEFAULT_NOISE_K = 3.0
+DEFAULT_CONFIDENCE = 0.999
+MAX_DF = 1000
+"""Degrees of freedom above which the t quantile is taken at 1000 (3.098 at 99.9 %, the
+normal 3.090): a little wider, never narrower, and no series to sum per call."""
+FLOOR_ONLY = "one call per side: judged on the floor alone"
+TIME = "time per call"
 
-COLUMNS = ["kernel", "series", "status", "launches_baseline", "launches_new",
-           "time_s_baseline", "time_s_new", "slowdown_pct", "pct_of_roof_baseline",
-           "pct_of_roof_new", "roof_drop_pct", "noise_pct_baseline", "noise_pct_new",
-           "allowed_pct"]
-"""The check table's columns (``*_pct``: percent; ``time_s_*``: seconds)."""
+COLUMNS = ["kernel", "series", "pair", "status", "compared", "calls_baseline", "calls_new",
+           "time_s_baseline", "time_s_new", "throughput_baseline", "throughput_new",
+           "slowdown_pct", "pct_of_roof_baseline", "pct_of_roof_new", "roof_drop_pct",
+           "noise_pct_baseline", "noise_pct_new", "se_pct", "quantile", "allowed_pct",
+           "note"]
+"""The check table's columns (``*_pct``: percent; ``time_s_*``: median seconds per call;
+``throughput_*``: median FLOP/s, OP/s or byte/s per call, as ``compared`` says)."""
+
+
+@lru_cache(maxsize=256)
+def t_quantile(p: float, df: int) -> float:
+    """The ``p`` quantile (one-sided, 0.5 < p < 1) of Student's t with ``df`` ≥ 1.
+
+    By bisection on the closed-form distribution for integer degrees of freedom
+    (Abramowitz & Stegun, *Handbook of Mathematical Functions*, 26.7.3 and 26.7.4);
+    ``df`` above :data:`MAX_DF` is taken as :data:`MAX_DF`.
+    """
+    nu = min(int(df), MAX_DF)
+    target = 2 * p - 1  # P(|T| <= t)
+
+    def within(t: float) -> float:
+        theta = math.atan(t / math.sqrt(nu))
+        c2, s = math.cos(theta) ** 2, math.sin(theta)
+        if nu % 2:
+            if nu == 1:
+                return 2 * theta / math.pi
+            term = total = math.cos(theta)
+            for k in range(1, (nu - 1) // 2):
+                term *= 2 * k / (2 * k + 1) * c2
+                total += term
+            return 2 / math.pi * (theta + s * total)
+        term = total = 1.0
+        for k in range(1, nu // 2):
+            term *= (2 * k - 1) / (2 * k) * c2
+            total += term
+        return s * total
+
+    low, high = 0.0, 1.0
+    while within(high) < target:
+        low, high = high, high * 2
+    for _ in range(100):
+        mid = (low + high) / 2
+        low, high = (mid, high) if within(mid) < target else (low, mid)
+    return high
 
 
 @dataclass(frozen=True)
@@ -54,7 +112,7 @@ class CheckResult:
 
     table: pl.DataFrame
     max_slowdown: float
-    noise_k: float
+    confidence: float
 
     @property
     def regressed(self) -> pl.DataFrame:
@@ -67,107 +125,229 @@ class CheckResult:
         """How many kernels have ``status``."""
         return int((self.table["status"] == status).sum())
 
+    @property
+    def judged(self) -> int:
+        """How many kernels were judged (ok or regressed)."""
+        return self.count(OK) + self.count(REGRESSED)
+
     def lines(self) -> list[str]:
-        """One line per regressed kernel (what CI prints)."""
+        """One line per regressed kernel (what CI prints); names terminal-safe."""
         return [_line(r) for r in self.regressed.iter_rows(named=True)]
 
     def summary(self) -> str:
         """One line: regressed of judged, and the kernels not judged or of one run only."""
-        judged = self.count(OK) + self.count(REGRESSED)
-        text = (f"{self.count(REGRESSED)} of {judged} kernels regressed (allowed slowdown "
-                f"{self.max_slowdown * 100:g} %, or {self.noise_k:g} x their noise)")
+        text = (f"{self.count(REGRESSED)} of {self.judged} kernels regressed (time per call, "
+                f"median over calls; allowed: the {self.max_slowdown * 100:g} % floor, or "
+                f"the one-sided {self.confidence * 100:g} % bound of their noise)")
         others = [f"{self.count(s)} {s}" for s in (ONLY_BASELINE, ONLY_NEW, NOT_JUDGED)
                   if self.count(s)]
+        notes = self.table["note"]
+        floor_only = int((notes == FLOOR_ONLY).sum())
+        if floor_only:
+            others.append(f"{floor_only} with {FLOOR_ONLY}")
+        by_rate = int(self.table["compared"].is_in(["FLOP/s", "OP/s", "byte/s"]).sum())
+        if by_rate:
+            others.append(f"{by_rate} compared by throughput (no times)")
         return text + ("; " + ", ".join(others) if others else "")
+
+    def unjudged(self) -> str | None:
+        """Why no kernel was judged (one line), or None when one was."""
+        if self.judged:
+            return None
+        if self.table.is_empty():
+            return "nothing judged: neither run holds a kernel"
+        one_run = self.count(ONLY_BASELINE) + self.count(ONLY_NEW)
+        if one_run == self.table.height:
+            return (f"nothing judged: no kernel in common ({self.count(ONLY_BASELINE)} only "
+                    f"in baseline, {self.count(ONLY_NEW)} only in new)")
+        return (f"nothing judged: {self.count(NOT_JUDGED)} kernel(s) in common, none with "
+                "times or throughputs of one unit in both runs")
+
+
+def _label(r: Mapping) -> str:
+    """The kernel's name with its series and pair (where they are not the defaults)."""
+    extra = [f"series {r['series']}"] if r["series"] not in (None, "", "kernel") else []
+    extra += [f"pair {r['pair']}"] if r["pair"] else []
+    return r["kernel"] + (f" ({', '.join(extra)})" if extra else "")
+
+
+def _value(r: Mapping, side: str) -> str:
+    if r["compared"] == TIME:
+        return f"{r[f'time_s_{side}'] * 1e3:.4g} ms"
+    return f"{r[f'throughput_{side}']:.4g} {r['compared']}"
 
 
 def _line(r: Mapping) -> str:
     roof = ""
-    if r["pct_of_roof_baseline"] is not None and r["pct_of_roof_new"] is not None:
+    if r["roof_drop_pct"] is not None:
         roof = (f", % of roof {r['pct_of_roof_baseline']:.3g} -> {r['pct_of_roof_new']:.3g}"
                 f" ({-r['roof_drop_pct']:+.1f} %)")
-    return (f"REGRESSED {r['kernel']}: time {r['time_s_baseline'] * 1e3:.4g} ms -> "
-            f"{r['time_s_new'] * 1e3:.4g} ms ({r['slowdown_pct']:+.1f} %){roof}; allowed "
-            f"{r['allowed_pct']:.1f} % (noise {r['noise_pct_baseline']:.1f} % / "
-            f"{r['noise_pct_new']:.1f} % over {r['launches_baseline']} / "
-            f"{r['launches_new']} launches)")
+    noise = (FLOOR_ONLY if r["note"] == FLOOR_ONLY else
+             f"noise {r['noise_pct_baseline']:.1f} % / {r['noise_pct_new']:.1f} %, "
+             f"se {r['se_pct']:.2f} % x {r['quantile']:.3g}")
+    what = "time per call" if r["compared"] == TIME else r["compared"]
+    return terminal_text(
+        f"REGRESSED {_label(r)}: {what} {_value(r, 'baseline')} -> {_value(r, 'new')} "
+        f"({r['slowdown_pct']:+.1f} %){roof}; allowed {r['allowed_pct']:.1f} % ({noise}; "
+        f"{r['calls_baseline']} / {r['calls_new']} calls)")
 
 
-def _per_kernel(table: pl.DataFrame, normalize: bool) -> pl.DataFrame:
-    """One row per kernel (name, series): launches, median time, % of roof, noise."""
+def per_call_name(table: pl.DataFrame) -> pl.Expr:
+    """A call's kernel: its name, less a PyTorch call's `` @<event index>`` (per call)."""
     import polars as pl
 
+    index = pl.lit(" @") + pl.col("row").cast(pl.String)
+    pytorch = (pl.col("series").cast(pl.String) == "pytorch") & (pl.col("row") > 0)
+    return pl.when(pytorch).then(pl.col("kernel").str.strip_suffix(index)).otherwise(
+        pl.col("kernel"))
+
+
+def _calls(table: pl.DataFrame, normalize: bool, pair_calls: bool) -> pl.DataFrame:
+    """One row per call: name, series, pair, time, throughput and its unit, % of roof."""
+    import polars as pl
+
+    from rooflow.analysis import KERNEL_KEY
     from rooflow.compare import normalize_name
 
-    names = table["kernel"].unique().to_list()
-    mapping = {n: (normalize_name(n) if normalize else n) for n in names}
-    first_level = pl.col("level") == pl.col("level").first().over("kernel")
-    rows = table.filter(first_level).with_columns(
-        name=pl.col("kernel").replace_strict(mapping, return_dtype=pl.String),
+    calls = table.with_row_index("_i").unique(KERNEL_KEY, keep="first", maintain_order=True)
+    calls = calls.with_columns(name=per_call_name(calls), series=pl.col("series").cast(
+        pl.String), pair=pl.col("pair").fill_null(""))
+    if normalize:
+        names = calls["name"].unique().to_list()
+        mapping = {n: normalize_name(n) for n in names}
+        calls = calls.with_columns(name=pl.col("name").replace_strict(
+            mapping, return_dtype=pl.String))
+    group = ["name", "series", "pair"]
+    calls = calls.sort("row", "_i").with_columns(
+        order=pl.int_range(1, pl.len() + 1).over(group)).sort("_i")
+    if pair_calls:
+        calls = calls.with_columns(name=pl.format("{} #{}", "name", "order"))
+    bandwidth = pl.col("bandwidth_only").fill_null(False)
+    measured = ~pl.col("theoretical").fill_null(False)
+    return calls.select(
+        *group, time=pl.col("time_s"),
+        throughput=pl.when(measured).then(pl.when(bandwidth).then(pl.col(
+            "achieved_bandwidth")).otherwise(pl.col("performance"))),
+        rate=pl.when(bandwidth).then(pl.lit("byte/s")).otherwise(
+            pl.col("unit").cast(pl.String) + "/s"),
         pct=100 / pl.col("kernel_headroom"))
-    t = pl.col("time_s")
-    return rows.group_by("name", "series", maintain_order=True).agg(
-        launches=pl.len(),
-        time=t.median(),
-        pct=pl.col("pct").median(),
-        noise=((t - t.median()).abs().median() / t.median()),
-    )
+
+
+def _per_kernel(table: pl.DataFrame, normalize: bool, pair_calls: bool) -> pl.DataFrame:
+    """One row per kernel: calls; median, σ of time and throughput; median % of roof."""
+    import polars as pl
+
+    def spread(c: pl.Expr) -> pl.Expr:
+        return MAD_TO_SIGMA * (c - c.median()).abs().median()
+
+    t, r = pl.col("time"), pl.col("throughput")
+    return _calls(table, normalize, pair_calls).group_by(
+        "name", "series", "pair", maintain_order=True).agg(
+        calls=pl.len(),
+        time=pl.when(t.null_count() == 0).then(t.median()),
+        time_sigma=spread(t),
+        thr=pl.when((r.null_count() == 0) & (pl.col("rate").n_unique() == 1)).then(
+            r.median()),
+        thr_sigma=spread(r), rate=pl.col("rate").first(), pct=pl.col("pct").median())
+
+
+def _judge(r: dict, floor: float, confidence: float) -> dict:
+    """The verdict columns of one kernel found in both runs (module docstring)."""
+    out: dict = {"status": NOT_JUDGED, "compared": None, "note": None}
+    nb, nn = r["calls"], r["calls_new"]
+    if r["time"] and r["time_new"] and r["time"] > 0 and r["time_new"] > 0:
+        out["compared"] = TIME
+        mb, mn, sb, sn = r["time"], r["time_new"], r["time_sigma"], r["time_sigma_new"]
+        slowdown = mn / mb - 1
+    elif (r["thr"] and r["thr_new"] and r["thr"] > 0 and r["thr_new"] > 0
+          and r["rate"] == r["rate_new"]):
+        out["compared"] = r["rate"]
+        mb, mn, sb, sn = r["thr"], r["thr_new"], r["thr_sigma"], r["thr_sigma_new"]
+        slowdown = mb / mn - 1
+    else:
+        out["note"] = "no times, nor throughputs of one unit, in both runs"
+        return out
+    rel_b, rel_n = (sb or 0.0) / mb, (sn or 0.0) / mn
+    if nb == 1 and nn == 1:
+        allowed, se, q = floor, None, None
+        out["note"] = FLOOR_ONLY
+    else:
+        if nb == 1:
+            rel_b, out["note"] = rel_n, "baseline's noise from new's calls (one call)"
+        elif nn == 1:
+            rel_n, out["note"] = rel_b, "new's noise from baseline's calls (one call)"
+        se = MEDIAN_SE * math.sqrt(rel_b ** 2 / nb + rel_n ** 2 / nn)
+        q = t_quantile(confidence, min(n for n in (nb, nn) if n > 1) - 1)
+        allowed = max(floor, q * se)
+    drop = 1 - r["pct_new"] / r["pct"] if r["pct"] and r["pct_new"] else None
+    worse = slowdown > allowed or (drop is not None and drop > allowed)
+    out.update(status=REGRESSED if worse else OK, slowdown_pct=slowdown * 100,
+               roof_drop_pct=None if drop is None else drop * 100,
+               noise_pct_baseline=rel_b * 100, noise_pct_new=rel_n * 100,
+               se_pct=None if se is None else se * 100, quantile=q,
+               allowed_pct=allowed * 100)
+    return out
 
 
 def check_runs(baseline: pl.DataFrame, new: pl.DataFrame, *,
-               max_slowdown: float = DEFAULT_MAX_SLOWDOWN, noise_k: float = DEFAULT_NOISE_K,
-               normalize: bool = False,
+               max_slowdown: float = DEFAULT_MAX_SLOWDOWN,
+               confidence: float = DEFAULT_CONFIDENCE, normalize: bool = False,
+               pair_calls: bool = False,
                overrides: Mapping[str, float] | None = None) -> CheckResult:
     """Judge ``new`` against ``baseline`` (analysis tables of one preset; module docstring).
 
     Args:
-        baseline: the reference run, an :func:`rooflow.analysis.analyze` table
-            (``kernel_headroom`` and ``time_s`` needed).
+        baseline: the reference run, an :func:`rooflow.analysis.analyze` table of one row
+            per call and level (``kernel_headroom`` and ``time_s`` or ``performance``
+            needed).
         new: the run judged, the same way.
-        max_slowdown: the tolerance (0.05: 5 %).
-        noise_k: how many standard deviations of run-to-run noise a slowdown may reach.
+        max_slowdown: the floor of the tolerance (0.05: 5 %).
+        confidence: one-sided level of the noise bound (0.999: a slowdown of pure noise
+            passes 99.9 % of the time, beyond the floor).
         normalize: match kernels without template arguments and parameter lists.
+        pair_calls: match each call to the call of the same name and order.
         overrides: regular expression (searched in the kernel name, case-insensitive) →
-            that kernel's tolerance instead of ``max_slowdown``; the first match wins.
+            that kernel's floor instead of ``max_slowdown``; the first match wins.
     """
+    import re
+
     import polars as pl
 
-    base, other = _per_kernel(baseline, normalize), _per_kernel(new, normalize)
-    key = ["name"] + (["series"] if set(base["series"]) & set(other["series"]) else [])
+    base = _per_kernel(baseline, normalize, pair_calls)
+    other = _per_kernel(new, normalize, pair_calls)
+    key = ["name"] + [c for c in ("series", "pair") if set(base[c]) & set(other[c])]
     joined = base.join(other, on=key, how="full", coalesce=True, suffix="_new",
                        maintain_order="left_right")
-    if "series_new" in joined.columns:  # matched on name alone: the baseline's series
-        joined = joined.with_columns(series=pl.coalesce("series", "series_new"))
-    noise = (pl.col("noise").fill_null(0) ** 2 + pl.col("noise_new").fill_null(0) ** 2).sqrt()
-    tolerance = pl.lit(max_slowdown)
-    for pattern, value in reversed(list((overrides or {}).items())):  # the first wins
-        tolerance = pl.when(pl.col("name").str.contains(f"(?i){pattern}")).then(
-            pl.lit(value)).otherwise(tolerance)
-    allowed = pl.max_horizontal(tolerance, noise_k * MAD_TO_SIGMA * noise)
-    slowdown = pl.col("time_new") / pl.col("time") - 1
-    drop = 1 - pl.col("pct_new") / pl.col("pct")
-    worse = (slowdown > allowed).fill_null(False) | (drop > allowed).fill_null(False)
-    status = (
-        pl.when(pl.col("launches").is_null()).then(pl.lit(ONLY_NEW))
-        .when(pl.col("launches_new").is_null()).then(pl.lit(ONLY_BASELINE))
-        .when(slowdown.is_null() | ~slowdown.is_finite()).then(pl.lit(NOT_JUDGED))
-        .when(worse).then(pl.lit(REGRESSED))
-        .otherwise(pl.lit(OK))
-    )
-    table = joined.select(
-        kernel="name", series=pl.col("series").cast(pl.String), status=status,
-        launches_baseline=pl.col("launches").fill_null(0),
-        launches_new=pl.col("launches_new").fill_null(0),
-        time_s_baseline="time", time_s_new="time_new", slowdown_pct=slowdown * 100,
-        pct_of_roof_baseline="pct", pct_of_roof_new="pct_new", roof_drop_pct=drop * 100,
-        noise_pct_baseline=pl.col("noise") * 100, noise_pct_new=pl.col("noise_new") * 100,
-        allowed_pct=allowed * 100,
-    )
+    patterns = [(re.compile(p, re.IGNORECASE), v) for p, v in (overrides or {}).items()]
+    rows = []
+    for r in joined.iter_rows(named=True):
+        row: dict[str, Any] = dict.fromkeys(COLUMNS)
+        series = r["series"] if r["series"] is not None else r.get("series_new")
+        pair = r["pair"] if r["pair"] is not None else r.get("pair_new")
+        row.update(kernel=r["name"], series=series or "", pair=pair or "",
+                   calls_baseline=r["calls"] or 0, calls_new=r["calls_new"] or 0,
+                   time_s_baseline=r["time"], time_s_new=r["time_new"],
+                   throughput_baseline=r["thr"], throughput_new=r["thr_new"],
+                   pct_of_roof_baseline=r["pct"], pct_of_roof_new=r["pct_new"])
+        if r["calls"] is None:
+            row["status"] = ONLY_NEW
+        elif r["calls_new"] is None:
+            row["status"] = ONLY_BASELINE
+        else:
+            floor = next((v for p, v in patterns if p.search(r["name"])), max_slowdown)
+            row.update(_judge(r, floor, confidence))
+        if row["compared"] in (None, TIME):
+            row["throughput_baseline"] = row["throughput_new"] = None
+        rows.append(row)
+    schema = {c: pl.Float64 for c in COLUMNS} | {
+        c: pl.String for c in ("kernel", "series", "pair", "status", "compared", "note")} | {
+        "calls_baseline": pl.Int64, "calls_new": pl.Int64}
+    table = pl.DataFrame(rows, schema=schema, orient="row")
     # Regressions first (worst slowdown first), then the rest in the baseline's order.
     table = table.with_row_index("_i").sort(
         [pl.col("status") != REGRESSED, pl.col("slowdown_pct").neg(), "_i"],
         nulls_last=True).drop("_i")
-    return CheckResult(table=table, max_slowdown=max_slowdown, noise_k=noise_k)
+    return CheckResult(table=table, max_slowdown=max_slowdown, confidence=confidence)
 
 
 def parse_override(text: str) -> tuple[str, float]:
@@ -196,49 +376,72 @@ def parse_fraction(text: str) -> float:
     return value
 
 
-def markdown(result: CheckResult, title: str) -> str:
-    """A Markdown summary for a CI job page: the verdict, then every kernel."""
-    head = ["kernel", "status", "time (ms) base -> new", "slowdown", "% of roof",
-            "noise", "allowed"]
-    lines = [f"## {title}", "", result.summary(), "", "| " + " | ".join(head) + " |",
-             "|" + "---|" * len(head)]
+def _md(text: object) -> str:
+    """Text as a Markdown cell, control characters visible (a CI log shows the file raw)."""
+    return markdown_cell(terminal_text(text))
 
-    def f(value, fmt: str) -> str:
-        return "" if value is None else format(value, fmt)
+
+def markdown(result: CheckResult, title: str) -> str:
+    """A Markdown summary for a CI job page: the verdict, then every kernel.
+
+    Every cell holds text (``n/a`` where a run has no value); names are escaped
+    (:func:`rooflow.escape.markdown_cell`, control characters by
+    :func:`rooflow.escape.terminal_text`), so none becomes markup.
+    """
+    head = ["kernel", "series", "pair", "status", "compared", "calls", "base -> new",
+            "slowdown", "% of roof", "noise", "allowed", "note"]
+    lines = [f"## {_md(title)}", "", _md(result.summary()), "",
+             "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+
+    def f(value, fmt: str, unit: str = "") -> str:
+        return "n/a" if value is None else format(value, fmt) + unit
 
     for r in result.table.iter_rows(named=True):
-        time = (f"{f(r['time_s_baseline'] and r['time_s_baseline'] * 1e3, '.4g')} -> "
-                f"{f(r['time_s_new'] and r['time_s_new'] * 1e3, '.4g')}")
+        if r["compared"] == TIME:
+            values = (f"{f(r['time_s_baseline'] * 1e3, '.4g')} -> "
+                      f"{f(r['time_s_new'] * 1e3, '.4g')} ms")
+        elif r["compared"]:
+            values = (f"{f(r['throughput_baseline'], '.4g')} -> "
+                      f"{f(r['throughput_new'], '.4g')} {r['compared']}")
+        else:
+            values = "n/a"
         roof = f"{f(r['pct_of_roof_baseline'], '.3g')} -> {f(r['pct_of_roof_new'], '.3g')}"
-        noise = f"{f(r['noise_pct_baseline'], '.1f')} / {f(r['noise_pct_new'], '.1f')} %"
-        name = r["kernel"].replace("|", "\\|")
+        noise = (f"{f(r['noise_pct_baseline'], '.1f', ' %')} / "
+                 f"{f(r['noise_pct_new'], '.1f', ' %')}")
         status = f"**{r['status']}**" if r["status"] == REGRESSED else r["status"]
-        lines.append(f"| `{name}` | {status} | {time} | {f(r['slowdown_pct'], '+.1f')} % | "
-                     f"{roof} | {noise} | {f(r['allowed_pct'], '.1f')} % |")
+        cells = [_md(r["kernel"]), _md(r["series"] or "n/a"),
+                 _md(r["pair"] or "none"), status, r["compared"] or "n/a",
+                 f"{r['calls_baseline']} / {r['calls_new']}", values,
+                 f(r["slowdown_pct"], "+.1f", " %"), roof, noise,
+                 f(r["allowed_pct"], ".1f", " %"), _md(r["note"] or "-")]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
 def junit(result: CheckResult, suite: str) -> str:
-    """JUnit XML: one test case per kernel.
+    """JUnit XML: one test case per kernel, classname ``<suite>.<series>``.
 
-    A regression is a failure; kernels of one run only and kernels not judged are skipped,
-    with the reason.
+    The test case's name is the kernel's, with its pair where it has one. A regression is
+    a failure; kernels of one run only and kernels not judged are skipped, with the
+    reason. Every name is XML-safe (:func:`rooflow.escape.xml_text`).
     """
     import xml.etree.ElementTree as ET
 
     root = ET.Element("testsuites")
-    cases = result.table.iter_rows(named=True)
-    node = ET.SubElement(root, "testsuite", name=suite, tests=str(result.table.height),
+    node = ET.SubElement(root, "testsuite", name=xml_text(suite),
+                         tests=str(result.table.height),
                          failures=str(result.count(REGRESSED)),
-                         skipped=str(result.table.height - result.count(OK)
-                                     - result.count(REGRESSED)))
-    for r in cases:
-        case = ET.SubElement(node, "testcase", classname=suite, name=r["kernel"],
-                             time=f"{r['time_s_new'] or 0:.9f}")
+                         skipped=str(result.table.height - result.judged))
+    for r in result.table.iter_rows(named=True):
+        name = r["kernel"] + (f" (pair {r['pair']})" if r["pair"] else "")
+        time = r["time_s_new"] if r["compared"] == TIME else None
+        case = ET.SubElement(node, "testcase", classname=xml_text(f"{suite}.{r['series']}"),
+                             name=xml_text(name), time=f"{time or 0:.9f}")
         if r["status"] == REGRESSED:
-            ET.SubElement(case, "failure", message=_line(r), type="regression")
+            ET.SubElement(case, "failure", message=xml_text(_line(r)), type="regression")
         elif r["status"] != OK:
-            ET.SubElement(case, "skipped", message=r["status"])
+            reason = r["status"] + (f": {r['note']}" if r["note"] else "")
+            ET.SubElement(case, "skipped", message=xml_text(reason))
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 

@@ -390,8 +390,9 @@ def from_ncu(exports, output, per_launch, preset_out) -> None:
 def from_rocprof(path, output) -> None:
     """AMD profiler export → canonical points (`convert`, AMD kinds only).
 
-    PATH: a rocprof-compute/Omniperf workload folder (pmc_perf.csv), a rocprofv3
-    *_counter_collection.csv, or a folder of rocprof v1 CSVs (results.csv + counter runs).
+    PATH: a rocprof-compute/Omniperf workload folder (pmc_perf.csv) or database
+    (rocprof_compute_*.db), a rocprofv3 *_counter_collection.csv or rocpd database
+    (*_results.db), or a folder of rocprof v1 CSVs (results.csv + counter runs).
     """
     from rooflow.adapters import load_points
     from rooflow.adapters.amd.detect import detect

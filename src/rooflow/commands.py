@@ -62,13 +62,18 @@ class Group(click.Group):
 
 
 def _bad_input(message: str) -> NoReturn:
-    """Exit 2 with the one error line: to a gate, exit 1 means "regressed"."""
-    click.echo(f"rooflow: error: {message}", err=True)
+    """Exit 2 with the one error line: to a gate, exit 1 means "regressed".
+
+    The line is terminal-safe (:func:`rooflow.escape.terminal_text`): it may quote a name.
+    """
+    from rooflow.escape import terminal_text
+
+    click.echo(f"rooflow: error: {terminal_text(message)}", err=True)
     sys.exit(2)
 
 
 class _Gate(click.Command):
-    """A command whose usage errors exit 2, as its bad inputs do."""
+    """A command whose usage errors and bad inputs exit 2 (exit 1 is its verdict)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         try:
@@ -87,8 +92,10 @@ class _Gate(click.Command):
             _bad_input(str(err))
         try:
             return super().invoke(ctx)
-        except click.UsageError as err:
+        except click.ClickException as err:  # a usage error, a file click cannot open
             _bad_input(err.format_message())
+        except InputError as err:  # bad input found while it runs: trouble, not a verdict
+            _bad_input(str(err))
 
 
 def check_command(preset_options, kind_option, load_files, select_preset) -> click.Command:
@@ -97,16 +104,13 @@ def check_command(preset_options, kind_option, load_files, select_preset) -> cli
     So its --hardware and --hardware-file behave as every other command's.
     """
 
-    def fraction(value: str | None) -> float | None:
+    def fraction(option: str, value: str | None) -> float:
         from rooflow.check import parse_fraction
 
-        if value is None:
-            return None
         try:
-            return parse_fraction(value)
+            return parse_fraction(value or "0")
         except ValueError:
-            _bad_input(f"--max-slowdown '{value}' is not a percentage (5%) or a fraction "
-                       "(0.05)")
+            _bad_input(f"{option} '{value}' is not a percentage (5%) or a fraction (0.05)")
 
     @click.command("check", cls=_Gate)
     @click.argument("baseline", type=click.Path(path_type=Path))
@@ -114,14 +118,18 @@ def check_command(preset_options, kind_option, load_files, select_preset) -> cli
     @kind_option
     @preset_options
     @click.option("--max-slowdown", default="5%", show_default=True,
-                  help="Tolerance: slowdown (or drop in % of roof) allowed, e.g. 5% or 0.05.")
+                  help="The floor of the tolerance: slowdown per call (or drop in % of "
+                       "roof) always allowed, e.g. 5% or 0.05.")
     @click.option("--allow", "overrides", multiple=True, metavar="REGEX=TOLERANCE",
-                  help="Per-kernel tolerance instead of --max-slowdown for kernels the "
+                  help="Per-kernel floor instead of --max-slowdown for kernels the "
                        "regular expression matches, e.g. 'allreduce=15%' (repeatable; the "
                        "first match wins).")
-    @click.option("--noise-k", type=click.FloatRange(min=0), default=3.0, show_default=True,
-                  help="Allowed multiple of the run-to-run noise (1.4826 x MAD of the "
-                       "launch times), where it is wider than --max-slowdown.")
+    @click.option("--confidence", default="99.9%", show_default=True,
+                  help="One-sided level of the noise bound: a slowdown within the "
+                       "standard error of the medians times this Student-t quantile passes.")
+    @click.option("--allow-unjudged", is_flag=True,
+                  help="Exit 0, not 2, when no kernel can be judged (no kernel in common, "
+                       "no times).")
     @click.option("--normalize-names", is_flag=True,
                   help="Match kernels without template arguments and parameter lists.")
     @click.option("--markdown", "markdown_path", type=click.Path(dir_okay=False, path_type=Path),
@@ -132,31 +140,43 @@ def check_command(preset_options, kind_option, load_files, select_preset) -> cli
                   help="Also write the per-kernel table here (CSV; .json: JSON).")
     @table_options()
     def check(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware_file,
-              max_slowdown, overrides, noise_k, normalize_names, markdown_path, junit_path,
-              output, selection) -> None:
+              max_slowdown, overrides, confidence, allow_unjudged, normalize_names,
+              markdown_path, junit_path, output, selection) -> None:
         """CI gate: exit 1 when a kernel regressed from BASELINE to NEW, else 0.
 
-        A kernel regresses when it is slower (or further from its roof) by more than
-        --max-slowdown or its run-to-run noise. Prints one line per regressed kernel;
-        bad input exits 2 (docs/cli.md#performance-gate).
+        A kernel regresses when its time per call (the median over its calls) grew by
+        more than --max-slowdown or its noise. Prints one line per regressed kernel;
+        nothing judged, bad input or options exit 2 (docs/cli.md#performance-gate).
+        With --per-launch, calls are matched one to one by kernel and order.
         """
+        from rooflow.adapter_options import read_per_launch
         from rooflow.analysis import analyze
         from rooflow.check import check_runs, junit, markdown, parse_override, write
+        from rooflow.escape import terminal_text
         from rooflow.export import write_table
 
         try:
             allow = dict(parse_override(o) for o in overrides)
         except ValueError as err:
             _bad_input(f"--allow: {err}")
+        level = fraction("--confidence", confidence)
+        if not 0.5 < level < 1:
+            _bad_input(f"--confidence '{confidence}' is not between 50% and 100%")
+        pair_calls = read_per_launch()  # every call is read; --per-launch pairs them
         try:
             preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
             runs = selection.runs([load_files((f,), kind) for f in (baseline, new)], preset)
         except InputError as err:
             _bad_input(str(err))
         result = check_runs(*(analyze(r, preset) for r in runs),
-                            max_slowdown=fraction(max_slowdown) or 0.0, noise_k=noise_k,
-                            normalize=normalize_names, overrides=allow)
-        title = f"rooflow check: {baseline.name} -> {new.name} on {preset.key}"
+                            max_slowdown=fraction("--max-slowdown", max_slowdown),
+                            confidence=level, normalize=normalize_names,
+                            pair_calls=pair_calls, overrides=allow)
+        why = result.unjudged()
+        if why is not None and not allow_unjudged:
+            _bad_input(f"{why} (--allow-unjudged to pass)")
+        title = (f"rooflow check: {terminal_text(baseline.name)} -> "
+                 f"{terminal_text(new.name)} on {preset.key}")
         for path, text in ((markdown_path, markdown(result, title)),
                            (junit_path, junit(result, "rooflow.check"))):
             if path is not None:
@@ -165,7 +185,8 @@ def check_command(preset_options, kind_option, load_files, select_preset) -> cli
             write_table(result.table, output)
         for line in result.lines():
             click.echo(line)
-        click.echo(result.summary(), err=True)
+        click.echo(terminal_text(result.summary() if why is None else
+                                 f"{why}; passed with --allow-unjudged"), err=True)
         if result.count("regressed"):
             sys.exit(1)
 
@@ -211,6 +232,9 @@ def model_check_command(preset_options, kind_option, load_files, select_preset) 
         if output is not None and output.suffix.lower() not in (".png", ".svg", ".pdf"):
             raise click.BadParameter(f"unsupported image format '{output.suffix}' (png, svg, "
                                      "pdf)", param_hint="-o")
+        from rooflow.adapter_options import read_per_launch
+
+        read_per_launch()  # every call read: the model counts one (reconcile divides)
         preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
         result = reconcile(load_files(measured, kind), load_files((model_path,), None),
                            mappings, preset)

@@ -9,7 +9,11 @@ a link, a table cell break or a spreadsheet formula:
 - :func:`report_param` / :func:`from_report_param`: a rule's ``params`` in the Snakemake
   report, which embeds them unescaped in a ``<script>`` block;
 - :func:`neutralize_csv` / :func:`restore_csv`: CSV cells a spreadsheet would run as a
-  formula (OWASP "CSV injection").
+  formula (OWASP "CSV injection");
+- :func:`terminal_text`: a line on a terminal or a CI log (no escape sequence, bell or
+  line break from a name);
+- :func:`xml_text`: XML 1.0 text or attribute values (JUnit), which cannot hold most
+  control characters at all, not even as character references.
 
 HTML pages escape their own text (:mod:`rooflow.html`).
 """
@@ -31,6 +35,41 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 """Cell starts that make a spreadsheet read the cell as a formula (OWASP)."""
 _NEUTRALIZE = r"^'*[=+\-@\t\r]"  # a quote already there is quoted again (reversible)
 _RESTORE = r"^'+[=+\-@\t\r]"
+
+
+# C0 and C1 controls and DEL (Unicode category Cc), the line and paragraph separators,
+# and the bidirectional embeddings, overrides and isolates ("Trojan Source", CVE-2021-42574).
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# Characters XML 1.0 forbids (https://www.w3.org/TR/xml/#charsets): C0 controls but tab,
+# newline and carriage return; lone surrogates; U+FFFE, U+FFFF.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    r"""A control character as Python writes it in a string literal: ``\x1b``, ``\n``."""
+    return ascii(match.group())[1:-1]
+
+
+def terminal_text(text: object) -> str:
+    r"""``text`` safe to print on a terminal or into a CI log, on one line.
+
+    Every control character (ESC, NUL, BEL, CR, newline, tab, DEL, the C1 controls), the
+    Unicode line and paragraph separators and the bidirectional controls are written as
+    their Python escape (``\x1b``, ``\n``, ``\u202e``): no escape sequence runs, no
+    line is forged, no text is reordered. Other text is unchanged.
+    """
+    return _CONTROLS.sub(_visible, str(text))
+
+
+def xml_text(text: object) -> str:
+    """``text`` that XML 1.0 can hold: forbidden characters as their Python escape.
+
+    The XML writer (``xml.etree.ElementTree``) escapes ``&``, ``<``, ``>`` and quotes
+    itself but writes a control character such as ESC or NUL as it is, which no parser
+    accepts; control characters are also written visibly (:func:`terminal_text`), so a
+    JUnit report shown on a terminal runs none.
+    """
+    return _NOT_XML.sub(_visible, terminal_text(text))
 
 
 def one_line(text: object) -> str:

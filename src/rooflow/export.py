@@ -61,9 +61,13 @@ UNITS: dict[str, str] = {
     "speedup": "ratio (new / baseline performance; byte/s for bandwidth-only rows)",
     "intensity_change": "ratio (new / baseline arithmetic intensity)",
     "time_saved_s": "s (baseline - new)",
-    "slowdown_pct": "% (time new / baseline - 1)",
+    "slowdown_pct": "% (median time per call new / baseline - 1; throughput baseline / new "
+                    "- 1 where compared is a throughput)",
     "roof_drop_pct": "% (1 - % of roof new / baseline)",
-    "noise_pct": "% (median absolute deviation / median of the launch times)",
+    "noise_pct": "% (1.4826 x median absolute deviation / median of the calls)",
+    "se_pct": "% (combined standard error of the two medians, relative)",
+    "quantile": "one-sided Student-t quantile multiplying se_pct",
+    "throughput": "FLOP/s, OP/s or byte/s per call, as compared says (median)",
     "allowed_pct": "%",
 }
 """Unit of each table column that has one (comparison columns also with their

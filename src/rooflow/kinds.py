@@ -89,11 +89,14 @@ KINDS: dict[str, Kind] = {
              "(.ncu-rep), or a folder of several CSV passes of one run",
              folder="ncu/{name}/*.csv", alternate="ncu/{name}.ncu-rep"),
         Kind("rocprof", "rocprof/{name}/pmc_perf.csv", "amd.rocprof",
-             "rocprof-compute/Omniperf workload folder (pmc_perf.csv, sysinfo.csv)"),
+             "rocprof-compute/Omniperf workload folder (pmc_perf.csv, sysinfo.csv), or "
+             "rocprof-compute's analysis database (rocprof_compute_*.db)",
+             alternate="rocprof/{name}.db"),
         Kind("rocprofv1", "rocprofv1/{name}/results.csv", "amd.rocprofv1",
              "rocprof (v1) CSVs of one program: timing run + counter runs, joined"),
         Kind("rocprofv3", "rocprofv3/{name}_counter_collection.csv", "amd.rocprofv3",
-             "rocprofv3 counter collection CSV (+ NAME_agent_info.csv)"),
+             "rocprofv3 counter collection CSV (+ NAME_agent_info.csv), or its rocpd "
+             "database (SQLite, PID_results.db)", alternate="rocprofv3/{name}.db"),
         Kind("unitrace", "unitrace/{name}.txt", "intel.unitrace",
              "Intel unitrace reports of one program: a folder holding the FLOP run's "
              "(VectorEngine138) and the bytes run's (ComputeBasic) reports, under any names "

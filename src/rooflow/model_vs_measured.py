@@ -9,7 +9,12 @@ against the model point named ``TARGET``.
 
 The table (:data:`COLUMNS`, one row per matched kernel × measured level):
 
-A measured point's name is its kernel, else its label (a roofline CSV's ``name``).
+A measured point's name is its kernel, else its label (a roofline CSV's ``name``). A
+model counts one call, so the measurement is set against it per call
+(:func:`per_call`): a kernel's ``calls`` are its rows (ncu launches, PyTorch operator
+calls, repeated rows of a roofline CSV; ``rooflow model-check`` reads every call), and
+its FLOP, bytes at each level and time are divided by them. A row that sums launches
+itself (rocprof, unitrace, ncu without ``per_launch``) is one call.
 
 - ``flop_ratio`` = measured FLOP / model FLOP: above 1, work the model did not predict
   (wasted, or a mis-specified model); below 1, the model counts work the kernel skipped.
@@ -34,14 +39,15 @@ from rooflow.errors import InputError
 from rooflow.roofs.preset import Preset
 
 COLUMNS = (
-    "kernel", "model", "level", "precision",
+    "kernel", "model", "level", "precision", "calls",
     "model_flop", "measured_flop", "flop_ratio",
     "model_bytes", "measured_bytes", "excess_traffic",
     "model_intensity", "measured_intensity",
     "model_performance", "measured_performance",
     "model_pct_of_roof", "measured_pct_of_roof",
 )
-"""The columns of :func:`reconcile`'s table; FLOP and bytes in counts, performance FLOP/s."""
+"""The columns of :func:`reconcile`'s table; FLOP and bytes in counts per call, performance
+FLOP/s; ``calls`` the measured calls they are the mean of."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +113,43 @@ def model_point(model: pl.DataFrame, target: str) -> dict:
     return rows.row(0, named=True)
 
 
+def per_call(measured: pl.DataFrame) -> pl.DataFrame:
+    """Measured points per call: one per kernel × level, with a ``calls`` column.
+
+    A call is one row of a kernel at its first level (its ``source``, ``row`` and label;
+    a PyTorch call's kernel loses its `` @<event index>``,
+    :func:`rooflow.check.per_call_name`). Per kernel: ``calls`` = its calls; ``flop``
+    and ``time_s`` = their mean over the calls (null when a call has none); ``bytes`` at a
+    level = their sum at that level / calls (a call without a row at a level moved none
+    there); ``arithmetic_intensity`` and ``flop_per_s`` from those (a call without a time:
+    the mean of its rates). Other columns are the first call's.
+    """
+    from rooflow.check import per_call_name
+    from rooflow.points import to_points
+
+    key = ["source", "row", "kernel", "label"]
+    rows = measured.with_columns(_call=pl.struct(key), name=per_call_name(measured))
+    calls = rows.unique("_call", keep="first", maintain_order=True).group_by(
+        "name", maintain_order=True).agg(
+        calls=pl.len(),
+        flop=pl.when(pl.col("flop").null_count() == 0).then(pl.col("flop").mean()),
+        time_s=pl.when(pl.col("time_s").null_count() == 0).then(pl.col("time_s").mean()),
+        rate=pl.col("flop_per_s").mean(), intensity=pl.col("arithmetic_intensity").mean())
+    levels = rows.group_by("name", "level", maintain_order=True).agg(
+        pl.exclude("flop", "bytes", "time_s", "flop_per_s", "arithmetic_intensity",
+                   "_call").first(),
+        bytes=pl.when(pl.col("bytes").null_count() == 0).then(pl.col("bytes").sum()))
+    joined = levels.join(calls, on="name", maintain_order="left").with_columns(
+        bytes=pl.col("bytes") / pl.col("calls"))
+    flop, size, time = pl.col("flop"), pl.col("bytes"), pl.col("time_s")
+    joined = joined.with_columns(
+        kernel=pl.col("name"),
+        arithmetic_intensity=pl.when(flop > 0).then(
+            pl.when(size > 0).then(flop / size).otherwise(pl.col("intensity"))),
+        flop_per_s=pl.when(time > 0).then(flop / time).otherwise(pl.col("rate")))
+    return to_points(joined).with_columns(calls=joined["calls"])
+
+
 def reconcile(measured: pl.DataFrame, model: pl.DataFrame, mappings: list[Mapping],
               preset: Preset) -> pl.DataFrame:
     """The model-vs-measurement table (:data:`COLUMNS`) of every mapped measured kernel.
@@ -124,7 +167,7 @@ def reconcile(measured: pl.DataFrame, model: pl.DataFrame, mappings: list[Mappin
     from rooflow.analysis import analyze
 
     # A roofline CSV names its rows by label or pair: the kernel column may be empty.
-    measured = measured.with_columns(kernel=_names())
+    measured = per_call(measured.with_columns(kernel=_names()))
     kernels = measured["kernel"].unique(maintain_order=True).to_list()
     chosen = {k: next((m for m in mappings if m.pattern.search(k)), None) for k in kernels}
     matched = {k: m for k, m in chosen.items() if m is not None}
@@ -133,7 +176,9 @@ def reconcile(measured: pl.DataFrame, model: pl.DataFrame, mappings: list[Mappin
         raise InputError("--map", f"no measured kernel matches {patterns}; kernels: "
                          + ", ".join(kernels[:8]) + (" …" if len(kernels) > 8 else ""))
     targets = {m.target: model_point(model, m.target) for m in matched.values()}
-    meas = analyze(measured.filter(pl.col("kernel").is_in(list(matched))), preset)
+    chosen_rows = measured.filter(pl.col("kernel").is_in(list(matched)))
+    meas = analyze(chosen_rows.drop("calls"), preset)
+    calls = dict(zip(chosen_rows["kernel"], chosen_rows["calls"], strict=True))
     rows = []
     for r in meas.iter_rows(named=True):
         target = matched[r["kernel"]].target
@@ -145,7 +190,7 @@ def reconcile(measured: pl.DataFrame, model: pl.DataFrame, mappings: list[Mappin
         mod = analyze(frame, preset).row(0, named=True)
         rows.append({
             "kernel": r["kernel"], "model": target, "level": r["level"],
-            "precision": r["precision"],
+            "precision": r["precision"], "calls": calls[r["kernel"]],
             "model_flop": point["flop"], "measured_flop": r["flop"],
             "flop_ratio": _ratio(r["flop"], point["flop"]),
             "model_bytes": point["bytes"], "measured_bytes": r["bytes"],
@@ -155,7 +200,8 @@ def reconcile(measured: pl.DataFrame, model: pl.DataFrame, mappings: list[Mappin
             "model_performance": mod["performance"], "measured_performance": r["performance"],
             "model_pct_of_roof": mod["pct_of_roof"], "measured_pct_of_roof": r["pct_of_roof"],
         })
-    schema = {c: (pl.String if c in COLUMNS[:4] else pl.Float64) for c in COLUMNS}
+    schema = {c: (pl.String if c in COLUMNS[:4] else pl.Float64) for c in COLUMNS} | {
+        "calls": pl.Int64}
     return pl.DataFrame(rows, schema=schema, orient="row")
 
 

@@ -21,7 +21,7 @@ from glob import glob
 
 from rooflow.draw import DrawRule, asked_for, draw_rules
 from rooflow.failed import is_whole_parquet
-from rooflow.formats.devices import device_names
+from rooflow.formats.devices import device_names, stack_preset
 from rooflow.kinds import DATASET_NAME, KINDS
 from rooflow.preflight import unusable
 from rooflow.roofs import MEASURED
@@ -268,6 +268,7 @@ class Plan:
         device = opts.get("device") or (
             None if opts.get("presets") else self.own_preset.get(dataset, gpu)
         )
+        device = stack_preset(self, dataset, device, opts)  # a unitrace run on one stack
         presets = opts.get("presets") or ([device] if device else self.config["presets"])
         if device and device not in presets:
             raise ValueError(

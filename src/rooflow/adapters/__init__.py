@@ -82,7 +82,7 @@ def _no_points(kind: str, settings: Settings) -> str:
 
 
 # Files of a dataset folder that an adapter may open: each is checked before any is read.
-_DATA_SUFFIXES = (".csv", ".txt", ".json", ".gz", ".yaml", ".yml", ".parquet", ".ncu-rep")
+_DATA_SUFFIXES = (".csv", ".txt", ".json", ".gz", ".yaml", ".yml", ".parquet", ".ncu-rep", ".db")
 
 
 def _check_readable(path: Path) -> None:

@@ -43,6 +43,7 @@ from rooflow.dims import format_dims
 from rooflow.errors import InputError
 from rooflow.models.families import (
     FamilyModel,
+    compute_unit,
     kernel_metrics,
     load_families,
     resolve_family,
@@ -94,7 +95,8 @@ def benchmark_points(
     ``shape_key``), ``kernel`` = ``shape_key``, ``dims`` = those dims (``E=128,M=64``,
     :mod:`rooflow.dims`), ``row`` = 1-based CSV row,
     ``precision`` = the compute precision of the family's width code (e.g. ``fp8-tensor``
-    for fp8 w8a8; "" when the model gives none).
+    for fp8 w8a8), else of the variant's dtype on the family's compute unit
+    (:func:`rooflow.models.families.kernel_metrics`; "" when not given).
     ``min_tflops`` (TFLOP/s) drops a pair whose Optimized throughput is below it;
     ``min_ai`` (FLOP/byte) drops a pair whose arithmetic intensity is below it.
 
@@ -169,8 +171,10 @@ def _metrics(
     for spec_path, rows in groups.items():
         spec = next(s for s, _ in specs if s.path == spec_path)
         dims = pl.DataFrame(rows, infer_schema_length=None)
-        model = families.get(rows[0]["resolved"])
-        metrics.append(kernel_metrics(spec, dims, model, source=source, where="at", row="row")
+        family = rows[0]["resolved"]
+        metrics.append(kernel_metrics(spec, dims, families.get(family), source=source,
+                                      where="at", row="row",
+                                      unit=compute_unit(spec, family, families))
                        .with_columns(variant_flop=variant_formula(spec, dims, "flop", source,
                                                                   where="at", row="row"))
                        .select("row", "resolved", "label", "dims", "precision", "flop", "bytes",

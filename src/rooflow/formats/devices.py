@@ -18,9 +18,11 @@ kind     names
 ncu      ``device__attribute_display_name`` ("NVIDIA H100 80GB HBM3"): a raw-page column,
          or a details-page metric row of the first launch; of a ``.ncu-rep`` report, the
          metric of its first action that has it (:func:`_ncu_report`)
-rocprof  ``sysinfo.csv``: ``chip_id`` (decoded), ``gpu_model``, ``gpu_arch``
+rocprof  ``sysinfo.csv``: ``chip_id`` (decoded), ``gpu_model``, ``gpu_arch``; a compute
+         partition first (:func:`partition_names`: ``MI300X CPX``)
 rocprofv3 ``NAME_agent_info.csv``, the agent of the first dispatch: ``Device_Id``
-         (decoded), ``Product_Name``, ``Name`` (gfx target)
+         (decoded), ``Product_Name``, ``Name`` (gfx target); a compute partition
+         first, from ``Num_Xcc``
 roofline a ``device`` column (or alias) holding one value in the file's head
 pytorch  the ``name`` all ``deviceProperties`` entries share (Kineto writes them first)
 ======== ================================================================================
@@ -51,6 +53,56 @@ CHIP_IDS = {  # PCI device id → (name, gfx target); RC src/utils/mi_gpu_spec.y
 }
 """AMD Instinct PCI device id (decimal, as sysinfo ``chip_id`` and agent_info ``Device_Id``
 write it) → (name, gfx target)."""
+
+
+SPX_XCDS = {  # XCDs of the whole GPU: mi_gpu_spec.yaml num_xcds spx, RC @1b1610fc
+    "MI300A": 6, "MI300X": 8, "MI308X": 4, "MI325X": 8, "MI350X": 8, "MI355X": 8, "MI358X": 8,
+}
+_PARTITIONS = {"SPX": 1, "DPX": 2, "TPX": 3, "QPX": 4}  # partitions per GPU; CPX: one per XCD
+
+PARTITION_MODES: dict[str, tuple[str, ...]] = {
+    # Compute partition modes below SPX, per GPU with a preset: AMD Instinct GPU
+    # partitioning guides (instinct.docs.amd.com/projects/amdgpu-docs, gpu-partitioning:
+    # MI300X SPX/DPX/QPX/CPX, MI300A SPX/TPX/CPX); MI325X as MI300X; MI350X/MI355X
+    # SPX/DPX/QPX/CPX (aac.amd.com, "GPU Partitioning Modes").
+    "MI300X": ("DPX", "QPX", "CPX"), "MI325X": ("DPX", "QPX", "CPX"),
+    "MI300A": ("TPX", "CPX"), "MI350X": ("DPX", "QPX", "CPX"), "MI355X": ("DPX", "QPX", "CPX"),
+}
+"""GPU → its compute partition modes with fewer XCDs than the GPU (SPX is the whole GPU)."""
+
+
+def mode_partitions(chip: str, mode: str) -> int:
+    """Partitions ``mode`` splits ``chip`` into: DPX 2, TPX 3, QPX 4, CPX one per XCD."""
+    return SPX_XCDS[chip] if mode == "CPX" else _PARTITIONS[mode]
+
+
+def partition_names(chip: str | None, *, mode: str = "", xcds: str = "",
+                    memory: str = "") -> tuple[str, ...]:
+    """The names of the compute partition a profile ran on, most specific first, or ``()``.
+
+    ``chip``: the GPU (``MI300X``; a stepping suffix ``_A1`` is dropped). ``mode``: the
+    compute partition as sysinfo's ``compute_partition`` writes it (``CPX``); when it is
+    not one of the GPU's (``NA``, empty), ``xcds`` (sysinfo ``num_xcd``, agent_info
+    ``Num_Xcc``) below the GPU's :data:`SPX_XCDS` names the mode whose partitions have
+    that many XCDs (MI300X: 4 DPX, 2 QPX, 1 CPX). An SPX profile, or one that does not
+    say, names none: the whole GPU. ``memory`` (sysinfo ``memory_partition``, ``NPS4``)
+    adds ``MI300X QPX NPS4`` first; the presets of :mod:`rooflow.roofs.partition` list
+    these names.
+    """
+    chip = (chip or "").upper().split("_")[0]
+    modes = PARTITION_MODES.get(chip, ())
+    mode = mode.strip().upper()
+    if not modes or mode == "SPX":
+        return ()
+    if mode not in modes:
+        count = xcds.strip()
+        mode = next((m for m in modes if count.isdigit() and SPX_XCDS[chip]
+                     // mode_partitions(chip, m) == int(count)), "")
+        if not mode:
+            return ()
+    nps = memory.strip().upper()
+    named = f"{chip} {mode}"
+    return (f"{named} {nps}", named) if re.fullmatch(r"NPS[0-9]+", nps) else (named,)
 
 
 def gfx_target(text: str) -> str | None:
@@ -174,8 +226,12 @@ def rocprof(path: Path) -> tuple[str, ...]:
     """The GPU of a rocprof-compute workload folder (or its ``pmc_perf.csv``): ``sysinfo.csv``."""
     folder = path if path.is_dir() else path.parent
     info = _first_row(folder / "sysinfo.csv")
-    return _names(_chip_name(info.get("chip_id", "")), info.get("gpu_model"),
-                  gfx_target(info.get("gpu_arch", "")))
+    chip = _chip_name(info.get("chip_id", ""))
+    partition = partition_names(chip or info.get("gpu_model"),
+                                mode=info.get("compute_partition", ""),
+                                xcds=info.get("num_xcd", ""),
+                                memory=info.get("memory_partition", ""))
+    return _names(*partition, chip, info.get("gpu_model"), gfx_target(info.get("gpu_arch", "")))
 
 
 def rocprofv3(path: Path) -> tuple[str, ...]:
@@ -194,7 +250,9 @@ def rocprofv3(path: Path) -> tuple[str, ...]:
     for cells in rows:
         row = dict(zip(header, cells, strict=False))
         if agent and row.get("Logical_Node_Id", "").strip() == agent.group(1):
-            return _names(_chip_name(row.get("Device_Id", "")), row.get("Product_Name"),
+            chip = _chip_name(row.get("Device_Id", ""))
+            partition = partition_names(chip, xcds=row.get("Num_Xcc", ""))
+            return _names(*partition, chip, row.get("Product_Name"),
                           gfx_target(row.get("Name", "")))
     return ()
 
@@ -233,6 +291,50 @@ def pytorch(path: Path) -> tuple[str, ...]:
     names = {str(d.get("name") or "").strip() for d in listed if isinstance(d, dict)}
     names -= GENERIC_DEVICE_NAMES
     return (names.pop(),) if len(names) == 1 else ()
+
+
+UNITRACE_HEADER = "Kernel,Device,SubDeviceId,"
+"""Start of a unitrace Kernel Metrics header line (repeated before every kernel's rows)."""
+
+
+def unitrace_stacks(path: Path) -> int | None:
+    """How many stacks (distinct ``SubDeviceId``) the kernels of a unitrace dataset ran on.
+
+    ``path``: a report, or a folder of the reports of one program. None when no report
+    in it holds a Kernel Metrics row. A Max 1550 program on one stack (``ZE_AFFINITY_MASK``
+    or FLAT hierarchy, one device) shows one ``SubDeviceId``; with implicit scaling over
+    both stacks, each kernel has a row per stack (0 and 1). Kernel names may hold commas:
+    the column is counted from the row's end (header and rows end with a comma).
+    """
+    files = sorted(p for p in path.iterdir() if p.is_file()) if path.is_dir() else [path]
+    stacks: set[str] = set()
+    for file in files:
+        width = column = None
+        for cells in _rows(file):
+            if ",".join(cells[:3]) + "," == UNITRACE_HEADER:
+                width, column = len(cells), 2
+            elif width and column is not None and len(cells) >= width:
+                stacks.add(cells[len(cells) - width + column].strip())
+    return len(stacks) or None
+
+
+def stack_preset(plan, dataset: str, device: str | None, options: dict) -> str | None:
+    """The preset a dataset measured on ``device`` is drawn on, one stack considered.
+
+    ``<device>-1stack`` (``max-1550-1stack``) for a unitrace dataset whose kernels ran on
+    one stack (:func:`unitrace_stacks`) when ``plan.hardware`` has that preset and the
+    dataset's ``options`` name no ``presets``; the choice is added to ``plan.warnings``.
+    Else ``device``. ``plan``: a :class:`rooflow.planning.Plan` (its ``datasets``,
+    ``sources``, ``hardware``, ``warnings``).
+    """
+    kind, name = plan.datasets[dataset]
+    one = f"{device}-1stack"
+    if (kind != "unitrace" or not device or options.get("presets") or one not in plan.hardware
+            or unitrace_stacks(Path(plan.sources[kind][name])) != 1):
+        return device
+    plan.warnings.append(f"dataset {dataset!r} ran on one stack of {device} (one "
+                         f"SubDeviceId): drawn on {one}")
+    return one
 
 
 READERS = {"ncu": ncu, "rocprof": rocprof, "rocprofv3": rocprofv3, "roofline": roofline,

@@ -2,7 +2,9 @@
 
 Each reads at most the first 64 KiB of a file (4 MiB for unitrace reports, whose kernel
 table follows the per-launch log) and imports nothing heavier than the standard library,
-so :func:`rooflow.adapters.detect_kind` costs milliseconds whichever kind a file is. The
+so :func:`rooflow.adapters.detect_kind` costs milliseconds whichever kind a file is. An
+SQLite file (its 16-byte magic header) is opened read-only to list its tables
+(:mod:`rooflow.formats.sqlitedb`). The
 identifying marks used by both a check and its reader live here.
 """
 
@@ -113,12 +115,43 @@ def ncu(path: Path) -> bool:
         any(is_ncu_header(line) for line in head_text(f).splitlines()) for f in files)
 
 
+ROCPD_TABLES = ("rocpd_kernel_dispatch", "rocpd_pmc_event", "rocpd_info_agent")
+"""Tables (or their un-suffixed views) of a rocpd database (rocprofv3 ``--output-format
+rocpd``); each table's name may carry the file's GUID (``rocpd_kernel_dispatch_<guid>``)."""
+COMPUTE_DB_TABLES = ("compute_metadata", "compute_kernel", "compute_dispatch")
+"""Tables of a rocprof-compute analysis database (``rocprof_compute_*.db``)."""
+
+
+def _has_tables(path: Path, wanted: tuple[str, ...]) -> bool:
+    """Whether ``path`` is an SQLite file with each of ``wanted`` (or a GUID-suffixed copy)."""
+    if path.is_dir() or not head_text(path, 16).startswith("SQLite format 3\x00"):
+        return False  # sqlitedb is imported only for an SQLite file
+    from rooflow.formats.sqlitedb import table_names
+
+    have = table_names(path)
+    return bool(have) and all(
+        any(n == w or n.startswith(w + "_") for n in have) for w in wanted)
+
+
+def rocpd_database(path: Path) -> bool:
+    """A rocprofv3 rocpd database (SQLite with :data:`ROCPD_TABLES`)."""
+    return _has_tables(path, ROCPD_TABLES)
+
+
+def compute_database(path: Path) -> bool:
+    """A rocprof-compute analysis database (SQLite with :data:`COMPUTE_DB_TABLES`)."""
+    return _has_tables(path, COMPUTE_DB_TABLES)
+
+
 def rocprof(path: Path) -> bool:
-    """An Omniperf/rocprof-compute workload folder (or its ``pmc_perf.csv``).
+    """An Omniperf/rocprof-compute workload folder (or its ``pmc_perf.csv``), or database.
 
     The header holds ``Dispatch_ID`` and a kernel-name column, in the wide table (a row per
     dispatch) and the long one of ROCm 7's rocpd output (a row per dispatch × counter).
+    A rocprof-compute analysis database (:func:`compute_database`) is this kind too.
     """
+    if compute_database(path):
+        return True
     names = header_names(path / "pmc_perf.csv" if path.is_dir() else path)
     return "Dispatch_ID" in names and bool(names & {"Kernel_Name", "KernelName"})
 
@@ -129,10 +162,13 @@ def rocprofv1(path: Path) -> bool:
 
 
 def rocprofv3(path: Path) -> bool:
-    """A rocprofv3 counter collection CSV (or a folder with one).
+    """A rocprofv3 counter collection CSV (or a folder with one), or a rocpd database.
 
-    The header holds ``Dispatch_Id``, ``Counter_Name`` and ``Counter_Value``.
+    The header holds ``Dispatch_Id``, ``Counter_Name`` and ``Counter_Value``; a database
+    holds the rocpd tables (:func:`rocpd_database`).
     """
+    if rocpd_database(path):
+        return True
     need = {"Dispatch_Id", "Counter_Name", "Counter_Value"}
     return any(need <= header_names(f) for f in _csv_files(path, f"*{ROCPROFV3_SUFFIX}"))
 

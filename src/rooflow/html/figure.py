@@ -63,8 +63,12 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
     )
     _decade_labels(fig, limits, scale)
     levels = core.order(pl.concat([t["level"] for t in tables]), list(LEVELS)) if tables else []
-    precisions = (pl.concat([t["precision"] for t in tables]).unique(maintain_order=True)
-                  .to_list() if tables else [])
+    # The roofs the points were judged on where the tables say (an AMD counter point's fp32
+    # per instruction), else their precisions' roofs.
+    judged = [t["compute_roof_name" if "compute_roof_name" in t.columns else "precision"]
+              .cast(pl.String) for t in tables]
+    precisions = (pl.concat(judged).drop_nulls().unique(maintain_order=True).to_list()
+                  if tables else [])
     compute_keys, memory_keys = core.roof_keys(preset, levels, precisions)
     x = np.geomspace(limits.xmin, limits.xmax, 256)
     for roof in core.roofs(preset, compute_keys, memory_keys):

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import polars as pl
 
-from rooflow.analysis import no_compute_roof
+from rooflow.analysis import NO_PRECISION, no_compute_roof
 from rooflow.errors import InputError
 from rooflow.points import PRECISIONS
 from rooflow.roofs.preset import Preset
@@ -167,7 +167,11 @@ def decade_label(v: float, _pos: object = None) -> str:
 
 def roof_keys(preset: Preset, levels: Sequence[str],
               precisions: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(compute keys, memory keys) drawn: the preset's defaults first, then the data's roofs."""
+    """(compute keys, memory keys) drawn: the preset's defaults first, then the data's roofs.
+
+    ``precisions``: the points' precisions, or the compute-roof keys they were judged on
+    (an analysis table's ``compute_roof_name``: ``fp32 per instruction`` is a key too).
+    """
     compute = list(dict.fromkeys([preset.default_compute] + [
         c[0] for p in precisions if (c := preset.compute_roof(p))]))
     memory = list(dict.fromkeys([preset.default_memory] + [
@@ -396,13 +400,19 @@ def split_no_roof(table: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 def no_roof_label(rows: pl.DataFrame, sep: str = " ") -> str:
-    """Legend text of the drawn points without a compute roof: precisions and count.
+    """Legend text of the drawn points without a compute roof: why, and their count.
 
-    ``sep`` goes before "not judged" (a line break where the legend is narrow).
+    "no fp8-tensor roof", and "precision not given" for points without a precision (no
+    roof is assumed for them). ``sep`` goes after the reason (a line break where the legend
+    is narrow: "precision not given: 200,000 points" does not fit its width).
     """
-    names = ", ".join(rows["precision"].cast(pl.String).unique(maintain_order=True).to_list())
+    precisions = rows["precision"].cast(pl.String).fill_null("").unique(maintain_order=True)
+    names = ", ".join(p for p in precisions.to_list() if p)
+    why = [f"no {names} roof"] if names else []
+    if (precisions == "").any():
+        why.append(NO_PRECISION)
     n = rows.height
-    return f"no {names} roof: {n:,} point{'s' if n != 1 else ''},{sep}not judged"
+    return f"{', '.join(why)}:{sep}{n:,} point{'s' if n != 1 else ''}, not judged"
 
 
 # --- comparisons --------------------------------------------------------------------------

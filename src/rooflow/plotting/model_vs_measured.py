@@ -22,7 +22,7 @@ from rooflow.plotting import core
 from rooflow.plotting.compare import AXES_RECT
 from rooflow.plotting.roofline import new_figure, plain_text
 from rooflow.plotting.roofs import roofline_axes
-from rooflow.roofs.preset import Preset
+from rooflow.roofs.preset import Preset, per_instruction_key
 
 KERNELS = 10  # kernels drawn (each its marker shape); the others are counted in the note
 
@@ -45,9 +45,12 @@ def _plot(table: pl.DataFrame, preset: Preset, out: str | Path, *, title: str,
                         performance="measured_performance")
     levels = table["level"].unique(maintain_order=True).to_list()
     precisions = table["precision"].unique(maintain_order=True).to_list()
+    # Measured points meet a precision's per-instruction roof where the preset has one
+    # (AMD fp32), model points its datasheet roof: both are drawn.
+    roofs = precisions + [per_instruction_key(p) for p in precisions]
     fig = new_figure()
     ax, limits, scale, unit = roofline_axes(fig, AXES_RECT, preset, [model, meas],
-                                            ["DRAM", *levels], precisions)
+                                            ["DRAM", *levels], roofs)
     level_color = dict(zip(levels, core.palette(len(levels)), strict=True))
     kernels = table["kernel"].unique(maintain_order=True).to_list()
     handles = []

@@ -27,7 +27,7 @@ def roofline_axes(fig, rect: tuple[float, float, float, float], preset: Preset,
         frames: tables with ``arithmetic_intensity`` (FLOP/byte) and ``performance``
             (FLOP/s) columns; the axis limits hold all of them and the roofs.
         levels: the memory levels whose roofs are drawn (:func:`.core.roof_keys`).
-        precisions: the precisions whose compute roofs are drawn.
+        precisions: the precisions (or compute-roof keys) whose compute roofs are drawn.
         op: "FLOP" or "OP", the unit of the y axis.
 
     Returns:

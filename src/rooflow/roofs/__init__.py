@@ -7,6 +7,8 @@ datasheet        ``hardware.yaml`` (packaged, or the config's)  :mod:`.datasheet
 ERT              ``resources/ert/NAME.json``                  :mod:`.ert` → ``ert-NAME``
 Omniperf         ``resources/rocprof/NAME/roofline.csv``      :mod:`.omniperf` →
                                                               ``omniperf-NAME``
+rocprof-compute  ``resources/rocprof/NAME.db`` (analysis      :mod:`.computedb` →
+database         database with benchmark peaks)               ``rocprofdb-NAME``
 pti-gpu (Intel)  ``resources/intel/NAME.csv`` (unitrace       :mod:`.intel_config` →
                  roofline device config)                      ``intel-NAME``
 Nsight Compute   ``resources/ncu/NAME.csv`` or a folder of    :mod:`.ncu` → ``ncu-NAME``
@@ -73,6 +75,8 @@ MEASURED: dict[str, MeasuredSource] = {
     for s in (
         MeasuredSource("ert", "ert/{name}.json", "ert", "ert_preset"),
         MeasuredSource("omniperf", "rocprof/{name}/roofline.csv", "omniperf", "omniperf_preset"),
+        MeasuredSource("rocprofdb", KINDS["rocprof"].alternate, "computedb",
+                       "computedb_preset", peaks="has_peaks", kind="rocprof"),
         MeasuredSource("intel", "intel/{name}.csv", "intel_config", "intel_preset"),
         MeasuredSource("ncu", KINDS["ncu"].pattern, "ncu", "ncu_preset",
                        folder=KINDS["ncu"].folder, peaks="has_peaks", kind="ncu",
@@ -87,7 +91,8 @@ def peaks_source(path: str | Path | Sequence[str | Path]) -> MeasuredSource | No
     An ERT ``roofline.json`` (``.json``, or a JSON object naming ``empirical``); a pti-gpu
     device config (``key,value`` lines with pti-gpu keys such as ``FP32_GFLOPS``); an
     Omniperf/rocprof-compute ``roofline.csv`` (``device`` and ``HBMBw`` columns) or a
-    workload folder holding one; Nsight Compute: several files, or a file or folder that
+    workload folder holding one; a rocprof-compute analysis database (SQLite); Nsight
+    Compute: several files, or a file or folder that
     :func:`rooflow.formats.sniffing.ncu` recognises (whether it holds the peaks is
     :func:`.ncu.ncu_preset`'s to say). Reads only the first bytes, as input detection does.
     """
@@ -101,6 +106,8 @@ def peaks_source(path: str | Path | Sequence[str | Path]) -> MeasuredSource | No
         if (path / "roofline.csv").is_file():
             return MEASURED["omniperf"]
         return MEASURED["ncu"] if sniffing.ncu(path) else None
+    if sniffing.compute_database(path):
+        return MEASURED["rocprofdb"]
     head = sniffing.head_text(path).lstrip()
     if path.suffix.lower() == ".json" or (head.startswith("{") and '"empirical"' in head):
         return MEASURED["ert"]

@@ -12,12 +12,16 @@ from typing import Any, cast
 
 from rooflow.defaults import DEFAULT_HARDWARE, PACKAGED_HARDWARE_SHA256, schema_error
 from rooflow.errors import InputError
+from rooflow.roofs.partition import partition_presets
 from rooflow.roofs.preset import Preset, schema_checked_preset
 from rooflow.safeload import MAX_CONFIG_BYTES, load_yaml, read_text
 
 
 def load_hardware(path: str | Path = DEFAULT_HARDWARE) -> dict[str, Preset]:
     """Read and validate ``hardware.yaml``; return presets by key, in file order.
+
+    Then the compute-partition presets of its partitionable AMD GPUs
+    (:func:`rooflow.roofs.partition.partition_presets`: ``mi300x-cpx``, ...).
 
     Raises:
         InputError: not a readable regular file, malformed YAML (or nested too deep,
@@ -50,4 +54,6 @@ def load_hardware(path: str | Path = DEFAULT_HARDWARE) -> dict[str, Preset]:
                     str(path), f"device name also identifies preset '{other}'",
                     column=f"presets.{key}.devices", check="one preset per device", value=name,
                 )
-    return presets
+    # AMD compute partitions (mi300x-cpx, ...): each GPU's share, picked by the partition
+    # a profile names (rooflow.formats.devices.partition_names).
+    return presets | partition_presets(presets)

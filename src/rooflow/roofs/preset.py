@@ -28,6 +28,24 @@ at, or at the preset's own (datasheet) clock."""
 CUSTOM_ROOF = "peak"
 """Compute-roof key of a roof given on the command line: it serves every FLOP precision."""
 
+PER_INSTRUCTION = " per instruction"
+"""Suffix of the compute-roof key of a precision's roof as a profiler counts its work.
+
+rocprof-compute counts a VALU instruction as ``64 lanes × (1, or 2 for an FMA)`` FLOP,
+whether packed or not: a ``v_pk_fma_f32`` (two FP32 FMAs per lane) counts as one FMA,
+and its own VALU peak is ``$max_sclk · $cu_per_gpu · 64 · 2`` (gfx942
+``0200_system-speed-of-light.yaml``, ROCm/rocprofiler-compute @95b600ea). AMD's datasheet
+FP32 figures on CDNA 2-4 are the packed rate, twice that. A preset gives both: ``compute``
+the datasheet's, for FLOP counted from a model (specs, benchmarks, traces, roofline CSVs);
+``per_instruction`` the profiler's, for FLOP read from hardware counters (points whose
+``bytes_model`` is ``measured``). :meth:`Preset.compute_roof` picks one; the key
+(``fp32 per instruction``) is the table's ``compute_roof_name``."""
+
+
+def per_instruction_key(precision: str) -> str:
+    """Compute-roof key of ``precision``'s per-instruction roof: ``fp32 per instruction``."""
+    return precision + PER_INSTRUCTION
+
 
 @dataclass(frozen=True)
 class Preset:
@@ -35,10 +53,13 @@ class Preset:
 
     Attributes:
         key: preset id (``h100-sxm``).
-        compute: precision → peak FLOP/s.
+        compute: precision → peak FLOP/s; a profiler's per-instruction roof of a
+            precision under :func:`per_instruction_key` (:data:`PER_INSTRUCTION`).
         memory: memory level → peak byte/s.
         default_compute / default_memory: the keys of the default roofs.
         devices: the names and ids of this GPU in profiler exports (:func:`device_preset`).
+        roof_notes: roof key → a caveat written in ``roof_note`` of every point judged
+            on that roof (a partition's HBM roof, :mod:`rooflow.roofs.partition`).
         roof_clock_hz: the SM (engine) clock the compute roofs are peaks at, Hz (the
             boost clock, hardware.yaml ``clocks.boost_mhz``); None when the preset gives
             none: its roofs are then never scaled to a point's clock.
@@ -67,6 +88,7 @@ class Preset:
     sources: dict[str, str] = field(default_factory=dict)
     no_cache_roofs: str = ""
     devices: tuple[str, ...] = field(default=())
+    roof_notes: dict[str, str] = field(default_factory=dict)
     roof_clock_hz: float | None = None
     base_clock_hz: float | None = None
     memory_clock_hz: float | None = None
@@ -90,18 +112,21 @@ class Preset:
         """Arithmetic intensity (FLOP/byte) where the default roofs meet."""
         return self.peak_flop_per_s / self.peak_bytes_per_s
 
-    def compute_roof(self, precision: str) -> tuple[str, float] | None:
+    def compute_roof(self, precision: str, counted: bool = False) -> tuple[str, float] | None:
         """(key, FLOP/s or OP/s) of the compute roof for ``precision``, or None.
 
         A point is judged against the roof of its own precision only: a preset without
-        that roof gives None (never another unit's roof). "" (precision not known) gets
-        the default compute roof; a command-line roof (:data:`CUSTOM_ROOF`) serves every
-        FLOP precision, and no integer one.
+        that roof gives None (never another unit's roof), and so does "" (precision not
+        given: no roof is assumed for it, the default one neither). A command-line roof
+        (:data:`CUSTOM_ROOF`) serves every FLOP precision, "" too (the one roof the user
+        gave), and no integer one. ``counted``: the FLOP were read from hardware
+        counters, so the precision's per-instruction roof (:data:`PER_INSTRUCTION`) judges
+        them where the preset has one, else its ``compute`` roof.
         """
+        if counted and (key := per_instruction_key(precision)) in self.compute:
+            return key, self.compute[key]
         if precision in self.compute:
             return precision, self.compute[precision]
-        if precision == "":
-            return self.default_compute, self.peak_flop_per_s
         if CUSTOM_ROOF in self.compute and op_unit(precision) == "FLOP":
             return CUSTOM_ROOF, self.compute[CUSTOM_ROOF]
         return None
@@ -218,12 +243,21 @@ def schema_checked_preset(key: str, data: Mapping, *, source: str) -> Preset:
                 column=f"presets.{key}.{what}",
                 value=data[what],
             )
+    per_instruction = data.get("per_instruction", {})
     unknown = sorted(set(data["compute"]) - set(PRECISIONS) - {CUSTOM_ROOF})
     if unknown:
         raise InputError(
             source, f"unknown precision; known: {', '.join(PRECISIONS)}",
             column=f"presets.{key}.compute.{unknown[0]}", check="precision vocabulary",
             value=unknown[0],
+        )
+    alone = sorted(set(per_instruction) - set(data["compute"]))
+    if alone:
+        raise InputError(
+            source, "a per-instruction roof needs the precision's compute roof beside it "
+            "(the one FLOP counted from a model are judged on)",
+            column=f"presets.{key}.per_instruction.{alone[0]}", check="per-instruction roof",
+            value=alone[0],
         )
     unknown = [lv for lv in data["memory"] if canonical_level(lv) is None]
     if unknown:
@@ -244,7 +278,9 @@ def schema_checked_preset(key: str, data: Mapping, *, source: str) -> Preset:
         key=key,
         name=data["name"],
         source=data["source"],
-        compute={k: float(v) * 1e12 for k, v in data["compute"].items()},
+        compute={**{k: float(v) * 1e12 for k, v in data["compute"].items()},
+                 **{per_instruction_key(k): float(v) * 1e12
+                    for k, v in per_instruction.items()}},
         memory={k: float(v) * 1e9 for k, v in data["memory"].items()},
         default_compute=data["default_compute"],
         default_memory=data["default_memory"],

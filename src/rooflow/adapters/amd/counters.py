@@ -46,7 +46,12 @@ panel ``src/rocprof_compute_soc/analysis_configs/{gfx90a,gfx942,gfx950}/0400_roo
   reads on gfx950).
 * HBM bytes from rocprof's derived ``FETCH_SIZE`` + ``WRITE_SIZE`` (KiB: ``/1024`` in
   ``derived_counters.xml``): ``1024·(FETCH_SIZE + WRITE_SIZE)``; used when the
-  architecture's own counters are absent. On gfx94x ``FETCH_SIZE`` ignores 128-byte reads.
+  architecture's own counters are absent. ``FETCH_SIZE`` is defined per architecture and
+  profiler version (:data:`FETCH_SIZE_NOTES`, said in the notes): on gfx940-942 ROCm/rocprofiler
+  counts every read that is not 32 bytes as 64 bytes (128-byte reads undercounted),
+  rocprofiler-sdk @8ab1ed78 (Oct 2024) as 128 bytes (64-byte reads overcounted), rocprofiler-sdk
+  in ROCm/rocm-systems @1b1610fc (Aug 2025) by the ``TCC_BUBBLE`` formula above (exact on
+  gfx94x); on gfx950 that same gfx942 formula, which misses gfx950's read sizes (undercounts).
 
 gfx908 (MI100) has no per-precision VALU nor MFMA counters: its workloads give memory rows
 only (rocprof-compute refuses its roofline: ``soc_gfx908.py``).
@@ -61,7 +66,12 @@ from dataclasses import dataclass, field
 import polars as pl
 
 from rooflow.errors import InputError
-from rooflow.formats.devices import CHIP_IDS, gfx_target  # noqa: F401 (re-exported)
+from rooflow.formats.devices import (  # noqa: F401 (CHIP_IDS, SPX_XCDS re-exported)
+    _PARTITIONS,
+    CHIP_IDS,
+    SPX_XCDS,
+    gfx_target,
+)
 
 LANES = 64.0  # work-items per wavefront instruction on CDNA (gfx9): the default wave size
 MOPS = 512.0  # operations per MFMA MOPS count
@@ -150,6 +160,23 @@ HBM_SIZES = Formula("HBM (read sizes, gfx950)", {
 HBM_KIB = Formula("HBM (FETCH_SIZE + WRITE_SIZE, KiB)", {"FETCH_SIZE": 1024.0,
                                                           "WRITE_SIZE": 1024.0})
 
+FETCH_SIZE_NOTES = {  # formula family → what FETCH_SIZE counts there
+    "gfx942": "FETCH_SIZE counts reads by the profiler's definition: ROCm/rocprofiler "
+              "(derived_counters.xml, gfx940) 32·RDREQ_32B + 64·(RDREQ − RDREQ_32B), a "
+              "128-byte read as 64 bytes (undercounted); rocprofiler-sdk @8ab1ed78 "
+              "(counter_defs.yaml, Oct 2024) 128·(RDREQ − RDREQ_32B), a 64-byte read as 128 "
+              "bytes (overcounted); rocprofiler-sdk @1b1610fc (ROCm/rocm-systems, Aug 2025) "
+              "the TCC_BUBBLE formula, exact; collect the TCC_BUBBLE and TCC_EA0 counters",
+    "gfx950": "FETCH_SIZE on gfx950 is the gfx942 TCC_BUBBLE formula (rocprofiler-sdk "
+              "counter_defs.yaml @1b1610fc), not gfx950's read sizes: HBM reads are "
+              "undercounted; collect TCC_EA0_RDREQ_{32B,64B,128B}",
+}
+"""Per formula family, how the ``FETCH_SIZE`` fallback (:data:`HBM_KIB`) miscounts HBM
+reads, as the profilers define it (ROCm/rocprofiler ``src/core/counters/metrics/
+derived_counters.xml``; ROCm/rocprofiler-sdk ``counters/yaml/counter_defs.yaml`` @8ab1ed78;
+ROCm/rocm-systems ``projects/rocprofiler-sdk/source/share/rocprofiler-sdk/counter_defs.yaml``
+@1b1610fc). gfx908/gfx90a: FETCH_SIZE is that architecture's own ``TCC_EA`` formula (exact)."""
+
 FAMILIES = {  # gfx target → formula family
     "gfx908": "gfx908", "gfx90a": "gfx90a",
     "gfx940": "gfx942", "gfx941": "gfx942", "gfx942": "gfx942", "gfx950": "gfx950",
@@ -172,10 +199,6 @@ CYCLES = "GRBM_GUI_ACTIVE"
 (Cycles)" is ``GRBM_GUI_ACTIVE / $num_xcd`` (``$GRBM_GUI_ACTIVE_PER_XCD``, ``utils/parser.py``;
 gfx942 ``0700_wavefront.yaml``, ROCm/rocm-systems @1b1610fc)."""
 
-SPX_XCDS = {  # XCDs of the whole GPU: mi_gpu_spec.yaml num_xcds spx, RC @1b1610fc
-    "MI300A": 6, "MI300X": 8, "MI308X": 4, "MI325X": 8, "MI350X": 8, "MI355X": 8, "MI358X": 8,
-}
-_PARTITIONS = {"SPX": 1, "DPX": 2, "TPX": 3, "QPX": 4}  # partitions per GPU; CPX: one per XCD
 
 
 def partition_xcds(name: str, partition: str) -> int | None:
@@ -335,7 +358,10 @@ def plan(arch: str | None, counters: Iterable[str], source: str) -> Plan:
     hbm = next((f for f in candidates if f.touched(present) and not f.missing(present)), None)
     if hbm is not None:
         levels["HBM"] = hbm
-        if hbm is not candidates[0] and family in ("gfx942", "gfx950"):
+        if hbm is HBM_KIB and family in FETCH_SIZE_NOTES:
+            notes.append(f"HBM bytes by {hbm.name}: {arch}'s own counters were not "
+                         f"collected; {FETCH_SIZE_NOTES[family]}")
+        elif hbm is not candidates[0] and family in ("gfx942", "gfx950"):
             notes.append(f"HBM bytes by {hbm.name}: {arch}'s own counters "
                          f"({', '.join(candidates[0].weights)}) were not collected; "
                          "reads of 128-byte requests are undercounted")

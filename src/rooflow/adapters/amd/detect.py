@@ -1,8 +1,9 @@
 """Which AMD profiler export a path is (``from-rocprof``), judged by content.
 
 Kinds tried in order by their content checks (:mod:`rooflow.formats.sniffing`): ``rocprof``
-(rocprof-compute / Omniperf workload folder), ``rocprofv3``
-(``*_counter_collection.csv``), ``rocprofv1`` (``results.csv`` runs).
+(rocprof-compute / Omniperf workload folder, or rocprof-compute's analysis database),
+``rocprofv3`` (``*_counter_collection.csv``, or a rocpd database), ``rocprofv1``
+(``results.csv`` runs).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def detect(path: str | Path) -> str:
             return kind
     raise InputError(
         str(path), "not a rocprof export: expected an Omniperf/rocprof-compute workload folder "
-        "(pmc_perf.csv), a rocprofv3 *_counter_collection.csv or rocprof v1 CSVs "
-        "(Index, KernelName)", check="format",
+        "(pmc_perf.csv) or rocprof_compute_*.db, a rocprofv3 *_counter_collection.csv or "
+        "rocpd database (*_results.db), or rocprof v1 CSVs (Index, KernelName)",
+        check="format",
     )

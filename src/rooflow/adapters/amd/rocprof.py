@@ -310,5 +310,14 @@ def omniperf_points(path: str | Path) -> pl.DataFrame:
 
 
 def load(path: str | Path, settings: Settings) -> pl.DataFrame:
-    """Registry entry (kind ``rocprof``): the workload folder of ``path``."""
+    """Registry entry (kind ``rocprof``): the workload folder of ``path``, or a database.
+
+    A rocprof-compute analysis database (SQLite): :mod:`rooflow.adapters.amd.computedb`.
+    """
+    from rooflow.formats.sqlitedb import is_sqlite
+
+    if is_sqlite(Path(path)):
+        from rooflow.adapters.amd.computedb import computedb_points
+
+        return computedb_points(path)
     return omniperf_points(path)

@@ -180,5 +180,15 @@ def rocprofv3_points(path: str | Path) -> pl.DataFrame:
 
 
 def load(path: str | Path, settings: Settings) -> pl.DataFrame:
-    """Registry entry (kind ``rocprofv3``): a ``*_counter_collection.csv`` (or its folder)."""
+    """Registry entry (kind ``rocprofv3``): a counter collection, or a rocpd database.
+
+    A ``*_counter_collection.csv`` (or its folder); a rocpd database (SQLite):
+    :mod:`rooflow.adapters.amd.rocpd`.
+    """
+    from rooflow.formats.sqlitedb import is_sqlite
+
+    if is_sqlite(Path(path)):
+        from rooflow.adapters.amd.rocpd import rocpd_points
+
+        return rocpd_points(path)
     return rocprofv3_points(path)

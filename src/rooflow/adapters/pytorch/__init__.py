@@ -114,17 +114,24 @@ def pytorch_points(
 
     One row per operator shape (or call, with ``per_launch``) with GPU time and a model:
     series "pytorch", family the model's family (GEMM, attention, norm, ...), label and
-    kernel the op with its input dims and dtypes, level DRAM, precision from the input
-    dtype (GEMM-like ops: tensor/matrix units, ``bf16-tensor``; vector ops: ``bf16``),
-    flop (FLOP, or OP) and bytes (compulsory traffic, byte) summed over the calls,
-    time_s the GPU time of the kernels they launched (s), bytes_model "operator",
-    device the GPU's ``deviceProperties`` name, row the first call's event index (0 when
-    calls are summed), launches the GPU kernels the calls launched (the launch floor of
-    potential time saved, :mod:`rooflow.analysis`). Bandwidth-only operators (copies,
-    Inductor Triton kernels) have flop 0. Operators without a model, communication, host
-    transfers and unlinked GPU time are listed in the log (``log``, default the
-    ``rooflow.pytorch`` logger), never silently dropped; their shares are kept for
-    :func:`.coverage.coverage_of`.
+    kernel the op with its input dims and dtypes, level DRAM, precision from the dtype of
+    the model's deciding input (``precision_from``, else the first tensor), as the
+    ``dtypes`` table of ``operators.yaml`` maps it: matrix ops (GEMM, convolution,
+    attention) at its tensor/matrix precision (bf16 → ``bf16-tensor``, fp8 →
+    ``fp8-tensor``; fp32 → ``fp32``, or ``tf32`` where the kernel names say TF32 tensor
+    cores, ``fp32-matrix`` on AMD); vector ops (norms, softmax, elementwise) at the
+    precision they compute in: ``fp32`` for fp16, bf16 and fp32 inputs (ATen computes
+    16-bit types in float, ``at::opmath_type``), ``fp64``, ``int32``/``int64``; empty
+    for bandwidth-only rows and where the table gives the dtype no precision for that
+    kind of work (e.g. fp8 vector work). flop (FLOP, or OP) and bytes (compulsory traffic,
+    byte) summed over the calls, time_s the GPU time of the kernels they launched (s),
+    bytes_model "operator", device the GPU's ``deviceProperties`` name, row the first
+    call's event index (0 when calls are summed), launches the GPU kernels the calls
+    launched (the launch floor of potential time saved, :mod:`rooflow.analysis`).
+    Bandwidth-only operators (copies, Inductor Triton kernels) have flop 0. Operators
+    without a model, communication, host transfers and unlinked GPU time are listed in
+    the log (``log``, default the ``rooflow.pytorch`` logger), never silently dropped;
+    their shares are kept for :func:`.coverage.coverage_of`.
 
     Raises:
         InputError: as :func:`pytorch_table`; no operator with a model ran on the GPU.

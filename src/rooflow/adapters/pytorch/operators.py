@@ -162,11 +162,7 @@ class OperatorModels:
                     _match(spec, shape, put)
                 if name == model.precision_from or (first is None and not model.precision_from):
                     first = kind
-        values["tensor_bytes"] = sum(
-            float(math.prod(int(d) for d in dims[p])) * self.dtypes[t].size
-            for p, t in enumerate(types)
-            if t in self.dtypes and p < len(dims) and isinstance(dims[p], list)
-            and all(isinstance(d, int | float) for d in dims[p]))
+        values.update(_whole_call(self.dtypes, dims, types, concrete))
         assumed = []
         for name in sorted((model.needs | set(model.when)) - set(values)):
             if name not in model.defaults:
@@ -185,6 +181,24 @@ class OperatorModels:
         if model.compute == "vector":
             return dtype.vector
         return (dtype.matrix_amd or dtype.matrix) if amd else dtype.matrix
+
+
+def _whole_call(dtypes: dict[str, DType], dims, types, concrete) -> dict[str, float]:
+    """Names every model may read, over all recorded inputs (``operators.yaml`` header).
+
+    ``tensor_bytes``: every tensor input once; ``first_tensor_bytes`` and
+    ``last_tensor_numel``: the first and last tensor inputs; ``last_value``: the last
+    input whose Concrete Inputs entry is a number (0 for none of each).
+    """
+    sized = [(float(math.prod(int(d) for d in dims[p])), dtypes[t].size)
+             for p, t in enumerate(types)
+             if t in dtypes and p < len(dims) and isinstance(dims[p], list)
+             and all(isinstance(d, int | float) for d in dims[p])]
+    numbers = [v for v in map(_scalar, concrete or ()) if v is not None]
+    return {"tensor_bytes": sum(n * size for n, size in sized),
+            "first_tensor_bytes": sized[0][0] * sized[0][1] if sized else 0.0,
+            "last_tensor_numel": sized[-1][0] if sized else 0.0,
+            "last_value": numbers[-1] if numbers else 0.0}
 
 
 class _NoFit(Exception):
@@ -320,7 +334,7 @@ def _pattern(text: str | None, source: str, where: str) -> re.Pattern | None:
 def _compile(name: str, body: dict, source: str) -> OperatorModel:
     where = f"$.operators.{name}"
     args: list[tuple[str, object] | None] = []
-    given = {"tensor_bytes"}
+    given = {"tensor_bytes", "first_tensor_bytes", "last_tensor_numel", "last_value"}
     for entry in body["args"]:
         if entry is None:
             args.append(None)
