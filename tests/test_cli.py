@@ -117,24 +117,25 @@ def test_plot_reports_points_above_roof(tmp_path):
     assert "above the roof" in proc.stderr and (tmp_path / "hot.png").exists()
 
 
+# Bad input exits 1; a usage error (an option value refused, a missing argument) 2.
 @pytest.mark.parametrize(
-    "args",
+    ("args", "code"),
     [
-        ["plot", "missing.csv", "--hardware", "h100-sxm"],
-        ["plot", "BAD", "--hardware", "no-such-gpu"],
-        ["plot", "BAD", "--hardware", "h100-sxm"],
-        ["plot", "BAD", "--peak-tflops", "10"],
-        ["plot", "BAD", "--hardware", "h100-sxm", "-o", "x.gif"],
-        ["from-spec", "missing.yaml"],
-        ["plot"],
+        (["plot", "missing.csv", "--hardware", "h100-sxm"], 1),
+        (["plot", "BAD", "--hardware", "no-such-gpu"], 1),
+        (["plot", "BAD", "--hardware", "h100-sxm"], 1),
+        (["plot", "BAD", "--peak-tflops", "10"], 1),
+        (["plot", "BAD", "--hardware", "h100-sxm", "-o", "x.gif"], 2),
+        (["from-spec", "missing.yaml"], 1),
+        (["plot"], 2),
     ],
 )
-def test_user_errors_one_line_exit_1_no_output(tmp_path, args):
+def test_user_errors_one_line_no_output(tmp_path, args, code):
     bad = tmp_path / "bad.csv"
     bad.write_text("ai,tflops\n10,abc\n")
     args = [str(bad) if a == "BAD" else a for a in args]
     proc = rooflow(*args, cwd=tmp_path)
-    assert proc.returncode == 1
+    assert proc.returncode == code
     assert proc.stderr.startswith("rooflow: error:")
     assert len(proc.stderr.strip().splitlines()) == 1
     assert "Traceback" not in proc.stderr
@@ -237,7 +238,7 @@ def test_convert_kind_is_a_choice_of_the_registry(tmp_path):
     from rooflow.kinds import KINDS
 
     proc = rooflow("convert", "--kind", "nsight", "x.csv", cwd=tmp_path)
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # a usage error (docs/cli.md, exit codes)
     assert proc.stderr.startswith("rooflow: error: Invalid value for '--kind': 'nsight'")
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
     assert all(f"'{k}'" in proc.stderr for k in KINDS)
@@ -246,18 +247,18 @@ def test_convert_kind_is_a_choice_of_the_registry(tmp_path):
     assert "[" + "|".join(KINDS) + "]" in help_text.replace("\n", "").replace(" ", "")
 
 
-@pytest.mark.parametrize("args", [
-    ["convert", "FA", "NCU"],  # files of two kinds are not one input
-    ["convert", "missing.csv"],
-    ["convert", "--kind", "ncu", "FA"],
-    ["convert"],
+@pytest.mark.parametrize(("args", "code"), [
+    (["convert", "FA", "NCU"], 1),  # files of two kinds are not one input
+    (["convert", "missing.csv"], 1),
+    (["convert", "--kind", "ncu", "FA"], 1),
+    (["convert"], 2),  # no file: a usage error
 ])
-def test_convert_user_errors_one_line_exit_1_no_output(repo, tmp_path, args):
+def test_convert_user_errors_one_line_no_output(repo, tmp_path, args, code):
     paths = {"FA": repo / "resources/roofline/flash_attention.csv",
              "NCU": repo / "resources/ncu/a100_dgemm_triad_hgemm.csv"}
     args = [str(paths.get(a, a)) for a in args]
     proc = rooflow(*args, "-o", "out.csv", cwd=tmp_path)
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == code, proc.stderr
     assert proc.stderr.startswith("rooflow: error:"), proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
     assert list(tmp_path.iterdir()) == []

@@ -214,7 +214,8 @@ def _read_specs(
     """
     specs_dir = Path(specs_dir)
     if not specs_dir.is_dir():
-        raise InputError(str(specs_dir), "specs directory not found")
+        raise InputError(str(specs_dir), "specs directory not found (give --specs, or config "
+                         "specs_dir, the folder of kernel spec YAMLs)")
     specs, broken = [], []
     for path in sorted([*specs_dir.glob("*.yaml"), *specs_dir.glob("*.yml")]):
         try:
@@ -285,9 +286,50 @@ def _pair_ids(rows: pl.DataFrame, source: str) -> pl.Series:
     return pair
 
 
+SPECS_SEARCH_DEPTH = 4
+"""Folders above a benchmarks CSV searched for its specs (the workflow's own layout,
+``ROOT/resources/benchmarks/NAME.csv``, finds ``ROOT/resources/specs`` one up)."""
+
+
+def find_specs(path: str | Path) -> Path:
+    """The specs folder of the benchmarks CSV ``path``, when ``--specs`` is not given.
+
+    From the CSV's folder up (:data:`SPECS_SEARCH_DEPTH` folders), the first of, in each:
+    a ``specs`` folder beside it; the ``specs_dir`` of a workflow config
+    (``config/config.yaml``, relative to that folder, default ``resources/specs``); the
+    default ``resources/specs`` under it. Else the default relative to the working folder
+    (whose reader then says it is missing).
+    """
+    from rooflow.defaults import config_defaults
+    from rooflow.safeload import read_yaml
+
+    default = Path(config_defaults()["specs_dir"])
+    for folder in list(Path(path).resolve().parents)[:SPECS_SEARCH_DEPTH]:
+        candidates = [folder / "specs"]
+        config = folder / "config" / "config.yaml"
+        if config.is_file():
+            try:
+                loaded = read_yaml(config, "a workflow config")
+            except InputError:
+                loaded = None
+            given = loaded.get("specs_dir") if isinstance(loaded, dict) else None
+            if isinstance(given, str) and given:
+                candidates.append(folder / given)
+        candidates.append(folder / default)
+        found = next((c for c in candidates if c.is_dir()), None)
+        if found is not None:
+            return found
+    return default
+
+
 def load(path: str | Path, settings: Settings) -> pl.DataFrame:
-    """Registry entry: :func:`benchmark_points` with the settings' specs and families."""
+    """Registry entry: :func:`benchmark_points` with the settings' specs and families.
+
+    Without ``settings.specs_dir`` (no ``--specs``), the specs are found beside the file
+    (:func:`find_specs`).
+    """
+    specs_dir = settings.specs_dir if settings.specs_dir is not None else find_specs(path)
     return benchmark_points(
-        path, settings.specs_dir, load_families(settings.families), settings.family_map,
+        path, specs_dir, load_families(settings.families), settings.family_map,
         min_tflops=settings.min_tflops, min_ai=settings.min_ai,
     )

@@ -102,7 +102,7 @@ def report_lines(source: str, result: OperatorTable) -> list[str]:
     for model, values in sorted(result.assumed.items()):
         lines.append(f"{source}: {model}: no Concrete Inputs for some calls, assumed "
                      + ", ".join(sorted(values)))
-    lines += [f"{source}: {note}" for note in result.devices]
+    lines += [f"{source}: {note}" for note in result.devices + result.skipped]
     return lines
 
 
