@@ -6,6 +6,9 @@ way of measuring it (a :class:`~rooflow.formats.ncu.metrics.Source`) that has va
 
 * time: ``gpu__time_duration.sum``, else elapsed cycles / cycles per second
   (``sm__``, ``smsp__``, ``gpc__``);
+* SM clock (``clock_hz``): ``sm__cycles_elapsed.avg.per_second``, else the ``smsp__`` or
+  ``gpc__`` one; a kernel's launches: Σ tᵢ·fᵢ / Σ tᵢ (its cycles over its time); the DRAM
+  clock (``memory_clock_hz``) alike from ``dram__cycles_elapsed.avg.per_second``;
 * SM cycles, for ``.per_cycle_elapsed`` rates: ``sm__cycles_elapsed.avg`` (or
   ``smsp__``), else time × SM frequency; ``.per_second`` rates are × time; each pass's
   rates with that pass's own clock, cycles and duration where it has them;
@@ -125,6 +128,8 @@ def _kernel_sums(
         stats = per_call_stats([r["time_s"] for r in launches] if timed else [None])
         row = {**first, "launches": len(launches),
                "time_s": sum(r["time_s"] for r in launches) if timed else None,
+               "clock_hz": _mean_clock(launches, "clock_hz"),
+               "memory_clock_hz": _mean_clock(launches, "memory_clock_hz"),
                **{c: stats[c] for c in _PER_CALL}}
         for column in ops_columns:
             values = [r[column] for r in launches if r.get(column) is not None]
@@ -153,6 +158,18 @@ def _kernel_sums(
             continue
         out.append(row)
     return out, notes, left
+
+
+def _mean_clock(launches: list[dict], column: str) -> float | None:
+    """A clock (``column``) of a kernel's launches: their cycles over their time (Hz).
+
+    Σ tᵢ·fᵢ / Σ tᵢ over the launches with that clock (each weighted alike where untimed);
+    None when none has one.
+    """
+    clocked = [(r["time_s"] or 1.0, r[column]) for r in launches if r.get(column)]
+    if not clocked:
+        return None
+    return sum(t * hz for t, hz in clocked) / sum(t for t, _ in clocked)
 
 
 def _profiler_said(files: Sequence[Path]) -> str:
@@ -249,7 +266,8 @@ def ncu_breakdown(
     schema = {"kernel": pl.String(), "launch_id": pl.Int64(), "launches": pl.Int64(),
               "row": pl.Int64(), "file": pl.String(), "cc": pl.String(),
               "device": pl.String(), **{ops_column(p): pl.Float64() for p in plan.counted},
-              "time_s": pl.Float64(),
+              "time_s": pl.Float64(), "clock_hz": pl.Float64(),
+              "memory_clock_hz": pl.Float64(),
               **{bytes_column(lvl): pl.Float64() for lvl in plan.levels},
               **{c: PER_CALL_SCHEMA[c] for c in _PER_CALL}}
     kernels = pl.DataFrame(records, schema=schema)

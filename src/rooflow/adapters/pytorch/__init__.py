@@ -136,13 +136,14 @@ def pytorch_points(
     kind of work (e.g. fp8 vector work). flop (FLOP, or OP) and bytes (compulsory traffic,
     byte) summed over the calls, time_s the GPU time of the kernels they launched (s),
     bytes_model "operator", device the GPU's ``deviceProperties`` name, row the first
-    call's event index (0 when calls are summed); the per-call columns
-    (:data:`rooflow.points.PER_CALL_SCHEMA`): ``calls`` and the mean, median, std (ddof 1),
-    min and max GPU time of one call (s). Bandwidth-only operators (copies,
-    Inductor Triton kernels) have flop 0. Operators without a model, communication, host
-    transfers and unlinked GPU time are listed in the log (``log``, default the
-    ``rooflow.pytorch`` logger), never silently dropped; their shares are kept for
-    :func:`.coverage.coverage_of`.
+    call's event index (0 when calls are summed), launches the GPU kernels the calls
+    launched (the launch floor of potential time saved, :mod:`rooflow.analysis`); the
+    per-call columns (:data:`rooflow.points.PER_CALL_SCHEMA`): ``calls`` and the mean,
+    median, std (ddof 1), min and max GPU time of one call (s). Bandwidth-only operators
+    (copies, Inductor Triton kernels) have flop 0. Operators without a model,
+    communication, host transfers and unlinked GPU time are listed in the log (``log``,
+    default the ``rooflow.pytorch`` logger), never silently dropped; their shares are kept
+    for :func:`.coverage.coverage_of`.
 
     Raises:
         InputError: as :func:`pytorch_table`; no operator with a model ran on the GPU.
@@ -168,7 +169,7 @@ def pytorch_points(
         pl.lit("operator").alias("bytes_model"),
         pl.lit(str(path)).alias("source"),
         (pl.col("row") if per_launch else pl.lit(0, dtype=pl.Int64)).alias("row"),
-        "device",
+        "device", pl.col("kernels").alias("launches"),
         pl.col("launches").alias("calls"),
         *[c for c in PER_CALL_SCHEMA if c != "calls"],
     )
