@@ -76,20 +76,9 @@ def _check_plottable(table: pl.DataFrame) -> None:
                 column=column, check="plottable range")
 
 
-def axis_limits(preset: Preset, tables: Sequence[pl.DataFrame] = ()) -> Limits:
-    """Limits from the roof (ridge/1000 … ridge×100, roof/1e4 … peak×3), widened to the data.
-
-    Snapped to decades, so every plot of one preset shares them unless its data fall
-    outside the roof's window. Rows without a positive intensity and performance
-    (bandwidth-only rows) do not widen them.
-
-    Raises:
-        InputError: a point outside :data:`PLOT_RANGE`, or roofs too close to zero to draw.
-    """
-    peak = max(preset.compute.values())
-    ridge = preset.ridge_point
-    xmin, xmax = ridge / 1000, ridge * 100
-    ymin, ymax = preset.peak_bytes_per_s * xmin / 10, peak * 3
+def _data_extent(tables: Sequence[pl.DataFrame]) -> tuple[float, float, float, float] | None:
+    """(min, max intensity, min, max performance) of the placed points, or None."""
+    out = None
     for t in tables:
         # Streaming engine: the filter runs in morsels, no filtered copy of 10⁷ rows.
         lo_x, hi_x, lo_y, hi_y = t.lazy().filter(
@@ -99,15 +88,55 @@ def axis_limits(preset: Preset, tables: Sequence[pl.DataFrame] = ()) -> Limits:
             pl.col("arithmetic_intensity").max().alias("x1"),
             pl.col("performance").min().alias("y0"), pl.col("performance").max().alias("y1"),
         ).collect(engine="streaming").row(0)
-        if lo_x is not None:
-            if not (PLOT_RANGE[0] <= min(lo_x, lo_y) and max(hi_x, hi_y) <= PLOT_RANGE[1]):
-                _check_plottable(t)
-            xmin, xmax = min(xmin, lo_x / 2), max(xmax, hi_x * 2)
-            ymin, ymax = min(ymin, lo_y / 2), max(ymax, hi_y * 2)
+        if lo_x is None:
+            continue
+        if not (PLOT_RANGE[0] <= min(lo_x, lo_y) and max(hi_x, hi_y) <= PLOT_RANGE[1]):
+            _check_plottable(t)
+        out = ((lo_x, hi_x, lo_y, hi_y) if out is None else
+               (min(out[0], lo_x), max(out[1], hi_x), min(out[2], lo_y), max(out[3], hi_y)))
+    return out
+
+
+MARGIN = 3.0
+"""Factor of room past the data and the ridges on each side of a fitted axis, before
+the limits are snapped out to whole decades."""
+
+
+def axis_limits(preset: Preset, tables: Sequence[pl.DataFrame] = (),
+                ridges: Sequence[tuple[float, float]] = (),
+                fixed: tuple[tuple[float, float] | None, tuple[float, float] | None] = (None, None),
+                ) -> Limits:
+    """Axis limits fitted to the data and the ridge points of its roofs.
+
+    With points: the placed points and ``ridges`` ((FLOP/byte, FLOP/s) of the bold roofs'
+    ridge points, :func:`ridge_points`), :data:`MARGIN` × beyond them on each side,
+    snapped out to decades. Without points: the preset's window around its default ridge
+    point (ridge/1000 … ridge×100, roof/1e4 … peak×3). Rows without a positive intensity
+    and performance (bandwidth-only rows) do not count. ``fixed``: (xlim, ylim), in
+    FLOP/byte and FLOP/s, that replace the fitted ones (``--xlim``/``--ylim``, the
+    config), so plots can be compared on one frame.
+
+    Raises:
+        InputError: a point outside :data:`PLOT_RANGE`, or roofs too close to zero to draw.
+    """
+    extent = _data_extent(tables)
+    if extent is None:
+        peak = max(preset.compute.values())
+        ridge = preset.ridge_point
+        xmin, xmax = ridge / 1000, ridge * 100
+        ymin, ymax = preset.peak_bytes_per_s * xmin / 10, peak * 3
+    else:
+        xs = [extent[0], extent[1], *(r[0] for r in ridges)]
+        ys = [extent[2], extent[3], *(r[1] for r in ridges)]
+        xmin, xmax = min(xs) / MARGIN, max(xs) * MARGIN
+        ymin, ymax = min(ys) / MARGIN, max(ys) * MARGIN
     if not all(1e-300 < v < 1e300 for v in (xmin, xmax, ymin, ymax)):
         raise InputError(preset.source, f"the roofs of preset {preset.key} give axes a plot "
                          "cannot draw (a peak near zero?)", check="plottable range")
-    return Limits(_decade_floor(xmin), _decade_ceil(xmax), _decade_floor(ymin), _decade_ceil(ymax))
+    xlim, ylim = fixed
+    xmin, xmax = xlim or (_decade_floor(xmin), _decade_ceil(xmax))
+    ymin, ymax = ylim or (_decade_floor(ymin), _decade_ceil(ymax))
+    return Limits(xmin, xmax, ymin, ymax)
 
 
 def op_rows(table: pl.DataFrame) -> pl.Series:
@@ -165,24 +194,41 @@ def decade_label(v: float, _pos: object = None) -> str:
 # --- roofs --------------------------------------------------------------------------------
 
 
+def _data_roofs(preset: Preset, levels: Sequence[str],
+                precisions: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(compute keys, memory keys) of the roofs the points are judged against."""
+    compute = list(dict.fromkeys(c[0] for p in precisions if (c := preset.compute_roof(p))))
+    memory = list(dict.fromkeys(m[0] for lv in levels if (m := preset.memory_roof(lv))))
+    return compute, memory
+
+
 def roof_keys(preset: Preset, levels: Sequence[str],
               precisions: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(compute keys, memory keys) drawn: the preset's defaults first, then the data's roofs.
+    """(compute keys, memory keys) drawn: the data's roofs first, then the preset's defaults.
 
     ``precisions``: the points' precisions, or the compute-roof keys they were judged on
     (an analysis table's ``compute_roof_name``: ``fp32 per instruction`` is a key too).
     """
-    compute = list(dict.fromkeys([preset.default_compute] + [
-        c[0] for p in precisions if (c := preset.compute_roof(p))]))
-    memory = list(dict.fromkeys([preset.default_memory] + [
-        m[0] for lv in levels if (m := preset.memory_roof(lv))]))
-    return compute, memory
+    compute, memory = _data_roofs(preset, levels, precisions)
+    return (list(dict.fromkeys([*compute, preset.default_compute])),
+            list(dict.fromkeys([*memory, preset.default_memory])))
+
+
+def bold_keys(preset: Preset, levels: Sequence[str],
+              precisions: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(compute keys, memory keys) drawn bold: the roofs the points are judged against.
+
+    Where the points name no compute (memory) roof the preset has, its default is bold,
+    so a plot without points still shows one roofline.
+    """
+    compute, memory = _data_roofs(preset, levels, precisions)
+    return compute or [preset.default_compute], memory or [preset.default_memory]
 
 
 class Roof(NamedTuple):
     """One roof line, min(``peak``, x × ``bandwidth``): FLOP/s (OP/s) and byte/s.
 
-    ``main``: the preset's default pair, drawn bold; the others thin and dashed.
+    ``main``: a roof of the data (:func:`bold_keys`), drawn bold; the others thin and dashed.
     """
 
     compute: str
@@ -192,10 +238,37 @@ class Roof(NamedTuple):
     main: bool
 
 
-def roofs(preset: Preset, compute_keys: Sequence[str], memory_keys: Sequence[str]) -> list[Roof]:
-    """Every compute × memory roof of :func:`roof_keys`, memory roof by memory roof."""
-    return [Roof(c, m, preset.compute[c], preset.memory[m], i == 0 and j == 0)
-            for i, m in enumerate(memory_keys) for j, c in enumerate(compute_keys)]
+def roofs(preset: Preset, compute_keys: Sequence[str], memory_keys: Sequence[str],
+          bold: tuple[Sequence[str], Sequence[str]] | None = None) -> list[Roof]:
+    """Every compute × memory roof of :func:`roof_keys`, memory roof by memory roof.
+
+    ``bold``: :func:`bold_keys`; None: the first compute and memory key only.
+    """
+    bold = bold or (compute_keys[:1], memory_keys[:1])
+    return [Roof(c, m, preset.compute[c], preset.memory[m], c in bold[0] and m in bold[1])
+            for m in memory_keys for c in compute_keys]
+
+
+class Ridge(NamedTuple):
+    """The ridge point of one bold roof: intensity (FLOP/byte) and performance (FLOP/s)."""
+
+    compute: str
+    memory: str
+    intensity: float
+    performance: float
+
+
+def ridge_points(preset: Preset, bold: tuple[Sequence[str], Sequence[str]]) -> list[Ridge]:
+    """One ridge point per bold roof (:func:`bold_keys`): compute roof / memory roof.
+
+    As Nsight Compute marks one per roof. Two roofs of equal peaks share one point.
+    """
+    out: dict[tuple[float, float], Ridge] = {}
+    for m in bold[1]:
+        for c in bold[0]:
+            peak, bw = preset.compute[c], preset.memory[m]
+            out.setdefault((peak, bw), Ridge(c, m, peak / bw, peak))
+    return list(out.values())
 
 
 def compute_label_groups(preset: Preset, compute_keys: Sequence[str]) -> dict[float, list[str]]:
@@ -217,7 +290,8 @@ class RoofLabel(NamedTuple):
 
     ``kind``: "memory" (left end of the text on the anchor, along its roof's slope),
     "compute" (right end of the text on the anchor, above its roof) or "ridge" (the ridge
-    point; its text sits below right of it).
+    point; its text sits below right of it). The PNG moves memory, compute and ridge
+    texts along their roof to where the data is not (:mod:`.layout`).
     """
 
     kind: str
@@ -227,26 +301,36 @@ class RoofLabel(NamedTuple):
 
 
 def roof_labels(preset: Preset, compute_keys: Sequence[str], memory_keys: Sequence[str],
-                limits: Limits, scale: float, unit: str) -> list[RoofLabel]:
-    """The labels of the roofs of :func:`roof_keys` and of the ridge point.
+                limits: Limits, scale: float, unit: str,
+                bold: tuple[Sequence[str], Sequence[str]] | None = None) -> list[RoofLabel]:
+    """The labels of the roofs of :func:`roof_keys` and of the bold roofs' ridge points.
 
     A memory roof is labelled just above its line at 3 × the left limit, unless that part
     of it lies above the compute roof; compute roofs just above their line near the right
-    edge, grouped by :func:`compute_label_groups`. ``scale``, ``unit``: :func:`perf_unit`.
+    edge, grouped by :func:`compute_label_groups`; each ridge point
+    (:func:`ridge_points`) with its intensity. ``scale``, ``unit``: :func:`perf_unit`.
+    ``bold``: :func:`bold_keys`; None: the first compute and memory key.
     """
+    bold = bold or (compute_keys[:1], memory_keys[:1])
     out = []
     x0 = limits.xmin * 3
+    top = max(preset.compute[c] for c in compute_keys)
     for mkey in memory_keys:
         bw = preset.memory[mkey]
-        if x0 * bw < preset.peak_flop_per_s:
+        if x0 * bw < top:
             out.append(RoofLabel("memory", x0, x0 * bw / scale * 1.25,
                                  f"{mkey}: {fmt(bw / 1e9)} GB/s"))
     for peak, keys in compute_label_groups(preset, compute_keys).items():
         out.append(RoofLabel("compute", limits.xmax / 1.2, peak / scale * 1.08,
                              f"{', '.join(keys)}: {fmt(peak / scale)} {unit}"))
-    ridge = preset.ridge_point
-    out.append(RoofLabel("ridge", ridge, preset.peak_flop_per_s / scale,
-                         f"ridge point\n{fmt(ridge)} FLOP/byte"))
+    ridges = ridge_points(preset, bold)
+    for r in ridges:
+        # Several ridges: each names its roofs.
+        name = ("ridge point" if len(ridges) == 1 else f"{r.compute} ridge"
+                if len(bold[1]) == 1 else f"{r.compute} / {r.memory} ridge")
+        op = "OP" if unit.startswith(("TOP", "GOP")) else "FLOP"
+        out.append(RoofLabel("ridge", r.intensity, r.performance / scale,
+                             f"{name}: {fmt(r.intensity)} {op}/byte"))
     return out
 
 

@@ -50,7 +50,7 @@ from rooflow.plotting import markers as mk
 from rooflow.plotting.bandwidth import bandwidth_only_rows, draw_bandwidth_panel
 from rooflow.plotting.density import draw_density, log_counts, use_density
 from rooflow.plotting.labels import AUTO_LABEL_MAX, label_points, notes
-from rooflow.plotting.roofs import roofline_axes
+from rooflow.plotting.roofs import register_notes, roofline_axes, settle_labels
 from rooflow.plotting.trajectory import draw_trajectories, png_colors
 from rooflow.points import distinct
 from rooflow.roofs.preset import Preset
@@ -223,6 +223,9 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
         distinct(table, "compute_roof_name").drop_nulls().to_list(), per)
     dense = use_density(table.height, options.density, options.density_threshold)
     mixed_op = op.any() and not only_op
+    # The unjudged and above-roof markers first: the point labels keep off them.
+    no_roof_handles = _draw_no_roof(ax, unjudged, scale)
+    n_above = _draw_above_roof(ax, table, scale)
     handles: list = []
     if table.height and len(levels) > 1:
         handles = _draw_hierarchical(ax, table, levels, scale, options, dense, limits,
@@ -240,17 +243,18 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     if options.trajectory:  # the unjudged points' sweeps too: `roof_notes` holds every row
         handles += draw_trajectories(ax, roof_notes, options.trajectory, scale,
                                      *png_colors(table, options.color_by, options.top_n))
-    handles += _draw_no_roof(ax, unjudged, scale)
-    n_above = _draw_above_roof(ax, table, scale)
+    handles += no_roof_handles
     if n_above:
         handles.append(Line2D([], [], ls="", **mk.ABOVE_ROOF, label="above the roof"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(LEGEND_X, 1.0), fontsize=7.5,
               frameon=False, borderaxespad=0, handletextpad=0.4)
     lines = notes(roof_notes, n_above, int(op.sum()) if mixed_op else 0)
     if lines:
-        ax.text(0.01, 0.99, "\n".join(lines), transform=ax.transAxes, fontsize=8, va="top",
-                color="firebrick", gid="notes",
-                bbox={"boxstyle": "round", "fc": "white", "ec": "0.8", "alpha": 0.9})
+        register_notes(ax, ax.text(
+            0.01, 0.99, "\n".join(lines), transform=ax.transAxes, fontsize=8, va="top",
+            color="firebrick", gid="notes",
+            bbox={"boxstyle": "round", "fc": "white", "ec": "0.8", "alpha": 0.9}))
+    settle_labels(ax)
     if bw_rows.height:
         draw_bandwidth_panel(fig, bw_rows, core.order(bw_rows["level"], list(LEVELS)))
     title = options.title or f"{preset.name}"
