@@ -22,6 +22,21 @@ import polars as pl
 
 from rooflow.analysis import no_compute_roof
 from rooflow.errors import InputError
+
+# Re-exported: both outputs read the ranking, colours and markers from here.
+from rooflow.plotting.colors import (  # noqa: F401
+    GREY,
+    SERIES_MARKERS,
+    TABLEAU_10,
+    TABLEAU_20,
+    Marker,
+    group_colors,
+    groups,
+    order,
+    palette,
+    series_marker,
+)
+from rooflow.plotting.ranking import RANK_COLUMNS, ranked_by, top_kernels, top_points, top_rows  # noqa: F401
 from rooflow.points import PRECISIONS
 from rooflow.roofs.preset import Preset
 
@@ -332,132 +347,6 @@ def roof_labels(preset: Preset, compute_keys: Sequence[str], memory_keys: Sequen
         out.append(RoofLabel("ridge", r.intensity, r.performance / scale,
                              f"{name}: {fmt(r.intensity)} {op}/byte"))
     return out
-
-
-# --- the points that matter ---------------------------------------------------------------
-
-RANK_COLUMNS = ("potential_time_saved_s", "kernel_headroom", "headroom")
-"""The points that matter most: most potential time saved, then most kernel headroom, then
-most headroom (of these columns, those a table has); null and NaN last, ties in table order."""
-
-
-def _ranked(table: pl.DataFrame, k: int, extra: Sequence[str] = ()) -> pl.DataFrame:
-    """Row index ``_i`` and ``extra`` columns of the ``k`` rows ranked first, best first.
-
-    ``top_k`` keeps only ``k`` candidates and streams the rows: no sort and no copy of a
-    10⁷-row table (bench/NOTES.md).
-    """
-    keys = [c for c in RANK_COLUMNS if c in table.columns]
-    by = [*keys, "_i"]
-    return (table.lazy().with_row_index("_i")
-            # NaN sorts above every number in polars: as null it ranks last.
-            .select("_i", *extra, *(pl.col(c).cast(pl.Float64).fill_nan(None) for c in keys))
-            .top_k(k, by=by, reverse=[False] * len(keys) + [True])
-            .sort(by, descending=[True] * len(keys) + [False], nulls_last=True)
-            .collect(engine="streaming"))
-
-
-def top_rows(table: pl.DataFrame, n: int) -> pl.Series:
-    """Row indices (ascending) of the ``n`` rows that matter most (:data:`RANK_COLUMNS`)."""
-    return _ranked(table, n)["_i"].sort()
-
-
-def top_points(table: pl.DataFrame, n: int) -> tuple[pl.DataFrame, int]:
-    """The ``n`` rows that matter most, in table order, and how many were left out."""
-    if table.height <= n:
-        return table, 0
-    return table[top_rows(table, n)], table.height - n
-
-
-def ranked_by(table: pl.DataFrame) -> str:
-    """What ranked ``table``'s rows, for legends and notes: time saved only where known."""
-    saved = "potential_time_saved_s"
-    timed = saved in table.columns and table[saved].is_not_null().any()
-    return "by potential time saved, then headroom" if timed else "by headroom"
-
-
-def top_kernels(table: pl.DataFrame, n: int) -> list[str]:
-    """The ``n`` kernels that matter most, best first: a kernel ranks where its best row does.
-
-    The first ``n`` distinct kernels of the ranked rows; the top ``k`` rows hold them as
-    soon as they name ``n`` kernels, so ``k`` grows from ``n`` only while they do not.
-    """
-    k = n
-    while True:
-        kernels = _ranked(table, k, ["kernel"])["kernel"].unique(maintain_order=True)
-        if kernels.len() >= n or k >= table.height:
-            return kernels.head(n).cast(pl.String).to_list()
-        k *= 4
-
-
-# --- groups, colours and markers ---------------------------------------------------------
-
-TABLEAU_10 = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-              "#7f7f7f", "#bcbd22", "#17becf")
-"""matplotlib's tab10, Bokeh's Category10_10."""
-TABLEAU_20 = ("#1f77b4", "#aec7e8", "#ff7f0e", "#ffbb78", "#2ca02c", "#98df8a", "#d62728",
-              "#ff9896", "#9467bd", "#c5b0d5", "#8c564b", "#c49c94", "#e377c2", "#f7b6d2",
-              "#7f7f7f", "#c7c7c7", "#bcbd22", "#dbdb8d", "#17becf", "#9edae5")
-"""matplotlib's tab20, Bokeh's Category20_20."""
-GREY = "#b3b3b3"  # groups and kernels past the coloured ones
-
-
-def palette(n: int) -> list[str]:
-    """``n`` colours of Tableau 10 (Tableau 20 past ten), repeating past the palette's size."""
-    colors = TABLEAU_10 if n <= 10 else TABLEAU_20
-    return [colors[i % len(colors)] for i in range(n)]
-
-
-def order(values: pl.Series, preferred: Sequence[str] = ()) -> list[str]:
-    """Distinct values: those in ``preferred`` first (in its order), then first-seen order.
-
-    Series by ``series_order``, levels by :data:`rooflow.levels.LEVELS` (farthest first).
-    """
-    first_seen = values.unique(maintain_order=True).to_list()
-    return [v for v in preferred if v in first_seen] + [v for v in first_seen
-                                                        if v not in preferred]
-
-
-def groups(values: pl.Series) -> list[str]:
-    """Distinct values as text in first-seen order; null reads as "" (named "(none)").
-
-    The distinct values are cast, never every row: a string per row of 10⁷ is slow.
-    """
-    distinct = values.unique(maintain_order=True).cast(pl.String).fill_null("")
-    return distinct.unique(maintain_order=True).to_list()
-
-
-def group_colors(names: Sequence[str], n: int) -> dict[str, str]:
-    """Colour per name: the first ``n`` take :func:`palette` colours in order, the rest grey.
-
-    Names are groups (:func:`groups` of the colour column) or kernels (:func:`top_kernels`).
-    """
-    colors = palette(min(len(names), n))
-    return {name: colors[i] if i < n else GREY for i, name in enumerate(names)}
-
-
-class Marker(NamedTuple):
-    """One marker shape as matplotlib and Bokeh name it."""
-
-    mpl: str
-    bokeh: str
-
-
-SERIES_MARKERS = [Marker("o", "circle"), Marker("s", "square"), Marker("^", "triangle"),
-                  Marker("D", "diamond"), Marker("v", "inverted_triangle"), Marker("P", "plus"),
-                  Marker("*", "star"),
-                  # Bokeh has no ◀ ▶ ⬠: shapes of its own that the others do not use
-                  Marker("<", "triangle_pin"), Marker(">", "square_pin"), Marker("h", "hex"),
-                  Marker("p", "circle_cross")]
-"""Series markers, in order of the series."""
-
-
-def series_marker(i: int) -> Marker:
-    """Marker of the ``i``-th series (:data:`SERIES_MARKERS`, repeating).
-
-    A memory level's marker is :func:`rooflow.levels.marker`'s.
-    """
-    return SERIES_MARKERS[i % len(SERIES_MARKERS)]
 
 
 # --- points without a compute roof -------------------------------------------------------

@@ -168,15 +168,19 @@ def _all_texts(fig) -> list[Text]:
     return [t for t in fig.findobj(Text) if id(t) not in ticks]
 
 
-RINGS = (3.0, 9.0, 16.0, 26.0, 38.0, 54.0, 74.0, 100.0, 130.0, 170.0)
+RINGS = (9.0, 16.0, 26.0, 38.0, 54.0, 74.0, 100.0, 130.0, 170.0)
 """pt: distances from a point at which its label is tried, nearest first."""
 DIRECTIONS = 16
 """Directions tried on each ring, starting up-right (a label's usual place)."""
 
 
 def _ring_places() -> list[tuple[float, float, str, str]]:
-    """(dx, dy in points, ha, va) of the places around a point, nearest ring first."""
-    out = []
+    """(dx, dy in points, ha, va) of the places around a point, nearest ring first.
+
+    First a label's usual place: its lower-left corner 4 pt right of and 3 pt above its
+    point, clear of a 6 pt marker.
+    """
+    out = [(4.0, 3.0, "left", "bottom")]
     for r in RINGS:
         for k in range(DIRECTIONS):
             a = np.pi / 4 + 2 * np.pi * k / DIRECTIONS
@@ -246,7 +250,7 @@ def place_point_texts(ax, x, y, texts: Sequence[str], *, fontsize: float, gid: s
             box = label.get_window_extent(renderer)
             cost = _covered(box, boxes, lines, markers, frame, True)
             leader = None
-            if cost < best_cost and np.hypot(*place[:2]) > RINGS[1] - 1:
+            if cost < best_cost and np.hypot(*place[:2]) > RINGS[0] - 1:
                 leader = _leader(at, box, 3 * px)
                 # A leader crossing a text placed before is as bad as the text over it.
                 cost += 1e3 * sum(_crosses(leader, b) for b in boxes)
