@@ -21,6 +21,7 @@ FIXED_GIDS = ("roof-label:compute", "roof-label:memory", "ridge-label", "notes")
 CLEARANCE = 14.0
 """pt around a fixed text kept clear of markers where a place allows (a point label's room)."""
 MAX_LINE_POINTS = 4000
+_EVERYWHERE = Bbox([[-1e9, -1e9], [1e9, 1e9]])
 """Vertices of one line sampled as an obstacle; longer lines (10⁵ arrows) are thinned."""
 
 
@@ -56,17 +57,18 @@ def line_samples(ax, step_px: float = 2.0, skip: Sequence[str] = ("minor-ticks",
     return np.concatenate(out) if out else np.empty((0, 2))
 
 
-def marker_points(ax) -> tuple[np.ndarray, np.ndarray]:
+def marker_points(ax, skip: Sequence[str] = ("minor-ticks",)) -> tuple[np.ndarray, np.ndarray]:
     """(centres in display pixels, radii in pixels) of the markers drawn on ``ax``.
 
-    Line2D markers (rooflow draws its points so) and scatter collections.
+    Line2D markers (rooflow draws its points so) and scatter collections; lines whose gid
+    starts with one of ``skip`` left out.
     """
     px = ax.figure.dpi / 72
     centres, radii = [], []
     for ln in ax.get_lines():
         if not ln.get_visible() or ln.get_marker() in (None, "None", "", " "):
             continue
-        if (ln.get_gid() or "").startswith("minor-ticks"):
+        if (ln.get_gid() or "").startswith(tuple(skip)):
             continue
         xy = np.asarray(ln.get_xydata(), float)
         with np.errstate(all="ignore"):
@@ -134,6 +136,7 @@ def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
     renderer = fig.canvas.get_renderer()
     lines = line_samples(ax)
     markers = marker_points(ax)
+    data = marker_points(ax, ("minor-ticks", "ridge"))  # a ridge label sits by its point
     moving = set(candidates)
     boxes = [t.get_window_extent(renderer) for t in _all_texts(fig)
              if t not in moving and t.get_visible() and t.get_text().strip()]
@@ -149,8 +152,8 @@ def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
                 region = Bbox([[max(frame.x0, regions[text]), frame.y0], [frame.x1, frame.y1]])
             cost = _covered(box, boxes, lines, markers, region, not rotated)
             # Kept clear of the data too: a point's label needs room beside it.
-            cost += _covered(box.padded(CLEARANCE * fig.dpi / 72), [], lines[:0], markers,
-                             frame, False) / 1e3
+            cost += _covered(box.padded(CLEARANCE * fig.dpi / 72), [], lines[:0], data,
+                             _EVERYWHERE, False) / 1e3
             if cost < best_cost:
                 best, best_cost = place, cost
             if cost == 0:

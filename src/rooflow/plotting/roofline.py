@@ -69,6 +69,8 @@ class PlotOptions:
     True/False force it.
     ``color_by`` is the column that picks colours (``family``; ``dataset`` on overviews).
     ``trajectory``: a dim whose sweeps are drawn as paths (:mod:`.trajectory`); None: none.
+    ``xlim`` (FLOP/byte), ``ylim`` (FLOP/s): fixed axes, so plots compare; None: fitted to
+    the data and its ridge points (:func:`.core.axis_limits`).
     """
 
     connect: bool = _D["connect"]
@@ -83,6 +85,8 @@ class PlotOptions:
     density_threshold: int = _D["density_threshold"]
     trajectory: str | None = _D["trajectory"]
     color_by: str = "family"
+    xlim: tuple[float, float] | None = None
+    ylim: tuple[float, float] | None = None
 
 
 DRAWN_COLUMNS = [
@@ -220,7 +224,8 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     # The roofs the points were judged on (an AMD counter point's fp32 per instruction).
     ax, limits, scale, unit = roofline_axes(
         fig, AXES_RECT, preset, [table, unjudged], levels,
-        distinct(table, "compute_roof_name").drop_nulls().to_list(), per)
+        distinct(table, "compute_roof_name").drop_nulls().to_list(), per,
+        (options.xlim, options.ylim))
     dense = use_density(table.height, options.density, options.density_threshold)
     mixed_op = op.any() and not only_op
     # The unjudged and above-roof markers first: the point labels keep off them.
