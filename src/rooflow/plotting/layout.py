@@ -95,7 +95,7 @@ def _covered(box: Bbox, boxes: Sequence[Bbox], lines: np.ndarray, markers, frame
              check_lines: bool) -> float:
     """How much ``box`` covers: a cost, 0 where it covers nothing.
 
-    Per text overlapped 1,000 plus the area (px²); per marker 1,000; per line point
+    Per text overlapped 5,000 plus the area (px²); per marker 1,000; per line point
     inside (lines checked only for ``check_lines``) 300; per pixel outside ``frame`` 10⁴.
     """
     cost = 0.0
@@ -103,7 +103,7 @@ def _covered(box: Bbox, boxes: Sequence[Bbox], lines: np.ndarray, markers, frame
         w = min(box.x1, b.x1) - max(box.x0, b.x0)
         h = min(box.y1, b.y1) - max(box.y0, b.y0)
         if w > 0 and h > 0:
-            cost += 1e3 + w * h
+            cost += 5e3 + w * h
     centres, radii = markers
     if len(centres):
         cx = np.clip(centres[:, 0], box.x0, box.x1) - centres[:, 0]
@@ -171,13 +171,13 @@ def _all_texts(fig) -> list[Text]:
     return [t for t in fig.findobj(Text) if id(t) not in ticks]
 
 
-RINGS = (9.0, 16.0, 26.0, 38.0, 54.0, 74.0, 100.0, 130.0, 170.0)
+RINGS = (9.0, 16.0, 26.0, 38.0, 54.0, 74.0, 100.0, 130.0, 170.0, 220.0, 280.0)
 """pt: distances from a point at which its label is tried, nearest first."""
 DIRECTIONS = 16
 """Directions tried on each ring, starting up-right (a label's usual place)."""
 
 
-def _ring_places() -> list[tuple[float, float, str, str]]:
+def ring_places() -> list[tuple[float, float, str, str]]:
     """(dx, dy in points, ha, va) of the places around a point, nearest ring first.
 
     First a label's usual place: its lower-left corner 4 pt right of and 3 pt above its
@@ -239,7 +239,7 @@ def place_point_texts(ax, x, y, texts: Sequence[str], *, fontsize: float, gid: s
     boxes = [t.get_window_extent(renderer) for t in _all_texts(fig)
              if t.get_visible() and t.get_text().strip()]
     frame = ax.bbox
-    places = _ring_places()
+    places = ring_places()
     out, leaders = [], []
     px = fig.dpi / 72
     for xi, yi, text in zip(x, y, texts, strict=True):

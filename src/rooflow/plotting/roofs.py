@@ -104,6 +104,8 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
     # Candidate anchors along a roof: eleven steps of the axis width, right to left.
     along = 10 ** np.linspace(lx[1] - 0.08, lx[0] + 0.1, 11)
     for label in roof_labels(preset, compute_keys, memory_keys, limits, scale, unit, bold):
+        if not _seen(label, limits, scale, max(preset.memory[m] for m in memory_keys)):
+            continue  # a roof above the fitted axes, or flat only past their right end
         if label.kind == "memory":  # along the roof's slope: one decade up per decade right
             p1 = ax.transData.transform((label.x, label.y))
             p2 = ax.transData.transform((label.x * 10, label.y * 10))
@@ -139,9 +141,23 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
                                 for dx, dy, ha, va in RIDGE_PLACES])
 
 
-RIDGE_PLACES = [(-6, 6, "right", "bottom"), (6, 6, "left", "bottom"), (-6, 18, "right", "bottom"),
-                (6, 18, "left", "bottom"), (6, -6, "left", "top"), (-6, -6, "right", "top"),
-                (-6, 30, "right", "bottom"), (6, -18, "left", "top"), (-6, -18, "right", "top")]
+def _seen(label, limits: Limits, scale: float, bandwidth: float) -> bool:
+    """Whether the roof (or ridge point) ``label`` names is inside the axes.
+
+    A compute roof is seen where it is flat: below the top and, met by the steepest
+    memory roof (``bandwidth``, byte/s), left of the right end.
+    """
+    top = limits.ymax / scale
+    if label.kind == "compute":
+        peak = label.y / 1.08
+        return peak < top and peak * scale / bandwidth < limits.xmax / 1.5
+    if label.kind == "ridge":
+        return limits.xmin < label.x < limits.xmax and label.y < top
+    return label.y < top
+
+
+RIDGE_PLACES = [(dx, dy, "right" if dx < 0 else "left", "bottom" if dy > 0 else "top")
+                for dy in (6, 18, 30, 42, -6, -18, -30, -42) for dx in (-6, 6)]
 """A ridge label's places (offset points from the ridge point, alignment), best first."""
 NOTE_PLACES = [(0.01, 0.99, "left", "top"), (0.99, 0.01, "right", "bottom"),
                (0.01, 0.01, "left", "bottom"), (0.99, 0.99, "right", "top"),
