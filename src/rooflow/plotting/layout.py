@@ -50,7 +50,9 @@ def line_samples(ax, step_px: float = 2.0, skip: Sequence[str] = ("minor-ticks",
         if not len(a):
             continue
         n = np.clip(np.ceil(np.hypot(*(b - a).T) / step_px), 1, 2000).astype(int)
-        t = np.concatenate([np.arange(k) / k for k in n])
+        # k/n of each segment, k = 0 … n-1, without a Python loop over segments
+        first = np.repeat(np.cumsum(n) - n, n)
+        t = (np.arange(n.sum()) - first) / np.repeat(n, n)
         start = np.repeat(a, n, axis=0)
         out.append(start + (np.repeat(b, n, axis=0) - start) * t[:, None])
         out.append(b[-1:])
@@ -119,7 +121,7 @@ def _covered(box: Bbox, boxes: Sequence[Bbox], lines: np.ndarray, markers, frame
 
 
 def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
-                      regions: dict[Text, float] | None = None) -> None:
+                      regions: dict[Text, float] | None = None, *, keep: bool = False) -> None:
     """Give each text of ``candidates`` the first of its places that covers nothing.
 
     Args:
@@ -129,6 +131,8 @@ def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
 
         regions: text → the least x (display pixels) its box may start at (a compute
             roof's label stays over the flat part of its roof); others: the axes.
+
+        keep: a text whose place covers nothing stays there (a second pass).
 
     The texts are placed in the order given, each then an obstacle for the next.
     """
@@ -143,13 +147,18 @@ def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
     frame = ax.bbox
     for text, places in candidates.items():
         rotated = abs(text.get_rotation() % 180) > 1
+        region = frame
+        if regions and text in regions:
+            region = Bbox([[max(frame.x0, regions[text]), frame.y0], [frame.x1, frame.y1]])
+        if keep:
+            box = text.get_window_extent(renderer)
+            if _covered(box, boxes, lines, markers, region, not rotated) == 0:
+                boxes.append(box)
+                continue
         best, best_cost = None, np.inf
         for place in places:
             text.set(**place)
             box = text.get_window_extent(renderer)
-            region = frame
-            if regions and text in regions:
-                region = Bbox([[max(frame.x0, regions[text]), frame.y0], [frame.x1, frame.y1]])
             cost = _covered(box, boxes, lines, markers, region, not rotated)
             # Kept clear of the data too: a point's label needs room beside it.
             cost += _covered(box.padded(CLEARANCE * fig.dpi / 72), [], lines[:0], data,
@@ -163,17 +172,24 @@ def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
 
 
 def _all_texts(fig) -> list[Text]:
-    """The figure's texts, tick labels left out (they sit outside the frame)."""
-    ticks = set()
+    """The figure's texts, tick labels left out (they sit outside the frame).
+
+    Gathered from each axes (its texts, titles, axis labels, legend) and the figure:
+    ``findobj`` walks every artist, tick by tick, and costs more than the whole pass.
+    """
+    out: list[Text] = list(fig.texts)
     for ax in fig.axes:
-        for axis in (ax.xaxis, ax.yaxis):
-            ticks.update(id(t) for t in axis.get_ticklabels(which="both"))
-    return [t for t in fig.findobj(Text) if id(t) not in ticks]
+        out += [*ax.texts, ax.title, ax._left_title, ax._right_title, ax.xaxis.label,
+                ax.yaxis.label]
+        legend = ax.get_legend()
+        if legend is not None:
+            out += [*legend.get_texts(), legend.get_title()]
+    return out
 
 
 RINGS = (9.0, 16.0, 26.0, 38.0, 54.0, 74.0, 100.0, 130.0, 170.0, 220.0, 280.0)
 """pt: distances from a point at which its label is tried, nearest first."""
-DIRECTIONS = 16
+DIRECTIONS = 24
 """Directions tried on each ring, starting up-right (a label's usual place)."""
 
 
@@ -231,7 +247,7 @@ def place_point_texts(ax, x, y, texts: Sequence[str], *, fontsize: float, gid: s
     """
     from rooflow.plotting.roofs import settle_labels
 
-    settle_labels(ax)  # the roof and ridge labels first: they have few places to go
+    settle_labels(ax, final=False)  # the roof and ridge labels first: few places to go
     fig = ax.figure
     renderer = fig.canvas.get_renderer()
     lines = line_samples(ax)

@@ -137,7 +137,8 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
             text = ax.annotate(label.text, (label.x, label.y), xytext=(-6, 6),
                                textcoords="offset points", fontsize=8, ha="right",
                                va="bottom", gid="ridge-label")
-            register(ax, text, [{"position": (dx, dy), "ha": ha, "va": va}
+            register(ax, text, [{"position": (dx, dy), "ha": ha, "va": va, "text": t}
+                                for t in (label.text, label.text.replace(": ", ":\n"))
                                 for dx, dy, ha, va in RIDGE_PLACES])
 
 
@@ -183,15 +184,18 @@ def register_notes(ax, text) -> None:
     register(ax, text, [{"x": x, "y": y, "ha": ha, "va": va} for x, y, ha, va in NOTE_PLACES])
 
 
-def settle_labels(ax) -> None:
+def settle_labels(ax, final: bool = True) -> None:
     """Move the roof, ridge and notes texts of ``ax`` to where the data is not.
 
-    Call once, after every point, line and point label is drawn (:mod:`.layout`).
+    Called before the point labels (``final`` False: the fixed texts take their places
+    first, having fewest), and once more at the end (``final``), when each takes again
+    the best of its places among every text, marker and leader line drawn by then.
     """
     from rooflow.plotting.layout import place_fixed_texts
 
-    places = _PLACES.pop(ax, {})
-    # The ridge labels first (fewest places), then compute, memory, notes.
+    places = _PLACES.pop(ax, {}) if final else _PLACES.get(ax, {})
+    regions = _REGIONS.pop(ax, {}) if final else _REGIONS.get(ax, {})
+    # The ridge labels first (fewest places), then compute, memory, notes, path ends.
     rank = {"ridge-label": 0, "roof-label:compute": 1, "roof-label:memory": 2, "notes": 3}
     order = sorted(places, key=lambda t: rank.get(t.get_gid() or "", 4))
-    place_fixed_texts(ax, {t: places[t] for t in order}, _REGIONS.pop(ax, {}))
+    place_fixed_texts(ax, {t: places[t] for t in order}, regions, keep=final)
