@@ -155,7 +155,7 @@ def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
             if _covered(box, boxes, lines, markers, region, not rotated) == 0:
                 boxes.append(box)
                 continue
-        best, best_cost = None, np.inf
+        best, best_cost = places[0], np.inf
         for place in places:
             text.set(**place)
             box = text.get_window_extent(renderer)
