@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from matplotlib.collections import PathCollection
 from matplotlib.legend import Legend
 from matplotlib.text import Text
 
@@ -54,6 +55,16 @@ def overlaps(fig) -> dict[str, list]:
     free = [(n, b) for n, b, in_legend, _ in texts if not in_legend]
     level = [(n, b) for n, b, in_legend, rotated in texts if not in_legend and not rotated]
     for ax in fig.axes:
+        for c in ax.collections:  # scatter markers (sized by time share)
+            if not isinstance(c, PathCollection) or not 0 < len(c.get_offsets()) <= 200:
+                continue
+            d = c.get_offset_transform().transform(c.get_offsets())
+            sizes = c.get_sizes() if len(c.get_sizes()) else [36.0]
+            for k, (x, y) in enumerate(d):
+                rad = math.sqrt(sizes[k % len(sizes)]) / 2 * fig.dpi / 72 * 0.6
+                out["text_marker"] += [n for n, b in free if
+                                       (min(max(x, b.x0), b.x1) - x) ** 2
+                                       + (min(max(y, b.y0), b.y1) - y) ** 2 < rad * rad]
         for ln in ax.get_lines():
             xy = np.asarray(ln.get_xydata(), float)
             if not ln.get_visible() or not len(xy):

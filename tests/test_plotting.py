@@ -74,7 +74,7 @@ def test_legend_explains_markers_and_series():
 
 
 def test_markers_below_threshold_density_above():
-    t = table(200)
+    t = table(200, time_s=None)  # no times: plain markers (sized ones: a test below)
     small = figure(t, PRESET, PlotOptions(annotate=False))
     assert not any(g.startswith("density") for g in gids(small))
     # 2 series (Original, Optimized) × 1 colour × measured → 2 marker artists of 100 points
@@ -154,7 +154,7 @@ def test_short_names():
 def test_labels_that_crowd_nothing_sit_beside_their_points():
     from matplotlib.text import Annotation
 
-    t = table(2).with_columns(label=pl.Series(["first", "second"]))
+    t = table(2, time_s=None).with_columns(label=pl.Series(["first", "second"]))
     ax = figure(t, PRESET, PlotOptions(annotate=True)).axes[0]
     labels = {a.get_text(): (a.xy, a.xyann) for a in ax.texts if isinstance(a, Annotation)
               and a.get_text() in ("first", "second")}
@@ -561,3 +561,20 @@ def test_hardware_name_lists_every_ridge():
     # 61.3 / 5.325 = 11.5; 122.6 / 5.325 = 23.0; 980.6 / 5.325 = 184
     assert "fp64 11.5, fp64-tensor 23," in ridges and "bf16-tensor 184" in ridges
     assert CliRunner().invoke(cli, ["hardware", "no-such"]).exit_code != 0
+
+
+def test_marker_area_is_the_points_share_of_time_with_a_size_legend():
+    from matplotlib.collections import PathCollection
+
+    from rooflow.plotting.markers import AREA_MIN, AREA_PER_SHARE
+
+    # Times 1, 3 (Original) and 6, 0 ms … of 4 points: shares 0.1, 0.3, 0.6 and 0 of 10 ms.
+    t = table(4, time_s=[1e-3, 3e-3, 6e-3, 1e-9])
+    ax = figure(t, PRESET, PlotOptions(annotate=False)).axes[0]
+    sizes = sorted(s for c in ax.collections if isinstance(c, PathCollection)
+                   for s in c.get_sizes())
+    # 1000 pt² per whole: 100, 300, 600 pt²; ~0 s → the 12 pt² floor.
+    assert sizes == pytest.approx([AREA_MIN, 0.1 * AREA_PER_SHARE, 0.3 * AREA_PER_SHARE,
+                                   0.6 * AREA_PER_SHARE], rel=1e-3)
+    labels = [x.get_text() for x in ax.get_legend().get_texts()]
+    assert labels[-4:] == ["— marker area: share of time —", "1%", "5%", "20%"]

@@ -92,9 +92,9 @@ class PlotOptions:
 DRAWN_COLUMNS = [
     "series", "family", "label", "pair", "kernel", "dims", "level", "precision", "unit",
     "arithmetic_intensity", "performance", "theoretical", "bandwidth_only",
-    "compute_roof_name", "memory_roof_name", "headroom", "above_roof", "roof_note",
+    "compute_roof_name", "memory_roof_name", "headroom", "above_roof", "roof_note", "time_s",
 ]  # fmt: skip
-BANDWIDTH_COLUMNS = ["bytes", "time_s", "memory_roof", "achieved_bandwidth"]
+BANDWIDTH_COLUMNS = ["bytes", "memory_roof", "achieved_bandwidth"]
 """Read by the bandwidth-only panel alone."""
 
 
@@ -346,11 +346,12 @@ def _draw_points(ax, table: pl.DataFrame, scale: float, options: PlotOptions, de
     else:
         handles += [Line2D([], [], ls="", marker=m, color="0.3", label=s)
                     for s, m in zip(series, markers, strict=True)]
+    sizes = None if dense else mk.time_share_areas(drawn)
     mk.draw_groups(ax, drawn["arithmetic_intensity"].to_numpy(),
                    drawn["performance"].to_numpy() / scale, mk.codes(drawn["series"], series),
                    drawn["theoretical"].to_numpy(),
                    color_index[mk.codes(drawn[color_col].cast(pl.String).fill_null(""), groups)],
-                   markers, palette)
+                   markers, palette, sizes)
     if dense:
         handles.append(Line2D([], [], ls="", marker="o", color="0.3",
                               label=f"markers: top {shown.height:,} {core.ranked_by(table)}"))
@@ -364,6 +365,8 @@ def _draw_points(ax, table: pl.DataFrame, scale: float, options: PlotOptions, de
         if len(groups) > options.top_n:
             handles.append(Line2D([], [], ls="", marker="o", color=core.GREY,
                                   label=f"+{len(groups) - options.top_n} more"))
+    if sizes is not None:
+        handles += mk.size_handles()
     annotate = options.annotate
     if annotate is None:  # auto: a small plot gets labels, unless it has a key or paths
         annotate = table.height <= AUTO_LABEL_MAX and not options.key and not options.trajectory
