@@ -73,6 +73,8 @@ def marker_points(ax, skip: Sequence[str] = ("minor-ticks",)) -> tuple[np.ndarra
         if (ln.get_gid() or "").startswith(tuple(skip)):
             continue
         xy = np.asarray(ln.get_xydata(), float)
+        if len(xy) > MAX_LINE_POINTS:  # 10⁵ above-roof X of a dense plot: a sample of them
+            xy = xy[:: len(xy) // MAX_LINE_POINTS + 1]
         with np.errstate(all="ignore"):
             d = ln.get_transform().transform(xy) if len(xy) else np.empty((0, 2))
         d = d[np.isfinite(d).all(1)]
@@ -80,8 +82,10 @@ def marker_points(ax, skip: Sequence[str] = ("minor-ticks",)) -> tuple[np.ndarra
         radii.append(np.full(len(d), (ln.get_markersize() / 2 + 1) * px))
     for c in ax.collections:
         offs = np.asarray(c.get_offsets(), float)
-        if not len(offs) or not hasattr(c, "get_sizes") or len(offs) > 10**5:
+        if not len(offs) or not hasattr(c, "get_sizes"):
             continue
+        if len(offs) > MAX_LINE_POINTS:
+            offs = offs[:: len(offs) // MAX_LINE_POINTS + 1]
         d = c.get_offset_transform().transform(offs)
         sizes = c.get_sizes() if len(c.get_sizes()) else np.array([36.0])
         r = np.sqrt(np.resize(sizes, len(d))) / 2 * px
