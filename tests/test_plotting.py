@@ -74,7 +74,7 @@ def test_legend_explains_markers_and_series():
 
 
 def test_markers_below_threshold_density_above():
-    t = table(200)
+    t = table(200, time_s=None)  # no times: plain markers (sized ones: a test below)
     small = figure(t, PRESET, PlotOptions(annotate=False))
     assert not any(g.startswith("density") for g in gids(small))
     # 2 series (Original, Optimized) × 1 colour × measured → 2 marker artists of 100 points
@@ -154,7 +154,7 @@ def test_short_names():
 def test_labels_that_crowd_nothing_sit_beside_their_points():
     from matplotlib.text import Annotation
 
-    t = table(2).with_columns(label=pl.Series(["first", "second"]))
+    t = table(2, time_s=None).with_columns(label=pl.Series(["first", "second"]))
     ax = figure(t, PRESET, PlotOptions(annotate=True)).axes[0]
     labels = {a.get_text(): (a.xy, a.xyann) for a in ax.texts if isinstance(a, Annotation)
               and a.get_text() in ("first", "second")}
@@ -345,7 +345,7 @@ points = to_points(pl.DataFrame({"kernel": ["a", "b", "c"],  # labels that crowd
                                  "flop_per_s": [1e12, 1e12, 1.01e12]}))
 figure(analyze(points, custom_preset(100, 1000)), custom_preset(100, 1000),
        PlotOptions(annotate=True))
-assert "adjustText" in sys.modules, "labels placed by adjustText, which imports pyplot"
+assert "matplotlib.pyplot" not in sys.modules, "label placement imports no pyplot"
 print(matplotlib.get_backend())
 """
 
@@ -514,3 +514,93 @@ def test_many_points_without_precision_are_a_grey_density_image():
     assert not [a for a in ax.lines if a.get_gid() == "no-compute-roof"]
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == ["precision not given:\n1,000 points, not judged"]
+
+
+def _mi300a():
+    from rooflow.defaults import DEFAULT_HARDWARE
+    from rooflow.roofs import read_presets
+
+    return read_presets(DEFAULT_HARDWARE)["mi300a"]
+
+
+def test_the_datas_roofs_are_bold_each_with_its_ridge():
+    from rooflow.plotting import core
+
+    preset = _mi300a()  # default compute roof fp64-tensor (122.6 TFLOP/s)
+    bold = core.bold_keys(preset, ["DRAM"], ["fp64"])
+    # fp64-only kernels: the fp64 vector roof is bold, the default fp64-tensor roof thin.
+    assert bold == (["fp64"], ["HBM"])
+    compute, memory = core.roof_keys(preset, ["DRAM"], ["fp64"])
+    assert compute == ["fp64", "fp64-tensor"] and memory == ["HBM"]
+    main = {(r.compute, r.memory): r.main for r in core.roofs(preset, compute, memory, bold)}
+    assert main == {("fp64", "HBM"): True, ("fp64-tensor", "HBM"): False}
+    # AMD CDNA 3 white paper: fp64 vector 61.3 TFLOP/s, HBM3 5.325 TB/s →
+    # ridge 61.3e12 / 5.325e12 = 11.51 FLOP/byte, at 61.3 TFLOP/s.
+    (ridge,) = core.ridge_points(preset, bold)
+    assert ridge.intensity == pytest.approx(11.51, abs=0.01)
+    assert ridge.performance == pytest.approx(61.3e12)
+    # Two precisions judged: two bold roofs, two ridges, each labelled with its roof.
+    both = core.bold_keys(preset, ["DRAM"], ["fp64", "bf16-tensor"])
+    ridges = core.ridge_points(preset, both)
+    # bf16-tensor 980.6 TFLOP/s / 5.325 TB/s = 184.2 FLOP/byte
+    assert [round(r.intensity, 1) for r in ridges] == [11.5, 184.2]
+    labels = core.roof_labels(preset, *core.roof_keys(preset, ["DRAM"], ["fp64", "bf16-tensor"]),
+                              core.Limits(0.01, 1e4, 1e9, 1e16), 1e12, "TFLOP/s", both)
+    assert [lb.text for lb in labels if lb.kind == "ridge"] == [
+        "fp64 ridge: 11.5 FLOP/byte", "bf16-tensor ridge: 184 FLOP/byte"]
+
+
+def test_axes_fit_the_data_and_its_ridge_or_are_fixed():
+    # PRESET: ridge 100 FLOP/byte at 100 TFLOP/s. Points at 0.01 and 0.1 FLOP/byte, 1 and
+    # 10 GFLOP/s: x from 0.01 / 3 → 10⁻³ to ridge 100 × 3 = 300 → 10³; y from 1e9 / 3 →
+    # 10⁸ to 1e14 × 3 → 10¹⁵.
+    t = pl.DataFrame({"arithmetic_intensity": [0.01, 0.1], "performance": [1e9, 1e10]})
+    lims = axis_limits(PRESET, [t], [(100.0, 1e14)])
+    assert (lims.xmin, lims.xmax, lims.ymin, lims.ymax) == pytest.approx((1e-3, 1e3, 1e8, 1e15))
+    fixed = axis_limits(PRESET, [t], [(100.0, 1e14)], ((0.5, 5e3), None))
+    assert (fixed.xmin, fixed.xmax) == (0.5, 5e3) and fixed.ymax == pytest.approx(1e15)
+    ax = figure(table(), PRESET, PlotOptions(annotate=False, xlim=(0.5, 5e3),
+                                              ylim=(1e12, 1e15))).axes[0]
+    assert ax.get_xlim() == pytest.approx((0.5, 5e3))
+    assert ax.get_ylim() == pytest.approx((1, 1000))  # TFLOP/s
+
+
+def test_short_names_cut_in_the_middle_and_stay_distinct():
+    names = pl.Series(["__omp_offloading_32_6b6b__QQmain_l123_kernel_body",
+                       "__omp_offloading_32_6b6b__QQmain_l124_kernel_body",
+                       "gemm<float>(int)", "gemm<half>(int)", "gemm<half>(int)", "short"])
+    # width 20: head (20 - 1) × 2 // 5 = 7 characters, "…", tail 12.
+    assert short_names(names, 20).to_list() == [
+        "__omp_o…_kernel_body #1", "__omp_o…_kernel_body #2",
+        "gemm<…>(…) #1", "gemm<…>(…) #2", "gemm<…>(…) #2", "short"]
+
+
+def test_hardware_name_lists_every_ridge():
+    from click.testing import CliRunner
+
+    from rooflow.cli import cli
+
+    out = CliRunner().invoke(cli, ["hardware", "mi300a"])
+    assert out.exit_code == 0, out.output
+    assert out.output.startswith("mi300a: ") and "\nmi300x:" not in out.output
+    ridges = next(line for line in out.output.splitlines() if "ridge points on HBM" in line)
+    # 61.3 / 5.325 = 11.5; 122.6 / 5.325 = 23.0; 980.6 / 5.325 = 184
+    assert "fp64 11.5, fp64-tensor 23," in ridges and "bf16-tensor 184" in ridges
+    assert CliRunner().invoke(cli, ["hardware", "no-such"]).exit_code != 0
+
+
+def test_marker_area_is_the_points_share_of_time_with_a_size_legend():
+    from matplotlib.collections import PathCollection
+
+    from rooflow.plotting.markers import AREA_MIN, AREA_PER_SHARE
+
+    # Times 1, 3 (Original) and 6, 0 ms … of 4 points: shares 0.1, 0.3, 0.6 and 0 of 10 ms.
+    t = table(4, time_s=[1e-3, 3e-3, 6e-3, 1e-9])
+    ax = figure(t, PRESET, PlotOptions(annotate=False)).axes[0]
+    sizes = sorted(s for c in ax.collections if isinstance(c, PathCollection)
+                   for s in c.get_sizes())
+    # 1000 pt² per whole: 100, 300, 600 pt²; ~0 s → the 12 pt² floor.
+    assert sizes == pytest.approx([AREA_MIN, 0.1 * AREA_PER_SHARE, 0.3 * AREA_PER_SHARE,
+                                   0.6 * AREA_PER_SHARE], rel=1e-3)
+    labels = [x.get_text() for x in ax.get_legend().get_texts()]
+    assert labels[-4:] == ["— marker area: share of time —", "1%", "5%", "20%"]

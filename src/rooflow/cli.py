@@ -105,6 +105,25 @@ def _image_format(output: Path) -> str:
 
 
 
+def _limits(_ctx, _param, value: str | None) -> tuple[float, float] | None:
+    """``LO,HI`` as two positive numbers, LO < HI; None when not given."""
+    if value is None:
+        return None
+    try:
+        lo, hi = (float(v) for v in value.split(","))
+    except ValueError:
+        raise click.BadParameter(f"{value!r}: give LO,HI, two numbers") from None
+    if not 0 < lo < hi < float("inf"):
+        raise click.BadParameter(f"{value!r}: needs 0 < LO < HI")
+    return lo, hi
+
+
+def _dataset_name(files) -> str:
+    """The files plotted, for a title: the first name, and how many more."""
+    more = f" and {len(files) - 1} more" if len(files) > 1 else ""
+    return f"{files[0].name}{more}"
+
+
 @cli.command()
 @files_argument
 @kind_option
@@ -123,6 +142,10 @@ def _image_format(output: Path) -> str:
                    f"{_PLOT['density_threshold']:,} points.")
 @click.option("--trajectory", metavar="DIM", help="Join each kernel family's points that "
               "differ only in DIM (M, MKV, ...) in its order, ends labelled with its values.")
+@click.option("--xlim", callback=_limits, metavar="LO,HI",
+              help="Fixed x axis, FLOP/byte (default: fitted to the data and its ridges).")
+@click.option("--ylim", callback=_limits, metavar="LO,HI",
+              help="Fixed y axis, FLOP/s: 1e12 is 1 TFLOP/s (default: fitted).")
 @click.option("-t", "--title", default=None)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Output image (.png, .svg or .pdf; default: ./FIRST-FILE-STEM.png).")
@@ -132,8 +155,8 @@ def _image_format(output: Path) -> str:
               help="Also write an interactive page (one offline HTML file) here.")
 @table_options()
 def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, connect, annotate,
-         key, series_order, dpi, top_n, density, trajectory, title, output, table, html_page,
-         selection):
+         key, series_order, dpi, top_n, density, trajectory, xlim, ylim, title, output, table,
+         html_page, selection):
     """Plot any input rooflow reads (kind detected from the content) on a preset."""
     from rooflow.pipeline import report
 
@@ -147,8 +170,10 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
     options = PlotOptions(
         connect=connect, annotate=annotate, key=key,
         series_order=[s.strip() for s in series_order.split(",") if s.strip()],
-        dpi=dpi, title=title, formats=(fmt,), top_n=top_n, density=density,
-        trajectory=trajectory,
+        dpi=dpi, formats=(fmt,), top_n=top_n, density=density,
+        trajectory=trajectory, xlim=xlim, ylim=ylim,
+        # The dataset and the preset, as Nsight Compute and Advisor name their charts.
+        title=title or f"{_dataset_name(files)} on {preset.name}",
     )
     analysed = report(points, preset, table_path=table, plot_path=output, options=options,
                       log=_warn, full_table=html_page is not None)
@@ -221,12 +246,22 @@ def table(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, out
 
 
 @cli.command("hardware")
+@click.argument("names", nargs=-1)
 @hardware_file_option
-def hardware_cmd(hardware_file) -> None:
-    """Print the hardware presets: every roof with its source, and the ridge point."""
+def hardware_cmd(names, hardware_file) -> None:
+    """Print the hardware presets (NAMES: those only): every roof with its source, the ridges.
+
+    A ridge point per compute roof and memory roof: compute roof / memory roof, FLOP/byte
+    (OP/byte for an integer roof).
+    """
     from rooflow.points import op_unit
 
-    for p in _load_presets(hardware_file).values():
+    presets = _load_presets(hardware_file)
+    unknown = [n for n in names if n not in presets]
+    if unknown:
+        raise click.UsageError(f"unknown hardware preset {', '.join(unknown)}; known: "
+                               f"{', '.join(presets)}")
+    for p in (presets[n] for n in names) if names else presets.values():
         click.echo(f"{p.key}: {p.name}{' [measured]' if p.empirical else ''}; ridge point "
                    f"{p.ridge_point:.1f} FLOP/byte ({p.default_compute} / {p.default_memory})")
         click.echo(f"  source: {p.source}")
@@ -237,6 +272,9 @@ def hardware_cmd(hardware_file) -> None:
         width = max(len(r[0]) + len(r[1]) for r in rows) + 2
         for key, value, source in rows:
             click.echo(f"  {key}  {value.rjust(width - len(key))}  {source}".rstrip())
+        for mkey, bw in p.memory.items():
+            ridges = ", ".join(f"{c} {v / bw:,.3g}" for c, v in p.compute.items())
+            click.echo(f"  ridge points on {mkey} (FLOP/byte): {ridges}")
         if p.no_cache_roofs:
             click.echo(f"  cache roofs: {p.no_cache_roofs}")
         if p.roof_clock_hz:

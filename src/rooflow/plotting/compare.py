@@ -19,8 +19,9 @@ from matplotlib.lines import Line2D
 from rooflow.compare import ONLY_BASELINE, ONLY_NEW, Comparison
 from rooflow.io import atomic_path
 from rooflow.plotting import core
+from rooflow.plotting.labels import place_labels, short_names
 from rooflow.plotting.roofline import new_figure, plain_text
-from rooflow.plotting.roofs import roofline_axes
+from rooflow.plotting.roofs import roofline_axes, settle_labels
 from rooflow.roofs.preset import Preset
 
 AXES_RECT = (0.1, 0.1, 0.59, 0.82)  # the legend and notes take the right-hand side
@@ -66,11 +67,11 @@ def _plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title
                 ls="", marker="s", ms=6, mfc="none" if hollow else GREY, mec=GREY, zorder=4)
     ranked = drawn.filter(pl.col("speedup") > 0).with_columns(
         _d=pl.col("speedup").log().abs()).sort("_d", descending=True).head(LABELS)
-    for r in ranked.iter_rows(named=True):
-        name = r["name"] if len(r["name"]) <= 30 else r["name"][:29] + "…"
-        ax.annotate(f"{name} {r['speedup']:.2f}×",
-                    (r["arithmetic_intensity_new"], r["performance_new"] / scale),
-                    xytext=(4, 4), textcoords="offset points", fontsize=6.5)
+    if ranked.height:
+        names = short_names(ranked["name"], 30)
+        place_labels(ax, ranked["arithmetic_intensity_new"].to_numpy(),
+                     ranked["performance_new"].to_numpy() / scale,
+                     [f"{n} {s:.2f}×" for n, s in zip(names, ranked["speedup"], strict=True)])
     handles = [
         Line2D([], [], ls="", marker="o", mfc="none", mec="0.3", label="baseline"),
         Line2D([], [], ls="", marker="o", color="0.3", label="new"),
@@ -85,6 +86,7 @@ def _plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title
     ax.text(1.02, 0.55, comp.summary().replace("; ", "\n"), transform=ax.transAxes,
             fontsize=7.5, va="top")
     ax.set_title(title, fontsize=11)
+    settle_labels(ax)
     out = Path(out)
     with atomic_path(out) as tmp:
         fig.savefig(tmp, dpi=dpi, format=out.suffix.lstrip(".") or "png")

@@ -22,6 +22,21 @@ import polars as pl
 
 from rooflow.analysis import NO_PRECISION, no_compute_roof
 from rooflow.errors import InputError
+
+# Re-exported: both outputs read the ranking, colours and markers from here.
+from rooflow.plotting.colors import (  # noqa: F401
+    GREY,
+    SERIES_MARKERS,
+    TABLEAU_10,
+    TABLEAU_20,
+    Marker,
+    group_colors,
+    groups,
+    order,
+    palette,
+    series_marker,
+)
+from rooflow.plotting.ranking import RANK_COLUMNS, ranked_by, top_kernels, top_points, top_rows  # noqa: F401
 from rooflow.points import PRECISIONS
 from rooflow.roofs.preset import Preset
 
@@ -82,20 +97,9 @@ def check_plottable(table: pl.DataFrame, performance: str = "performance") -> No
                 column=column, check="plottable range")
 
 
-def axis_limits(preset: Preset, tables: Sequence[pl.DataFrame] = ()) -> Limits:
-    """Limits from the roof (ridge/1000 … ridge×100, roof/1e4 … peak×3), widened to the data.
-
-    Snapped to decades, so every plot of one preset shares them unless its data fall
-    outside the roof's window. Rows without a positive intensity and performance
-    (bandwidth-only rows) do not widen them.
-
-    Raises:
-        InputError: a point outside :data:`PLOT_RANGE`, or roofs too close to zero to draw.
-    """
-    peak = max(preset.compute.values())
-    ridge = preset.ridge_point
-    xmin, xmax = ridge / 1000, ridge * 100
-    ymin, ymax = preset.peak_bytes_per_s * xmin / 10, peak * 3
+def _data_extent(tables: Sequence[pl.DataFrame]) -> tuple[float, float, float, float] | None:
+    """(min, max intensity, min, max performance) of the placed points, or None."""
+    out = None
     for t in tables:
         # Streaming engine: the filter runs in morsels, no filtered copy of 10⁷ rows.
         lo_x, hi_x, lo_y, hi_y = t.lazy().filter(
@@ -105,15 +109,55 @@ def axis_limits(preset: Preset, tables: Sequence[pl.DataFrame] = ()) -> Limits:
             pl.col("arithmetic_intensity").max().alias("x1"),
             pl.col("performance").min().alias("y0"), pl.col("performance").max().alias("y1"),
         ).collect(engine="streaming").row(0)
-        if lo_x is not None:
-            if not (PLOT_RANGE[0] <= min(lo_x, lo_y) and max(hi_x, hi_y) <= PLOT_RANGE[1]):
-                check_plottable(t)
-            xmin, xmax = min(xmin, lo_x / 2), max(xmax, hi_x * 2)
-            ymin, ymax = min(ymin, lo_y / 2), max(ymax, hi_y * 2)
+        if lo_x is None:
+            continue
+        if not (PLOT_RANGE[0] <= min(lo_x, lo_y) and max(hi_x, hi_y) <= PLOT_RANGE[1]):
+            check_plottable(t)
+        out = ((lo_x, hi_x, lo_y, hi_y) if out is None else
+               (min(out[0], lo_x), max(out[1], hi_x), min(out[2], lo_y), max(out[3], hi_y)))
+    return out
+
+
+MARGIN = 3.0
+"""Factor of room past the data and the ridges on each side of a fitted axis, before
+the limits are snapped out to whole decades."""
+
+
+def axis_limits(preset: Preset, tables: Sequence[pl.DataFrame] = (),
+                ridges: Sequence[tuple[float, float]] = (),
+                fixed: tuple[tuple[float, float] | None, tuple[float, float] | None] = (None, None),
+                ) -> Limits:
+    """Axis limits fitted to the data and the ridge points of its roofs.
+
+    With points: the placed points and ``ridges`` ((FLOP/byte, FLOP/s) of the bold roofs'
+    ridge points, :func:`ridge_points`), :data:`MARGIN` × beyond them on each side,
+    snapped out to decades. Without points: the preset's window around its default ridge
+    point (ridge/1000 … ridge×100, roof/1e4 … peak×3). Rows without a positive intensity
+    and performance (bandwidth-only rows) do not count. ``fixed``: (xlim, ylim), in
+    FLOP/byte and FLOP/s, that replace the fitted ones (``--xlim``/``--ylim``, the
+    config), so plots can be compared on one frame.
+
+    Raises:
+        InputError: a point outside :data:`PLOT_RANGE`, or roofs too close to zero to draw.
+    """
+    extent = _data_extent(tables)
+    if extent is None:
+        peak = max(preset.compute.values())
+        ridge = preset.ridge_point
+        xmin, xmax = ridge / 1000, ridge * 100
+        ymin, ymax = preset.peak_bytes_per_s * xmin / 10, peak * 3
+    else:
+        xs = [extent[0], extent[1], *(r[0] for r in ridges)]
+        ys = [extent[2], extent[3], *(r[1] for r in ridges)]
+        xmin, xmax = min(xs) / MARGIN, max(xs) * MARGIN
+        ymin, ymax = min(ys) / MARGIN, max(ys) * MARGIN
     if not all(1e-300 < v < 1e300 for v in (xmin, xmax, ymin, ymax)):
         raise InputError(preset.source, f"the roofs of preset {preset.key} give axes a plot "
                          "cannot draw (a peak near zero?)", check="plottable range")
-    return Limits(_decade_floor(xmin), _decade_ceil(xmax), _decade_floor(ymin), _decade_ceil(ymax))
+    xlim, ylim = fixed
+    xmin, xmax = xlim or (_decade_floor(xmin), _decade_ceil(xmax))
+    ymin, ymax = ylim or (_decade_floor(ymin), _decade_ceil(ymax))
+    return Limits(xmin, xmax, ymin, ymax)
 
 
 def op_rows(table: pl.DataFrame) -> pl.Series:
@@ -171,24 +215,41 @@ def decade_label(v: float, _pos: object = None) -> str:
 # --- roofs --------------------------------------------------------------------------------
 
 
+def _data_roofs(preset: Preset, levels: Sequence[str],
+                precisions: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(compute keys, memory keys) of the roofs the points are judged against."""
+    compute = list(dict.fromkeys(c[0] for p in precisions if (c := preset.compute_roof(p))))
+    memory = list(dict.fromkeys(m[0] for lv in levels if (m := preset.memory_roof(lv))))
+    return compute, memory
+
+
 def roof_keys(preset: Preset, levels: Sequence[str],
               precisions: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(compute keys, memory keys) drawn: the preset's defaults first, then the data's roofs.
+    """(compute keys, memory keys) drawn: the data's roofs first, then the preset's defaults.
 
     ``precisions``: the points' precisions, or the compute-roof keys they were judged on
     (an analysis table's ``compute_roof_name``: ``fp32 per instruction`` is a key too).
     """
-    compute = list(dict.fromkeys([preset.default_compute] + [
-        c[0] for p in precisions if (c := preset.compute_roof(p))]))
-    memory = list(dict.fromkeys([preset.default_memory] + [
-        m[0] for lv in levels if (m := preset.memory_roof(lv))]))
-    return compute, memory
+    compute, memory = _data_roofs(preset, levels, precisions)
+    return (list(dict.fromkeys([*compute, preset.default_compute])),
+            list(dict.fromkeys([*memory, preset.default_memory])))
+
+
+def bold_keys(preset: Preset, levels: Sequence[str],
+              precisions: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(compute keys, memory keys) drawn bold: the roofs the points are judged against.
+
+    Where the points name no compute (memory) roof the preset has, its default is bold,
+    so a plot without points still shows one roofline.
+    """
+    compute, memory = _data_roofs(preset, levels, precisions)
+    return compute or [preset.default_compute], memory or [preset.default_memory]
 
 
 class Roof(NamedTuple):
     """One roof line, min(``peak``, x × ``bandwidth``): FLOP/s (OP/s) and byte/s.
 
-    ``main``: the preset's default pair, drawn bold; the others thin and dashed.
+    ``main``: a roof of the data (:func:`bold_keys`), drawn bold; the others thin and dashed.
     """
 
     compute: str
@@ -198,10 +259,37 @@ class Roof(NamedTuple):
     main: bool
 
 
-def roofs(preset: Preset, compute_keys: Sequence[str], memory_keys: Sequence[str]) -> list[Roof]:
-    """Every compute × memory roof of :func:`roof_keys`, memory roof by memory roof."""
-    return [Roof(c, m, preset.compute[c], preset.memory[m], i == 0 and j == 0)
-            for i, m in enumerate(memory_keys) for j, c in enumerate(compute_keys)]
+def roofs(preset: Preset, compute_keys: Sequence[str], memory_keys: Sequence[str],
+          bold: tuple[Sequence[str], Sequence[str]] | None = None) -> list[Roof]:
+    """Every compute × memory roof of :func:`roof_keys`, memory roof by memory roof.
+
+    ``bold``: :func:`bold_keys`; None: the first compute and memory key only.
+    """
+    bold = bold or (compute_keys[:1], memory_keys[:1])
+    return [Roof(c, m, preset.compute[c], preset.memory[m], c in bold[0] and m in bold[1])
+            for m in memory_keys for c in compute_keys]
+
+
+class Ridge(NamedTuple):
+    """The ridge point of one bold roof: intensity (FLOP/byte) and performance (FLOP/s)."""
+
+    compute: str
+    memory: str
+    intensity: float
+    performance: float
+
+
+def ridge_points(preset: Preset, bold: tuple[Sequence[str], Sequence[str]]) -> list[Ridge]:
+    """One ridge point per bold roof (:func:`bold_keys`): compute roof / memory roof.
+
+    As Nsight Compute marks one per roof. Two roofs of equal peaks share one point.
+    """
+    out: dict[tuple[float, float], Ridge] = {}
+    for m in bold[1]:
+        for c in bold[0]:
+            peak, bw = preset.compute[c], preset.memory[m]
+            out.setdefault((peak, bw), Ridge(c, m, peak / bw, peak))
+    return list(out.values())
 
 
 def compute_label_groups(preset: Preset, compute_keys: Sequence[str]) -> dict[float, list[str]]:
@@ -223,7 +311,8 @@ class RoofLabel(NamedTuple):
 
     ``kind``: "memory" (left end of the text on the anchor, along its roof's slope),
     "compute" (right end of the text on the anchor, above its roof) or "ridge" (the ridge
-    point; its text sits below right of it).
+    point; its text sits below right of it). The PNG moves memory, compute and ridge
+    texts along their roof to where the data is not (:mod:`.layout`).
     """
 
     kind: str
@@ -233,153 +322,37 @@ class RoofLabel(NamedTuple):
 
 
 def roof_labels(preset: Preset, compute_keys: Sequence[str], memory_keys: Sequence[str],
-                limits: Limits, scale: float, unit: str) -> list[RoofLabel]:
-    """The labels of the roofs of :func:`roof_keys` and of the ridge point.
+                limits: Limits, scale: float, unit: str,
+                bold: tuple[Sequence[str], Sequence[str]] | None = None) -> list[RoofLabel]:
+    """The labels of the roofs of :func:`roof_keys` and of the bold roofs' ridge points.
 
     A memory roof is labelled just above its line at 3 × the left limit, unless that part
     of it lies above the compute roof; compute roofs just above their line near the right
-    edge, grouped by :func:`compute_label_groups`. ``scale``, ``unit``: :func:`perf_unit`.
+    edge, grouped by :func:`compute_label_groups`; each ridge point
+    (:func:`ridge_points`) with its intensity. ``scale``, ``unit``: :func:`perf_unit`.
+    ``bold``: :func:`bold_keys`; None: the first compute and memory key.
     """
+    bold = bold or (compute_keys[:1], memory_keys[:1])
     out = []
     x0 = limits.xmin * 3
+    top = max(preset.compute[c] for c in compute_keys)
     for mkey in memory_keys:
         bw = preset.memory[mkey]
-        if x0 * bw < preset.peak_flop_per_s:
+        if x0 * bw < top:
             out.append(RoofLabel("memory", x0, x0 * bw / scale * 1.25,
                                  f"{mkey}: {fmt(bw / 1e9)} GB/s"))
     for peak, keys in compute_label_groups(preset, compute_keys).items():
         out.append(RoofLabel("compute", limits.xmax / 1.2, peak / scale * 1.08,
                              f"{', '.join(keys)}: {fmt(peak / scale)} {unit}"))
-    ridge = preset.ridge_point
-    out.append(RoofLabel("ridge", ridge, preset.peak_flop_per_s / scale,
-                         f"ridge point\n{fmt(ridge)} FLOP/byte"))
+    ridges = ridge_points(preset, bold)
+    for r in ridges:
+        # Several ridges: each names its roofs.
+        name = ("ridge point" if len(ridges) == 1 else f"{r.compute} ridge"
+                if len(bold[1]) == 1 else f"{r.compute} / {r.memory} ridge")
+        op = "OP" if unit.startswith(("TOP", "GOP")) else "FLOP"
+        out.append(RoofLabel("ridge", r.intensity, r.performance / scale,
+                             f"{name}: {fmt(r.intensity)} {op}/byte"))
     return out
-
-
-# --- the points that matter ---------------------------------------------------------------
-
-RANK_COLUMNS = ("potential_time_saved_s", "kernel_headroom", "headroom")
-"""The points that matter most: most potential time saved, then most kernel headroom, then
-most headroom (of these columns, those a table has); null and NaN last, ties in table order."""
-
-
-def _ranked(table: pl.DataFrame, k: int, extra: Sequence[str] = ()) -> pl.DataFrame:
-    """Row index ``_i`` and ``extra`` columns of the ``k`` rows ranked first, best first.
-
-    ``top_k`` keeps only ``k`` candidates and streams the rows: no sort and no copy of a
-    10⁷-row table (bench/NOTES.md).
-    """
-    keys = [c for c in RANK_COLUMNS if c in table.columns]
-    by = [*keys, "_i"]
-    return (table.lazy().with_row_index("_i")
-            # NaN sorts above every number in polars: as null it ranks last.
-            .select("_i", *extra, *(pl.col(c).cast(pl.Float64).fill_nan(None) for c in keys))
-            .top_k(k, by=by, reverse=[False] * len(keys) + [True])
-            .sort(by, descending=[True] * len(keys) + [False], nulls_last=True)
-            .collect(engine="streaming"))
-
-
-def top_rows(table: pl.DataFrame, n: int) -> pl.Series:
-    """Row indices (ascending) of the ``n`` rows that matter most (:data:`RANK_COLUMNS`)."""
-    return _ranked(table, n)["_i"].sort()
-
-
-def top_points(table: pl.DataFrame, n: int) -> tuple[pl.DataFrame, int]:
-    """The ``n`` rows that matter most, in table order, and how many were left out."""
-    if table.height <= n:
-        return table, 0
-    return table[top_rows(table, n)], table.height - n
-
-
-def ranked_by(table: pl.DataFrame) -> str:
-    """What ranked ``table``'s rows, for legends and notes: time saved only where known."""
-    saved = "potential_time_saved_s"
-    timed = saved in table.columns and table[saved].is_not_null().any()
-    return "by potential time saved, then headroom" if timed else "by headroom"
-
-
-def top_kernels(table: pl.DataFrame, n: int) -> list[str]:
-    """The ``n`` kernels that matter most, best first: a kernel ranks where its best row does.
-
-    The first ``n`` distinct kernels of the ranked rows; the top ``k`` rows hold them as
-    soon as they name ``n`` kernels, so ``k`` grows from ``n`` only while they do not.
-    """
-    k = n
-    while True:
-        kernels = _ranked(table, k, ["kernel"])["kernel"].unique(maintain_order=True)
-        if kernels.len() >= n or k >= table.height:
-            return kernels.head(n).cast(pl.String).to_list()
-        k *= 4
-
-
-# --- groups, colours and markers ---------------------------------------------------------
-
-TABLEAU_10 = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-              "#7f7f7f", "#bcbd22", "#17becf")
-"""matplotlib's tab10, Bokeh's Category10_10."""
-TABLEAU_20 = ("#1f77b4", "#aec7e8", "#ff7f0e", "#ffbb78", "#2ca02c", "#98df8a", "#d62728",
-              "#ff9896", "#9467bd", "#c5b0d5", "#8c564b", "#c49c94", "#e377c2", "#f7b6d2",
-              "#7f7f7f", "#c7c7c7", "#bcbd22", "#dbdb8d", "#17becf", "#9edae5")
-"""matplotlib's tab20, Bokeh's Category20_20."""
-GREY = "#b3b3b3"  # groups and kernels past the coloured ones
-
-
-def palette(n: int) -> list[str]:
-    """``n`` colours of Tableau 10 (Tableau 20 past ten), repeating past the palette's size."""
-    colors = TABLEAU_10 if n <= 10 else TABLEAU_20
-    return [colors[i % len(colors)] for i in range(n)]
-
-
-def order(values: pl.Series, preferred: Sequence[str] = ()) -> list[str]:
-    """Distinct values: those in ``preferred`` first (in its order), then first-seen order.
-
-    Series by ``series_order``, levels by :data:`rooflow.levels.LEVELS` (farthest first).
-    """
-    first_seen = values.unique(maintain_order=True).to_list()
-    return [v for v in preferred if v in first_seen] + [v for v in first_seen
-                                                        if v not in preferred]
-
-
-def groups(values: pl.Series) -> list[str]:
-    """Distinct values as text in first-seen order; null reads as "" (named "(none)").
-
-    The distinct values are cast, never every row: a string per row of 10⁷ is slow.
-    """
-    distinct = values.unique(maintain_order=True).cast(pl.String).fill_null("")
-    return distinct.unique(maintain_order=True).to_list()
-
-
-def group_colors(names: Sequence[str], n: int) -> dict[str, str]:
-    """Colour per name: the first ``n`` take :func:`palette` colours in order, the rest grey.
-
-    Names are groups (:func:`groups` of the colour column) or kernels (:func:`top_kernels`).
-    """
-    colors = palette(min(len(names), n))
-    return {name: colors[i] if i < n else GREY for i, name in enumerate(names)}
-
-
-class Marker(NamedTuple):
-    """One marker shape as matplotlib and Bokeh name it."""
-
-    mpl: str
-    bokeh: str
-
-
-SERIES_MARKERS = [Marker("o", "circle"), Marker("s", "square"), Marker("^", "triangle"),
-                  Marker("D", "diamond"), Marker("v", "inverted_triangle"), Marker("P", "plus"),
-                  Marker("*", "star"),
-                  # Bokeh has no ◀ ▶ ⬠: shapes of its own that the others do not use
-                  Marker("<", "triangle_pin"), Marker(">", "square_pin"), Marker("h", "hex"),
-                  Marker("p", "circle_cross")]
-"""Series markers, in order of the series."""
-
-
-def series_marker(i: int) -> Marker:
-    """Marker of the ``i``-th series (:data:`SERIES_MARKERS`, repeating).
-
-    A memory level's marker is :func:`rooflow.levels.marker`'s.
-    """
-    return SERIES_MARKERS[i % len(SERIES_MARKERS)]
 
 
 # --- points without a compute roof -------------------------------------------------------

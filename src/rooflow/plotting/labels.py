@@ -14,16 +14,17 @@ KEY_TOP = 0.40  # axes fraction where the numbered key starts, below the legend
 KEY_FONT = 6  # pt
 NUMBER_RISE = (3.0, 11.0, 19.0, 27.0, 35.0)  # pt: rows a key number may take above a point
 LABEL_FONT = 7  # pt
-LABEL_OFFSET = (4.0, 3.0)  # pt: a label's lower-left corner, right of and above its point
-MARKER_REACH = 3.5  # pt: half a 6 pt marker, with its edge
 
 
 def short_names(names: pl.Series, width: int = NAME_MAX) -> pl.Series:
     """Kernel names with template arguments ``<…>`` and parameter lists ``(…)`` elided.
 
     ``void gemm<float, 128>(float*, int)`` → ``void gemm<…>(…)``; still longer than
-    ``width`` → cut with "…". Vectorized: innermost brackets are replaced first, as many
-    passes as the deepest nesting (each pass is one polars string operation).
+    ``width`` → cut in the middle with "…", keeping the head and the longer tail (where
+    generated names differ: ``__omp_offloading_32_6b6b__QQmain_l123``). Distinct names
+    that shorten to the same text each get a suffix ``#1``, ``#2``, … in first-seen order.
+    Vectorized: innermost brackets are replaced first, as many passes as the deepest
+    nesting (each pass is one polars string operation).
     """
     s = names.cast(pl.String).fill_null("")
     for inner, mark in ((r"<[^<>]*>", "\x01"), (r"\([^()]*\)", "\x02")):
@@ -31,9 +32,21 @@ def short_names(names: pl.Series, width: int = NAME_MAX) -> pl.Series:
             s = s.str.replace_all(inner, mark)
     s = s.str.replace_all("\x01", "<…>", literal=True).str.replace_all("\x02", "(…)",
                                                                            literal=True)
+    head = max((width - 1) * 2 // 5, 1)  # 2/5 head, 3/5 tail
+    tail = max(width - 1 - head, 0)
     long = s.str.len_chars() > width
-    return pl.select(pl.when(long).then(s.str.slice(0, width - 1) + "…").otherwise(s)
-                     .alias(names.name)).to_series()
+    short = pl.select(pl.when(long).then(s.str.slice(0, head) + "…" + s.str.slice(-tail, tail))
+                      .otherwise(s).alias("short")).to_series()
+    frame = pl.DataFrame({"name": names.cast(pl.String).fill_null(""), "short": short})
+    # One number per distinct full name among those sharing a shortening.
+    codes = frame.unique("name", maintain_order=True).with_columns(
+        n=pl.col("name").n_unique().over("short"),
+        i=pl.int_range(1, pl.len() + 1).over("short"))
+    out = frame.join(codes.select("name", "n", "i"), on="name", how="left",
+                     maintain_order="left").select(
+        pl.when(pl.col("n") > 1).then(pl.format("{} #{}", "short", "i"))
+        .otherwise("short").alias(names.name))
+    return out.to_series()
 
 
 def point_text(table: pl.DataFrame) -> pl.Series:
@@ -94,45 +107,18 @@ def _leader_lines(ax, x, y, places: list[tuple[float, float]]) -> None:
 
 
 def place_labels(ax, x, y, text: list[str]) -> None:
-    """Each point's label up and right of it; de-overlapped by adjustText when they crowd.
+    """Each point's label beside it, where it covers no text, marker or line.
 
-    adjustText only runs when a label so placed would overlap another label or a
-    labelled point, or leave the axes: it imports scipy and draws the whole figure
-    before it moves anything, the most of a small plot's time.
+    :func:`.layout.place_point_texts`: a greedy search of places around each point,
+    nearest first, with a leader line to a label set apart. adjustText was used before;
+    it left labels over each other and over the roofs of clustered points, and drew the
+    whole figure before moving anything.
     """
-    labels = [ax.annotate(t, (xi, yi), xytext=LABEL_OFFSET, textcoords="offset points",
-                          fontsize=LABEL_FONT) for xi, yi, t in zip(x, y, text, strict=True)]
-    if not _crowded(ax, labels, x, y):
-        return
-    for label in labels:
-        label.remove()
-    from adjustText import adjust_text
+    from rooflow.plotting.layout import place_point_texts
+    from rooflow.plotting.roofs import settle_labels
 
-    texts = [ax.text(xi, yi, t, fontsize=LABEL_FONT) for xi, yi, t in zip(x, y, text, strict=True)]
-    adjust_text(texts, ax=ax, arrowprops={"arrowstyle": "-", "color": "0.5", "lw": 0.5})
-
-
-def _crowded(ax, labels: list, x, y) -> bool:
-    """Whether a label's box overlaps another's or another point's marker, or leaves the axes.
-
-    A label's own point is left out of the test: the label sits beside it by
-    construction (:data:`LABEL_OFFSET`), with only half a point to spare past its marker.
-    """
-    import numpy as np
-
-    renderer = ax.figure.canvas.get_renderer()
-    boxes = [label.get_window_extent(renderer) for label in labels]
-    reach = MARKER_REACH * ax.figure.dpi / 72  # display pixels around a point's centre
-    at = ax.transData.transform(np.column_stack([x, y])) if len(x) else np.empty((0, 2))
-    frame = ax.bbox
-    for i, box in enumerate(boxes):
-        near = ((np.abs(at[:, 0] - np.clip(at[:, 0], box.x0, box.x1)) < reach)
-                & (np.abs(at[:, 1] - np.clip(at[:, 1], box.y0, box.y1)) < reach))
-        near[i] = False
-        if (box.x0 < frame.x0 or box.x1 > frame.x1 or box.y0 < frame.y0 or box.y1 > frame.y1
-                or box.count_overlaps(boxes[:i]) or near.any()):
-            return True
-    return False
+    settle_labels(ax, final=False)  # the roof and ridge labels first: few places to go
+    place_point_texts(ax, x, y, text, fontsize=LABEL_FONT, gid="point-label")
 
 
 def key_capacity(ax) -> int:

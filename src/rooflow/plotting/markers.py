@@ -71,10 +71,50 @@ def draw_markers(ax, x: np.ndarray, y: np.ndarray, marker: str, color, *, hollow
             gid=gid)
 
 
+AREA_PER_SHARE = 1000.0
+"""pt² of marker area per whole of the time: a point taking 10 % of it is 100 pt² (a
+10 pt disc; the plain marker is 6 pt), as Intel Advisor sizes its dots by time."""
+AREA_MIN = 12.0  # pt²: a point of almost no time stays visible
+SIZE_KEY = (0.01, 0.05, 0.2)  # shares of the time shown in the size legend
+
+
+def time_share_areas(table: pl.DataFrame) -> np.ndarray | None:
+    """Marker areas (pt²) in proportion to each point's share of the drawn points' time.
+
+    :data:`AREA_PER_SHARE` × time_s / Σ time_s, at least :data:`AREA_MIN`. None (plain
+    markers) where the points have no times, or any measured point lacks one, or they are
+    all theoretical: a size must mean the same for every point drawn.
+    """
+    if "time_s" not in table.columns or not table.height or table["theoretical"].all():
+        return None
+    measured = table.filter(~pl.col("theoretical"))
+    if measured["time_s"].null_count() or not (measured["time_s"] > 0).all():
+        return None
+    total = measured["time_s"].sum()
+    share = table.select(pl.when(pl.col("theoretical")).then(None)
+                         .otherwise(pl.col("time_s") / total)).to_series()
+    # A theoretical point has no time: the plain marker's area (6 pt across).
+    return np.maximum(share.fill_null(36.0 / AREA_PER_SHARE).to_numpy() * AREA_PER_SHARE,
+                      AREA_MIN)
+
+
+def size_handles() -> list:
+    """Legend entries of :func:`time_share_areas`: a marker per share of :data:`SIZE_KEY`."""
+    from matplotlib.lines import Line2D
+
+    head = Line2D([], [], ls="", label="— marker area: share of time —")
+    return [head] + [Line2D([], [], ls="", marker="o", mfc="none", mec="0.3",
+                            ms=float(np.sqrt(max(s * AREA_PER_SHARE, AREA_MIN))),
+                            label=f"{s:.0%}") for s in SIZE_KEY]
+
+
 def draw_groups(ax, x: np.ndarray, y: np.ndarray, series_code: np.ndarray,
                 hollow: np.ndarray, color_code: np.ndarray, markers: Sequence[str],
-                palette: Sequence) -> None:
-    """One artist per (series, hollow, colour) present: stable sort, then split."""
+                palette: Sequence, sizes: np.ndarray | None = None) -> None:
+    """One artist per (series, hollow, colour) present: stable sort, then split.
+
+    ``sizes``: marker areas (pt², :func:`time_share_areas`): a scatter per group.
+    """
     n_colors = len(palette)
     key = (series_code * 2 + hollow.astype(np.int64)) * n_colors + color_code
     idx = np.argsort(key, kind="stable")
@@ -82,8 +122,15 @@ def draw_groups(ax, x: np.ndarray, y: np.ndarray, series_code: np.ndarray,
         if not len(run):
             continue
         k = int(key[run[0]])
-        draw_markers(ax, x[run], y[run], markers[k // (2 * n_colors)], palette[k % n_colors],
-                     hollow=bool(k // n_colors % 2))
+        marker, color, is_hollow = (markers[k // (2 * n_colors)], palette[k % n_colors],
+                                    bool(k // n_colors % 2))
+        if sizes is None:
+            draw_markers(ax, x[run], y[run], marker, color, hollow=is_hollow)
+        else:
+            ax.scatter(x[run], y[run], s=sizes[run], marker=marker,
+                       facecolors="none" if is_hollow else color,
+                       edgecolors=color if is_hollow else "black",
+                       linewidths=1.0 if is_hollow else 0.4, zorder=4, alpha=0.85)
 
 
 def draw_arrows(ax, table: pl.DataFrame, scale: float) -> None:

@@ -21,7 +21,7 @@ from rooflow.model_vs_measured import summary
 from rooflow.plotting import core
 from rooflow.plotting.compare import AXES_RECT
 from rooflow.plotting.roofline import new_figure, plain_text
-from rooflow.plotting.roofs import roofline_axes
+from rooflow.plotting.roofs import roofline_axes, settle_labels
 from rooflow.roofs.preset import Preset, per_instruction_key
 
 KERNELS = 10  # kernels drawn (each its marker shape); the others are counted in the note
@@ -96,6 +96,7 @@ def _plot(table: pl.DataFrame, preset: Preset, out: str | Path, *, title: str,
         note += f" {len(kernels) - KERNELS} more kernels in the table, not drawn."
     ax.text(1.02, 0.02, _wrap(note), transform=ax.transAxes, fontsize=7.5, va="bottom")
     ax.set_title(title, fontsize=11)
+    settle_labels(ax)
     out = Path(out)
     with atomic_path(out) as tmp:
         fig.savefig(tmp, dpi=dpi, format=out.suffix.lstrip(".") or "png")

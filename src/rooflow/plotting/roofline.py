@@ -51,7 +51,7 @@ from rooflow.plotting import markers as mk
 from rooflow.plotting.bandwidth import bandwidth_only_rows, draw_bandwidth_panel
 from rooflow.plotting.density import draw_density, log_counts, use_density
 from rooflow.plotting.labels import AUTO_LABEL_MAX, label_points, notes
-from rooflow.plotting.roofs import roofline_axes
+from rooflow.plotting.roofs import register_notes, roofline_axes, settle_labels
 from rooflow.plotting.trajectory import draw_trajectories, png_colors
 from rooflow.points import distinct
 from rooflow.roofs.preset import Preset
@@ -70,6 +70,8 @@ class PlotOptions:
     True/False force it.
     ``color_by`` is the column that picks colours (``family``; ``dataset`` on overviews).
     ``trajectory``: a dim whose sweeps are drawn as paths (:mod:`.trajectory`); None: none.
+    ``xlim`` (FLOP/byte), ``ylim`` (FLOP/s): fixed axes, so plots compare; None: fitted to
+    the data and its ridge points (:func:`.core.axis_limits`).
     """
 
     connect: bool = _D["connect"]
@@ -84,15 +86,17 @@ class PlotOptions:
     density_threshold: int = _D["density_threshold"]
     trajectory: str | None = _D["trajectory"]
     color_by: str = "family"
+    xlim: tuple[float, float] | None = None
+    ylim: tuple[float, float] | None = None
 
 
 DRAWN_COLUMNS = [
     "series", "family", "label", "pair", "kernel", "dims", "level", "precision", "unit",
     "arithmetic_intensity", "performance", "theoretical", "bandwidth_only",
-    "compute_roof_name", "memory_roof_name", "headroom", "above_roof", "roof_note",
+    "compute_roof_name", "memory_roof_name", "headroom", "above_roof", "roof_note", "time_s",
     "clock_hz", "memory_clock_hz", "device",
 ]  # fmt: skip
-BANDWIDTH_COLUMNS = ["bytes", "time_s", "memory_roof", "achieved_bandwidth"]
+BANDWIDTH_COLUMNS = ["bytes", "memory_roof", "achieved_bandwidth"]
 """Read by the bandwidth-only panel alone."""
 
 
@@ -224,9 +228,14 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     # The roofs the points were judged on (an AMD counter point's fp32 per instruction).
     ax, limits, scale, unit = roofline_axes(
         fig, AXES_RECT, preset, [table, unjudged], levels,
-        distinct(table, "compute_roof_name").drop_nulls().to_list(), per)
+        distinct(table, "compute_roof_name").drop_nulls().to_list(), per,
+        (options.xlim, options.ylim))
     dense = use_density(table.height, options.density, options.density_threshold)
     mixed_op = op.any() and not only_op
+    # The unjudged and above-roof markers first: the point labels keep off them.
+    dense_unjudged = use_density(unjudged.height, options.density, options.density_threshold)
+    no_roof_handles = _draw_no_roof(ax, unjudged, scale, limits if dense_unjudged else None)
+    n_above = _draw_above_roof(ax, table, scale)
     handles: list = []
     if table.height and len(levels) > 1:
         handles = _draw_hierarchical(ax, table, levels, scale, options, dense, limits,
@@ -244,9 +253,7 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     if options.trajectory:  # the unjudged points' sweeps too: `roof_notes` holds every row
         handles += draw_trajectories(ax, roof_notes, options.trajectory, scale,
                                      *png_colors(table, options.color_by, options.top_n))
-    dense_unjudged = use_density(unjudged.height, options.density, options.density_threshold)
-    handles += _draw_no_roof(ax, unjudged, scale, limits if dense_unjudged else None)
-    n_above = _draw_above_roof(ax, table, scale)
+    handles += no_roof_handles
     if n_above:
         handles.append(Line2D([], [], ls="", **mk.ABOVE_ROOF, label="above the roof"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(LEGEND_X, 1.0), fontsize=7.5,
@@ -254,9 +261,11 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     lines = notes(roof_notes, n_above, int(op.sum()) if mixed_op else 0)
     lines += [clock_line] if clock_line else []
     if lines:
-        ax.text(0.01, 0.99, "\n".join(lines), transform=ax.transAxes, fontsize=8, va="top",
-                color="firebrick", gid="notes",
-                bbox={"boxstyle": "round", "fc": "white", "ec": "0.8", "alpha": 0.9})
+        register_notes(ax, ax.text(
+            0.01, 0.99, "\n".join(lines), transform=ax.transAxes, fontsize=8, va="top",
+            color="firebrick", gid="notes",
+            bbox={"boxstyle": "round", "fc": "white", "ec": "0.8", "alpha": 0.9}))
+    settle_labels(ax)
     if bw_rows.height:
         draw_bandwidth_panel(fig, bw_rows, core.order(bw_rows["level"], list(LEVELS)))
     title = options.title or f"{preset.name}"
@@ -353,11 +362,12 @@ def _draw_points(ax, table: pl.DataFrame, scale: float, options: PlotOptions, de
     else:
         handles += [Line2D([], [], ls="", marker=m, color="0.3", label=s)
                     for s, m in zip(series, markers, strict=True)]
+    sizes = None if dense else mk.time_share_areas(drawn)
     mk.draw_groups(ax, drawn["arithmetic_intensity"].to_numpy(),
                    drawn["performance"].to_numpy() / scale, mk.codes(drawn["series"], series),
                    drawn["theoretical"].to_numpy(),
                    color_index[mk.codes(drawn[color_col].cast(pl.String).fill_null(""), groups)],
-                   markers, palette)
+                   markers, palette, sizes)
     if dense:
         handles.append(Line2D([], [], ls="", marker="o", color="0.3",
                               label=f"markers: top {shown.height:,} {core.ranked_by(table)}"))
@@ -371,6 +381,8 @@ def _draw_points(ax, table: pl.DataFrame, scale: float, options: PlotOptions, de
         if len(groups) > options.top_n:
             handles.append(Line2D([], [], ls="", marker="o", color=core.GREY,
                                   label=f"+{len(groups) - options.top_n} more"))
+    if sizes is not None:
+        handles += mk.size_handles()
     annotate = options.annotate
     if annotate is None:  # auto: a small plot gets labels, unless it has a key or paths
         annotate = table.height <= AUTO_LABEL_MAX and not options.key and not options.trajectory

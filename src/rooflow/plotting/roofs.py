@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
@@ -17,7 +18,9 @@ from rooflow.roofs.preset import Preset
 
 def roofline_axes(fig, rect: tuple[float, float, float, float], preset: Preset,
                   frames: Sequence, levels: Sequence[str], precisions: Sequence[str],
-                  op: str = "FLOP"):
+                  op: str = "FLOP",
+                  fixed: tuple[tuple[float, float] | None, tuple[float, float] | None]
+                  = (None, None)):
     """Log-log roofline axes on ``fig`` at ``rect``, with the roofs drawn: one for every plot.
 
     Args:
@@ -29,6 +32,8 @@ def roofline_axes(fig, rect: tuple[float, float, float, float], preset: Preset,
         levels: the memory levels whose roofs are drawn (:func:`.core.roof_keys`).
         precisions: the precisions (or compute-roof keys) whose compute roofs are drawn.
         op: "FLOP" or "OP", the unit of the y axis.
+        fixed: (xlim, ylim) given by the user (FLOP/byte, FLOP/s), else fitted
+            (:func:`.core.axis_limits`).
 
     Returns:
         ``(ax, limits, scale, unit)``: performance is drawn divided by ``scale``, in
@@ -37,7 +42,9 @@ def roofline_axes(fig, rect: tuple[float, float, float, float], preset: Preset,
     """
     from matplotlib.ticker import FuncFormatter
 
-    limits = core.axis_limits(preset, list(frames))
+    bold = core.bold_keys(preset, levels, precisions)
+    ridges = [(r.intensity, r.performance) for r in core.ridge_points(preset, bold)]
+    limits = core.axis_limits(preset, list(frames), ridges, fixed)
     scale, unit = core.perf_unit(limits, op)
     xlabel, ylabel = core.axis_titles(op, unit)
     ax = fig.add_axes(rect)
@@ -47,7 +54,8 @@ def roofline_axes(fig, rect: tuple[float, float, float, float], preset: Preset,
     for axis in (ax.xaxis, ax.yaxis):
         axis.set_major_formatter(FuncFormatter(core.decade_label))
     draw_minor_ticks(ax)
-    draw_roofs(ax, preset, *core.roof_keys(preset, levels, precisions), limits, scale, unit)
+    draw_roofs(ax, preset, *core.roof_keys(preset, levels, precisions), limits, scale, unit,
+               bold)
     return ax, limits, scale, unit
 
 
@@ -79,28 +87,115 @@ def draw_minor_ticks(ax) -> None:
 
 
 def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Sequence[str],
-               limits: Limits, scale: float, unit: str) -> None:
-    """The roofs of :func:`.core.roof_keys`, their labels and the ridge point.
+               limits: Limits, scale: float, unit: str,
+               bold: tuple[Sequence[str], Sequence[str]] | None = None) -> None:
+    """The roofs of :func:`.core.roof_keys`, their labels and the ridge points.
 
-    The preset's default pair is drawn bold; other combinations thin and dashed.
-    ``scale``, ``unit``: :func:`.core.perf_unit`.
+    The data's roofs (``bold``, :func:`.core.bold_keys`) are drawn bold, each with its
+    ridge point; the others thin and dashed. ``scale``, ``unit``: :func:`.core.perf_unit`.
+    The labels' places are tried along their roof by :func:`settle_labels`.
     """
     x = np.geomspace(limits.xmin, limits.xmax, 512)
-    for roof in roofs(preset, compute_keys, memory_keys):
+    for roof in roofs(preset, compute_keys, memory_keys, bold):
         ax.plot(x, np.minimum(roof.peak, x * roof.bandwidth) / scale,
                 color="black" if roof.main else "0.45", lw=2.0 if roof.main else 1.0,
                 ls="-" if roof.main else "--", zorder=2, gid=f"roof:{roof.compute}:{roof.memory}")
-    for label in roof_labels(preset, compute_keys, memory_keys, limits, scale, unit):
+    lx = np.log10(limits.xmin), np.log10(limits.xmax)
+    # Candidate anchors along a roof: eleven steps of the axis width, right to left.
+    along = 10 ** np.linspace(lx[1] - 0.08, lx[0] + 0.1, 11)
+    for label in roof_labels(preset, compute_keys, memory_keys, limits, scale, unit, bold):
+        if not _seen(label, limits, scale, max(preset.memory[m] for m in memory_keys)):
+            continue  # a roof above the fitted axes, or flat only past their right end
         if label.kind == "memory":  # along the roof's slope: one decade up per decade right
             p1 = ax.transData.transform((label.x, label.y))
             p2 = ax.transData.transform((label.x * 10, label.y * 10))
             angle = math.degrees(math.atan2(p2[1] - p1[1], p2[0] - p1[0]))
-            ax.text(label.x, label.y, label.text, rotation=angle, rotation_mode="anchor",
-                    fontsize=8, va="bottom")
+            text = ax.text(label.x, label.y, label.text, rotation=angle, rotation_mode="anchor",
+                           fontsize=8, va="bottom", gid="roof-label:memory")
+            bw = label.y / label.x  # axis unit per FLOP/byte
+            xs = [label.x, *(v for v in along[::-1] if v * bw * 1.25 < label.y * 10
+                             and v > label.x)]
+            register(ax, text, [{"x": v, "y": v * bw * k, "va": va} for k, va in
+                                ((1.25, "bottom"), (1 / 1.25, "top")) for v in xs])
         elif label.kind == "compute":
-            ax.text(label.x, label.y, label.text, ha="right", va="bottom", fontsize=8)
+            peak = label.y / 1.08
+            text = ax.text(label.x, label.y, label.text, ha="right", va="bottom", fontsize=8,
+                           gid="roof-label:compute")
+            # Its roof is flat from where it meets the steepest memory roof drawn.
+            flat = peak * scale / max(preset.memory[m] for m in memory_keys)
+            # Where one line is too wide for the flat part: the value on a line of its own.
+            register(ax, text, [{"x": v, "y": y, "va": va, "text": t}
+                                for t in (label.text, label.text.replace(": ", ":\n"))
+                                for y, va in ((label.y, "bottom"), (peak / 1.08, "top"))
+                                for v in along],
+                     # clear of the ridge marker (7 pt) at the roof's left end
+                     region=ax.transData.transform((flat, peak))[0] + 6 * ax.figure.dpi / 72)
         else:
             ax.plot([label.x], [label.y], marker="o", ms=7, mfc="white", mec="black",
                     zorder=3, gid="ridge")
-            ax.annotate(label.text, (label.x, label.y), xytext=(6, -24),
-                        textcoords="offset points", fontsize=8)
+            # Up and left of the ridge is above the roof, where no measured point is.
+            text = ax.annotate(label.text, (label.x, label.y), xytext=(-6, 6),
+                               textcoords="offset points", fontsize=8, ha="right",
+                               va="bottom", gid="ridge-label")
+            register(ax, text, [{"position": (dx, dy), "ha": ha, "va": va, "text": t}
+                                for t in (label.text, label.text.replace(": ", ":\n"))
+                                for dx, dy, ha, va in RIDGE_PLACES])
+
+
+def _seen(label, limits: Limits, scale: float, bandwidth: float) -> bool:
+    """Whether the roof (or ridge point) ``label`` names is inside the axes.
+
+    A compute roof is seen where it is flat: below the top and, met by the steepest
+    memory roof (``bandwidth``, byte/s), left of the right end.
+    """
+    top = limits.ymax / scale
+    if label.kind == "compute":
+        peak = label.y / 1.08
+        return peak < top and peak * scale / bandwidth < limits.xmax / 1.5
+    if label.kind == "ridge":
+        return limits.xmin < label.x < limits.xmax and label.y < top
+    return label.y < top
+
+
+RIDGE_PLACES = [(dx, dy, "right" if dx < 0 else "left", "bottom" if dy > 0 else "top")
+                for dy in (6, 18, 30, 42, -6, -18, -30, -42) for dx in (-6, 6)]
+"""A ridge label's places (offset points from the ridge point, alignment), best first."""
+NOTE_PLACES = [(0.01, 0.99, "left", "top"), (0.99, 0.01, "right", "bottom"),
+               (0.01, 0.01, "left", "bottom"), (0.99, 0.99, "right", "top"),
+               (0.5, 0.01, "center", "bottom"), (0.5, 0.99, "center", "top")]
+"""The notes box's places (axes fraction, alignment), best first."""
+
+_PLACES: WeakKeyDictionary = WeakKeyDictionary()
+_REGIONS: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def register(ax, text, places: list[dict], region: float | None = None) -> None:
+    """Remember ``text``'s candidate places for :func:`settle_labels`, best first.
+
+    ``region``: the least x (display pixels) its box may start at; None: the axes'.
+    """
+    _PLACES.setdefault(ax, {})[text] = places
+    if region is not None:
+        _REGIONS.setdefault(ax, {})[text] = region
+
+
+def register_notes(ax, text) -> None:
+    """The notes box: tried in the corners and edges of the axes (:data:`NOTE_PLACES`)."""
+    register(ax, text, [{"x": x, "y": y, "ha": ha, "va": va} for x, y, ha, va in NOTE_PLACES])
+
+
+def settle_labels(ax, final: bool = True) -> None:
+    """Move the roof, ridge and notes texts of ``ax`` to where the data is not.
+
+    Called before the point labels (``final`` False: the fixed texts take their places
+    first, having fewest), and once more at the end (``final``), when each takes again
+    the best of its places among every text, marker and leader line drawn by then.
+    """
+    from rooflow.plotting.layout import place_fixed_texts
+
+    places = _PLACES.pop(ax, {}) if final else _PLACES.get(ax, {})
+    regions = _REGIONS.pop(ax, {}) if final else _REGIONS.get(ax, {})
+    # The ridge labels first (fewest places), then compute, memory, notes, path ends.
+    rank = {"ridge-label": 0, "roof-label:compute": 1, "roof-label:memory": 2, "notes": 3}
+    order = sorted(places, key=lambda t: rank.get(t.get_gid() or "", 4))
+    place_fixed_texts(ax, {t: places[t] for t in order}, regions, keep=final)

@@ -229,6 +229,9 @@ def draw_trajectories(ax, table: pl.DataFrame, dim: str, scale: float, color_col
     """
     from matplotlib.lines import Line2D
 
+    from rooflow.plotting.layout import ring_places
+    from rooflow.plotting.roofs import register
+
     paths = trajectories(table, dim, color_col)
     if not paths:
         return []
@@ -245,11 +248,15 @@ def draw_trajectories(ax, table: pl.DataFrame, dim: str, scale: float, color_col
                         gid="trajectory-arrow")
         for i, text in zip((0, -1), path.end_labels if path.labelled else (), strict=False):
             (dx, dy), ha, va = _outward(ax, x, y, i)
-            ax.annotate(text, (x[i], y[i]), xytext=(dx, dy), textcoords="offset points",
-                        ha=ha, va=va, fontsize=7, color=color, zorder=3.6,
-                        gid="trajectory-label",
-                        bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none",
-                              "alpha": 0.75})
+            label = ax.annotate(text, (x[i], y[i]), xytext=(dx, dy), textcoords="offset points",
+                                ha=ha, va=va, fontsize=7, color=color, zorder=3.6,
+                                gid="trajectory-label",
+                                bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none",
+                                      "alpha": 0.75})
+            # Outward first; else around its end, off the roofs (roofs.settle_labels).
+            register(ax, label, [{"position": (dx, dy), "ha": ha, "va": va}] + [
+                {"position": p[:2], "ha": p[2], "va": p[3]} for p in ring_places()
+                if np.hypot(*p[:2]) < 30])
     return [Line2D([], [], color="0.3", lw=1.3, marker=">", ms=4, label=paths_text(paths, ",\n"))]
 
 
