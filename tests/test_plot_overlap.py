@@ -81,12 +81,9 @@ def test_model_check_has_no_overlaps(tmp_path, monkeypatch):
 
 REAL = {
     # The example: roof labels over operator labels, a ridge label under the GEMMs.
-    "sglang trace": pytest.param(
-        ["plot", "pytorch/tracelens-mi300x-sglang-qwen3-8b/sglang_Qwen3-8B_prefilldecode.json.gz",
-         "--hardware", "mi300x"],
-        # Four GEMM labels in a cluster under a two-line roof label: one leader line still
-        # crosses that label (no text over text, marker or roof line remains).
-        marks=pytest.mark.xfail(strict=True, reason="one leader line crosses a roof label")),
+    "sglang trace": ["plot",
+                     "pytorch/tracelens-mi300x-sglang-qwen3-8b/sglang_Qwen3-8B_prefilldecode.json.gz",
+                     "--hardware", "mi300x"],
     "ncu nersc-gpp": ["plot", "ncu/nersc-gpp/output.csv", "--hardware", "v100-nersc"],
     "rocprof laplacian": ["plot", "rocprof/mi250x-laplacian-two-pass/results.csv",
                           "--hardware", "mi250x"],
