@@ -117,6 +117,34 @@ def column_units(columns: list[str]) -> dict[str, str]:
     return out
 
 
+TIME_UNITS = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
+"""Time units for tables a person reads, largest first: (name, seconds)."""
+
+
+def time_unit(seconds: list[float | None]) -> tuple[str, float]:
+    """One unit for a column or table of times: the largest the biggest time is ≥ 1 in.
+
+    ``(name, seconds per unit)``; seconds when there is no time. 10 ms, 3 ms, 0.5 ms → ms
+    (read 10, 3, 0.5): one unit per table, so a reader compares digits, not exponents.
+    """
+    biggest = max((abs(t) for t in seconds if t is not None and math.isfinite(t)), default=0.0)
+    return next((u for u in TIME_UNITS if biggest >= u[1]), TIME_UNITS[-1] if biggest else
+                TIME_UNITS[0])
+
+
+def rate_text(value: float | None, unit: str) -> str:
+    """``value`` per second with an SI prefix, 3 significant digits: ``unit`` FLOP, OP or B.
+
+    1.234e12 FLOP/s → ``1.23 TFLOP/s``; 900e9 B/s → ``900 GB/s``; None or not finite → ``–``.
+    """
+    if value is None or not math.isfinite(value):
+        return "–"
+    for prefix, scale in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g} {prefix}{unit}/s"
+    return f"{value:.3g} {unit}/s"
+
+
 def _finite(value):
     return None if isinstance(value, float) and not math.isfinite(value) else value
 
