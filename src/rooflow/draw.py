@@ -92,7 +92,7 @@ def draw_rules(plan: Plan) -> list[DrawRule]:
         formats = tuple(sorted(f for f in plan.dataset_options(dataset)["formats"] if f != "png"))
         groups.setdefault((tuple(plan.dataset_presets(dataset)), formats), []).append(dataset)
     ordered = sorted(groups.items(), key=lambda g: -len(g[1]))  # stable: ties keep order
-    rules = []
+    rules: list[DrawRule] = []
     for i, ((presets, formats), datasets) in enumerate(ordered):
         constraint = None if i == 0 else name_constraint(
             [plan.datasets[d] for d in datasets])

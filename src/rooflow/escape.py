@@ -112,10 +112,10 @@ def markdown_text(text: object) -> str:
 
 
 def rst_text(text: object) -> str:
-    """``text`` as literal reStructuredText inline text, on one line.
+    r"""``text`` as literal reStructuredText inline text, on one line.
 
     The characters that can start markup are backslash-escaped, and only those (the report
-    also shows the job params, where ``TFLOP\\/s\\,`` would be noise): no role, link,
+    also shows the job params, where ``TFLOP\/s\,`` would be noise): no role, link,
     substitution, footnote or standalone URI (``javascript:...``) is recognised, and on one
     line no directive (``.. raw:: html``) can start. docutils then HTML-escapes the text itself.
     The result holds no ``</`` or ``<!``, so it is also safe in a ``<script>`` block.

@@ -143,7 +143,8 @@ def _no_roof(preset: str, rows: pl.DataFrame, top: int) -> list[str]:
               "|---" * 6 + "|"]
     lines += [f"| {_md(r['dataset'])} | {_name(r)} | {_md(r['series'])} "
               f"| {_md(r['precision']) or 'not given'} | {_achieved(r)[0]} "
-              f"| {t['time_s']} |" for r, t in zip(rows.head(top).iter_rows(named=True), times)]
+              f"| {t['time_s']} |"
+              for r, t in zip(rows.head(top).iter_rows(named=True), times, strict=True)]
     return lines + _more(rows, top)
 
 
@@ -227,7 +228,8 @@ def summary_markdown(
             lines += [header + f" time ({unit}) | potential saved ({unit}) |",
                       "|---" * 11 + "|"]
             lines += [_row(i, r) + f" {t['time_s']} | {t['potential_time_saved_s']} |"
-                      for i, (r, t) in enumerate(zip(shown.iter_rows(named=True), times), 1)]
+                      for i, (r, t) in enumerate(
+                          zip(shown.iter_rows(named=True), times, strict=True), 1)]
             lines.append("")
         if untimed.height:
             lines += ["Without measured time (ranked by headroom):", "", header,
