@@ -239,8 +239,10 @@ def _number(value: float | None, fmt: str, suffix: str = "") -> str:
 
 
 def write_table(frame: pl.DataFrame, path: str | Path | None, fmt: str | None = None) -> None:
-    """Write ``frame`` as CSV, JSON or Markdown (:func:`table_format`), atomically; None or
-    "-": stdout."""
+    """Write ``frame`` as CSV, JSON or Markdown (:func:`table_format`), atomically.
+
+    ``path`` None or "-": stdout.
+    """
     from rooflow.io import atomic_path, write_csv
 
     fmt = table_format(path, fmt)
@@ -256,8 +258,10 @@ def write_table(frame: pl.DataFrame, path: str | Path | None, fmt: str | None = 
 
 
 def format_option(command, readable: bool = False):
-    """Click decorator: ``--format csv|json`` for the command's tables (default: suffix);
-    ``readable``: also ``md`` (:func:`to_markdown`)."""
+    """Click decorator: ``--format csv|json`` for the command's tables (default: suffix).
+
+    ``readable``: also ``md`` (:func:`to_markdown`).
+    """
     import functools
 
     import click
