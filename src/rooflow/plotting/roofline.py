@@ -48,6 +48,7 @@ from rooflow.levels import marker as level_marker
 from rooflow.plotting import core
 from rooflow.plotting import markers as mk
 from rooflow.plotting.bandwidth import bandwidth_only_rows, draw_bandwidth_panel
+from rooflow.style import ABOVE_ROOF, MEASURED, THEORETICAL
 from rooflow.plotting.density import draw_density, log_counts, use_density
 from rooflow.plotting.labels import AUTO_LABEL_MAX, label_points, notes
 from rooflow.plotting.roofs import roofline_axes
@@ -244,7 +245,7 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     handles += _draw_no_roof(ax, unjudged, scale, limits if dense_unjudged else None)
     n_above = _draw_above_roof(ax, table, scale)
     if n_above:
-        handles.append(Line2D([], [], ls="", **mk.ABOVE_ROOF, label="above the roof"))
+        handles.append(Line2D([], [], ls="", **mk.ABOVE_ROOF, label=ABOVE_ROOF))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(LEGEND_X, 1.0), fontsize=7.5,
               frameon=False, borderaxespad=0, handletextpad=0.4)
     lines = notes(roof_notes, n_above, int(op.sum()) if mixed_op else 0)
@@ -298,10 +299,10 @@ def _style_handles(table: pl.DataFrame) -> list:
     out = []
     if not theoretical.all():
         out.append(Line2D([], [], ls="", marker="o", mfc="0.4", mec="black", mew=0.4,
-                          label="filled: measured"))
+                          label=MEASURED))
     if theoretical.any():
         out.append(Line2D([], [], ls="", marker="o", mfc="none", mec="0.4",
-                          label="hollow: theoretical (on the roof)"))
+                          label=THEORETICAL))
     return out
 
 
