@@ -15,8 +15,8 @@ from rooflow.compare import MATCHED, ONLY_BASELINE, ONLY_NEW, Comparison
 from rooflow.html.figure import note, roofline_figure, write_page
 from rooflow.html.page import num_text, rate_text, time_text
 from rooflow.plotting.core import SPEEDUP_COLORS, side, speedup_group
-from rooflow.style import SPEEDUP_LEGEND
 from rooflow.roofs.preset import Preset
+from rooflow.style import SPEEDUP_LEGEND
 
 TOOLTIPS = [("kernel", "@name"), ("status", "@status"), ("level", "@level"),
             ("series", "@series"), ("speedup", "@speedup_txt"),

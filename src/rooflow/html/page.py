@@ -5,7 +5,10 @@ Points: marker by memory level (several levels) or by series, colour by ``color_
 (drawn on the roof). Hover shows the kernel's numbers; clicking a legend entry hides/shows
 its points; wheel/box zoom, pan. Markers, colours (the first ``top_n`` groups or kernels
 that matter most, the rest grey) and the ranking are the PNG's
-(:mod:`rooflow.plotting.core`), so a kernel has one colour in both.
+(:mod:`rooflow.plotting.core`), so a kernel has one colour in both; legend words are
+:mod:`rooflow.style`'s, the PNG's. The hover gives each point's rank in the PNG's ranking;
+points above their roof get the PNG's red X; bandwidth-only rows (no operations) are the
+PNG's side panel, a second figure below (:func:`bandwidth_figure`).
 
 Big tables stay small (< ~5 MB a page): the ``max_points`` points that matter most
 (:data:`rooflow.plotting.core.RANK_COLUMNS`) are drawn one by one; the rest are binned in
@@ -176,6 +179,7 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
     # Not judged (no compute roof of their precision): drawn apart as ⊗, never ranked.
     drawable, unjudged = core.split_no_roof(drawable)
     drawable = _with_rank(drawable)
+    unjudged = unjudged.with_columns(_rank=pl.lit("not ranked"))
     fig, scale, unit = roofline_figure(preset, [table], title)
     shown, rest = drawable, drawable.clear()
     if drawable.height > max_points:
@@ -213,11 +217,11 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
         renderers.append(({shape_col: shape, "_group": group, "_style": theo,
                            "series": part["series"][0]}, r))
     fig.add_tools(HoverTool(renderers=[r for _, r in renderers], tooltips=TOOLTIPS))
-    legends = [(shape_col, shapes), ("_group", [*colored, other])]
+    legends: list[tuple[str, list[Any]]] = [(shape_col, shapes), ("_group", [*colored, other])]
     if hierarchical and shown["series"].n_unique() > 1:
         legends.append(("series", shown["series"].unique(maintain_order=True).to_list()))
     legends.append(("_style", [False, True]))  # filled / hollow, worded as on the PNG
-    words = {"_style": {False: MEASURED, True: THEORETICAL}}
+    words: dict[str, dict[Any, str]] = {"_style": {False: MEASURED, True: THEORETICAL}}
     for col, values in legends:
         name = {"_group": color_col, "_style": "points"}.get(col, col)
         items = [LegendItem(label=canvas_text(_cut_legend(words.get(col, {}).get(v, str(v))
@@ -290,7 +294,7 @@ def _draw_no_roof(fig, rows: pl.DataFrame, scale: float) -> None:
 
     cols = hover_columns(rows) | {
         "note": rows["roof_note"].cast(pl.String).fill_null("").to_list(),
-        "rank_txt": ["not ranked"] * rows.height,
+        "rank_txt": rows["_rank"].to_list(),
         "x": rows["arithmetic_intensity"].to_list(),
         "y": (rows["performance"] / scale).to_list()}
     r = fig.scatter("x", "y", source=ColumnDataSource(cols), marker=core.NO_ROOF_MARKER,
@@ -318,18 +322,19 @@ def _draw_above_roof(fig, drawable: pl.DataFrame, scale: float) -> None:
 
 
 def bandwidth_figure(rows: pl.DataFrame):
-    """The PNG's bandwidth-only panel as a figure: achieved GB/s (dots) against the memory
-    roof of each level (bar), log x; hover names the kernel.
+    """The PNG's bandwidth-only panel as a figure: achieved GB/s (dots), memory roof (bar).
 
-    Bandwidth-only rows (copies, memsets: bytes and time, no operations) have no
-    arithmetic intensity, so no place on the roofline.
+    One row per memory level, log x; hover names the kernel. Bandwidth-only rows (copies,
+    memsets: bytes and time, no operations) have no arithmetic intensity, so no place on
+    the roofline.
     """
-    from bokeh.models import ColumnDataSource, HoverTool
+    from bokeh.models import ColumnDataSource, FactorRange, HoverTool
     from bokeh.plotting import figure
 
     rows = rows.filter(pl.col("achieved_bandwidth") > 0)
     levels = core.order(rows["level"], list(LEVELS))
-    fig = figure(title=bandwidth_title(rows.height), x_axis_type="log", y_range=levels[::-1],
+    fig = figure(title=bandwidth_title(rows.height), x_axis_type="log",
+                 y_range=FactorRange(factors=levels[::-1]),
                  frame_width=FRAME[0] // 2, frame_height=40 + 30 * len(levels),
                  x_axis_label=BANDWIDTH_AXIS, tools="pan,wheel_zoom,reset,save")
     source = ColumnDataSource({
@@ -340,11 +345,11 @@ def bandwidth_figure(rows: pl.DataFrame):
         "pct_txt": [num_text(p, ".1f", " %") for p in rows["pct_of_memory_roof"].to_list()]})
     dots = fig.scatter("x", "level", source=source, size=7, fill_color=BANDWIDTH_COLOR,
                        line_color=BANDWIDTH_COLOR, fill_alpha=0.6)
-    roofs = rows.group_by("level", maintain_order=True).agg(pl.col("memory_roof").first())
-    for level, roof in roofs.iter_rows():
-        if roof:
-            fig.segment(x0=[roof / 1e9], x1=[roof / 1e9], y0=[(level, -0.35)],
-                        y1=[(level, 0.35)], line_color="black", line_width=3)
+    roofs = rows.group_by("level", maintain_order=True).agg(pl.col("memory_roof").first() / 1e9)
+    roofs = roofs.filter(pl.col("memory_roof") > 0)
+    # A bar across the level's row, as the PNG's: a dash marker turned upright.
+    fig.scatter(roofs["memory_roof"].to_list(), roofs["level"].to_list(), marker="dash",
+                angle=math.pi / 2, size=22, line_color="black", line_width=3)
     fig.add_tools(HoverTool(renderers=[dots], tooltips=[
         ("kernel", "@kernel"), ("series", "@series"), ("level", "@level"),
         ("achieved", "@x{0.[000]} GB/s"), ("% of memory roof", "@pct_txt"),

@@ -48,13 +48,13 @@ from rooflow.levels import marker as level_marker
 from rooflow.plotting import core
 from rooflow.plotting import markers as mk
 from rooflow.plotting.bandwidth import bandwidth_only_rows, draw_bandwidth_panel
-from rooflow.style import ABOVE_ROOF, MEASURED, THEORETICAL
 from rooflow.plotting.density import draw_density, log_counts, use_density
 from rooflow.plotting.labels import AUTO_LABEL_MAX, label_points, notes
 from rooflow.plotting.roofs import roofline_axes
 from rooflow.plotting.trajectory import draw_trajectories, png_colors
 from rooflow.points import distinct
 from rooflow.roofs.preset import Preset
+from rooflow.style import ABOVE_ROOF, MEASURED, THEORETICAL
 
 AXES_RECT = (0.07, 0.09, 0.745, 0.84)  # fixed, so roof-label angles are exact
 LEGEND_X = 1.01  # legends and key start just right of the axes
