@@ -94,21 +94,24 @@ def markdown_cell(text: object) -> str:
     return _MD_EDGE_UNDERSCORE.sub(r"\\_", text)
 
 
-def markdown_text(text: object) -> str:
-    """``text`` in a Markdown (GFM) table cell, shown as written.
+def markdown_text(text: object, *, in_table: bool = True) -> str:
+    """``text`` in a Markdown (GFM) table cell, or a list item, shown as written.
+
+    ``in_table`` False: a list item.
 
     Text holding ``<``, ``>`` or ``&`` (a C++ template such as ``gemm<float>``, HTML) is a
     code span, where GFM shows every character as it is and makes no tag, so the Markdown
     holds no ``&lt;``/``&gt;``/``&amp;`` entities for a reader of the file; its fence is
-    one backtick longer than the longest run inside, and ``|`` is escaped (GFM splits the
-    cells first). Other text: :func:`markdown_cell`.
+    one backtick longer than the longest run inside, and in a table ``|`` is escaped (GFM
+    splits the cells first, even in a code span). Other text: :func:`markdown_cell`.
     """
     line = one_line(text)
     if not re.search(r"[<>&]", line):
         return markdown_cell(line)
     fence = "`" * (max((len(r) for r in re.findall(r"`+", line)), default=0) + 1)
     pad = " " if line.startswith("`") or line.endswith("`") else ""
-    return f"{fence}{pad}{line.replace('|', chr(92) + '|')}{pad}{fence}"
+    inside = line.replace("|", "\\|") if in_table else line
+    return f"{fence}{pad}{inside}{pad}{fence}"
 
 
 def rst_text(text: object) -> str:

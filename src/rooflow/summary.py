@@ -161,7 +161,7 @@ def _not_built(failed: Mapping[str, str], skipped: Sequence[str]) -> list[str]:
     if skipped:
         lines += ["## Input files skipped", "",
                   "Under `resources/` but not taken as datasets:", ""]
-        lines += [f"- {_md(line)}" for line in skipped]
+        lines += [f"- {_md(line, in_table=False)}" for line in skipped]
         lines.append("")
     return lines
 
