@@ -90,3 +90,20 @@ def test_page_hover_ranks_points_as_the_png(table):
         "potential_time_saved_s", descending=True)
     first = f"{saved['kernel'][0]}/{saved['series'][0]}"
     assert ranks[first].startswith("1 of 4 (by potential time saved")
+
+
+def test_overview_hover_names_the_dataset_of_a_point_not_judged(table):
+    from bokeh.models import GlyphRenderer
+
+    # roofline-b's point gives no precision: no compute roof, drawn as ⊗ (uncoloured), so
+    # on an overview only the hover tells whose it is.
+    overview = pl.concat([table.with_columns(dataset=pl.lit("roofline-a")),
+                          analyze(to_points(pl.DataFrame({
+                              "kernel": ["k"], "precision": [""],
+                              "arithmetic_intensity": [10.0], "flop_per_s": [1e12],
+                              "time_s": [1e-3], "row": [1]})), PRESET)
+                          .with_columns(dataset=pl.lit("roofline-b"))], how="diagonal_relaxed")
+    fig = page_items(overview, PRESET, title="t", color_by="dataset", max_points=1000,
+                     top_n=10, series_order=[])[0]
+    sources = [r.data_source.data for r in fig.select(type=GlyphRenderer)]
+    assert ["roofline-b"] in [d.get("dataset") for d in sources]

@@ -288,7 +288,10 @@ def _with_rank(drawable: pl.DataFrame) -> pl.DataFrame:
 
 
 def _draw_no_roof(fig, rows: pl.DataFrame, scale: float) -> None:
-    """The points without a compute roof of their precision: ⊗, own legend and hover."""
+    """The points without a compute roof of their precision: ⊗, own legend and hover.
+
+    Uncoloured, so on an overview the hover names each one's dataset.
+    """
     from bokeh.models import ColumnDataSource, HoverTool
     from bokeh.models.annotations import Legend, LegendItem
 
@@ -297,9 +300,13 @@ def _draw_no_roof(fig, rows: pl.DataFrame, scale: float) -> None:
         "rank_txt": rows["_rank"].to_list(),
         "x": rows["arithmetic_intensity"].to_list(),
         "y": (rows["performance"] / scale).to_list()}
+    tooltips = [*TOOLTIPS, ("not judged", "@note")]
+    if "dataset" in rows.columns:
+        cols["dataset"] = rows["dataset"].cast(pl.String).to_list()
+        tooltips.insert(0, ("dataset", "@dataset"))
     r = fig.scatter("x", "y", source=ColumnDataSource(cols), marker=core.NO_ROOF_MARKER,
                     size=11, fill_alpha=0, line_color=core.NO_ROOF_COLOR, line_width=1.3)
-    fig.add_tools(HoverTool(renderers=[r], tooltips=[*TOOLTIPS, ("not judged", "@note")]))
+    fig.add_tools(HoverTool(renderers=[r], tooltips=tooltips))
     item = LegendItem(label=canvas_text(core.no_roof_label(rows)), renderers=[r])
     fig.add_layout(Legend(items=[item], title="not judged (click to hide)", click_policy="hide",
                           label_text_font_size="8pt"), "right")
