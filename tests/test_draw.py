@@ -12,7 +12,14 @@ from pathlib import Path
 import pytest
 
 from rooflow.defaults import config_defaults, plot_defaults
-from rooflow.draw import RULE, draw_inputs, draw_rules, name_constraint, shared_options
+from rooflow.draw import (
+    RULE,
+    draw_inputs,
+    draw_rules,
+    name_constraint,
+    rule_name,
+    shared_options,
+)
 from rooflow.planning import Plan
 from rooflow.roofs.datasheet import load_hardware
 
@@ -39,8 +46,8 @@ def test_datasets_are_grouped_by_presets_and_formats_largest_first(plan):
     rules = draw_rules(plan)
     assert [(r.name, r.presets, r.formats, r.datasets) for r in rules] == [
         (RULE, ("h100-sxm", "mi300x"), (), ("roofline-a", "roofline-b", "benchmarks-c")),
-        ("draw_1", ("a100-sxm",), (), ("roofline-c",)),
-        ("draw_2", ("h100-sxm", "mi300x"), ("svg",), ("roofline-d",)),
+        ("draw_on_a100_sxm", ("a100-sxm",), (), ("roofline-c",)),
+        ("draw_on_h100_sxm_mi300x_with_svg", ("h100-sxm", "mi300x"), ("svg",), ("roofline-d",)),
     ]
     assert rules[0].constraint is None  # the largest takes the rest, at the lowest order
 
@@ -68,7 +75,7 @@ def test_every_target_of_a_dataset_is_an_output_of_its_rule(plan):
 
 
 def test_constraint_matches_its_datasets_behind_their_kind_only(plan):
-    """roofline-c is in draw_1; benchmarks-c, same name, another kind, is not."""
+    """roofline-c is in draw_on_a100_sxm; benchmarks-c, same name, another kind, is not."""
     constraint = draw_rules(plan)[1].constraint
     pattern = re.compile(rf"results/tables/a100-sxm/(?P<kind>\w+)-(?P<name>{constraint})\.csv$")
     assert pattern.match("results/tables/a100-sxm/roofline-c.csv")
@@ -112,3 +119,10 @@ def test_shared_options_only_when_every_dataset_has_the_same(plan):
     assert shared_options(plan, rules[0].datasets) == plan.dataset_options("roofline-a")
     assert shared_options(plan, ("roofline-a", "roofline-c")) is None
     assert shared_options(plan, ()) is None
+
+
+def test_rule_names_say_what_they_draw():
+    # "-" is no identifier character; a second group with the same name gets "_2".
+    assert rule_name(["a100-sxm"], [], set()) == "draw_on_a100_sxm"
+    assert rule_name(["a100.sxm"], [], {"draw_on_a100_sxm"}) == "draw_on_a100_sxm_2"
+    assert rule_name(["h100"], ["pdf", "svg"], set()) == "draw_on_h100_with_pdf_svg"

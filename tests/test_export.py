@@ -144,3 +144,56 @@ def test_table_json_of_a_workload_with_bandwidth_only_rows(shared_data):
     document = json.loads(as_json.stdout)
     same_as_csv(document, as_csv.stdout)
     assert sum(r["bandwidth_only"] for r in document["records"]) == 79
+
+
+# Markdown for a person (issue 34, item 9) ---------------------------------------------------
+
+
+def _ranked_table() -> pl.DataFrame:
+    from rooflow.analysis import analyze
+    from rooflow.roofs.preset import preset_from_mapping
+
+    # fp32 roof 10 TFLOP/s, HBM 1000 GB/s; intensity 100 FLOP/byte: attainable
+    # min(10, 100 × 1) = 10 TFLOP/s. 5 TFLOP/s achieved: headroom 2, saved = time × ½:
+    # mid 6 ms → 3 ms, big 20 ms → 10 ms, small 1 ms → 0.5 ms. slow has no time (nothing
+    # saved: last) and 1.234e12 FLOP/s → "1.23 TFLOP/s", headroom 10 / 1.234 = 8.10.
+    preset = preset_from_mapping("p", {
+        "name": "p", "source": "test", "compute": {"fp32": 10}, "memory": {"HBM": 1000},
+        "default_compute": "fp32", "default_memory": "HBM"}, source="test")
+    points = to_points(pl.DataFrame({
+        "kernel": ["mid", "slow", "big", "small"], "precision": ["fp32"] * 4,
+        "arithmetic_intensity": [100.0] * 4, "flop_per_s": [5e12, 1.234e12, 5e12, 5e12],
+        "time_s": [6e-3, None, 20e-3, 1e-3], "row": [1, 2, 3, 4]}))
+    return analyze(points, preset)
+
+
+def test_markdown_is_ranked_by_time_saved_in_human_units():
+    from rooflow.export import to_markdown
+
+    lines = to_markdown(_ranked_table()).splitlines()
+    assert lines[0].endswith("| time (ms) | potential saved (ms) |")
+    rows = [line.split(" | ") for line in lines[2:]]
+    assert [(r[1], r[-2], r[-1]) for r in rows] == [
+        ("big", "20", "10 |"), ("mid", "6", "3 |"), ("small", "1", "0.5 |"),
+        ("slow", "–", "– |")]
+    assert rows[0][6:10] == ["5 TFLOP/s", "10 TFLOP/s", "50.0", "2.00×"]
+    assert rows[3][6] == "1.23 TFLOP/s" and rows[3][9] == "8.10×"
+
+
+def test_table_command_is_markdown_on_a_terminal_and_csv_in_a_pipe(monkeypatch):
+    from click.testing import CliRunner
+
+    from rooflow import export
+    from rooflow.cli import cli
+
+    source = str(Path(__file__).resolve().parents[1] / "resources/benchmarks/moe_attention.csv")
+    args = ["table", source, "--hardware", "h100-sxm"]
+    runner = CliRunner()
+    piped = runner.invoke(cli, args)
+    assert piped.exit_code == 0 and piped.stdout.startswith("series,"), piped.output
+    asked = runner.invoke(cli, [*args, "--format", "md"])
+    assert asked.stdout.startswith("| # | kernel |"), asked.output
+    monkeypatch.setattr(export, "stdout_is_terminal", lambda: True)
+    shown = runner.invoke(cli, args)
+    assert shown.stdout == asked.stdout
+    assert runner.invoke(cli, [*args, "--format", "csv"]).stdout == piped.stdout

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import polars as pl
 
 from rooflow.summary import summary_markdown
 
 TIMED_HEADER = ("| # | dataset | kernel | series | bound | achieved | attainable | % of roof "
-                "| headroom | time (s) | potential saved (s) |")
+                "| headroom | time (ms) | potential saved (ms) |")
 UNTIMED_HEADER = ("| # | dataset | kernel | series | bound | achieved | attainable | % of roof "
                   "| headroom |")
 
@@ -70,11 +72,11 @@ def test_timed_kernels_ranked_by_potential_time_saved():
     assert "## h100-sxm" in text
     assert _lines_after(text, TIMED_HEADER) == [
         "| 1 | ncu-a | mem_copy | Measured | DRAM | 500 GB/s | 2 TB/s | 25.0 | 4.00× "
-        "| 0.002 | 0.0015 |",
+        "| 2 | 1.5 |",
         "| 2 | ncu-a | GEMM 64×64 | Measured | compute | 800 GFLOP/s | 1 TFLOP/s | 80.0 "
-        "| 1.25× | 0.004 | 0.0008 |",
+        "| 1.25× | 4 | 0.8 |",
         "| 3 | ncu-a | gemm_a | Measured | DRAM | 50 TFLOP/s | 100 TFLOP/s | 50.0 | 2.00× "
-        "| 0.001 | 0.0005 |",
+        "| 1 | 0.5 |",
     ]
     # 2 datasets (ncu-a, specs-s); the L2 row and the theoretical point are not kernels.
     assert ("2 datasets, 3 measured kernels ranked (3 with times); not ranked: 0 superseded "
@@ -86,19 +88,22 @@ def test_timed_kernels_ranked_by_potential_time_saved():
 
 def test_number_formatting_three_significant_digits_and_op_units():
     # 123 456 GFLOP/s → "123 TFLOP/s"; 999.9 GB/s stays giga ("1e+03" at 3 digits);
-    # an integer kernel is in OP/s; 12.345 % → "12.3"; headroom 8.1004 → "8.10×";
-    # time 0.000123456 s → "0.0001235" (4 significant), saved 0.000108215 → "0.0001082".
+    # 1e15 → "1 POP/s"; an integer kernel is in OP/s; 12.345 % → "12.3"; headroom 8.1004 →
+    # "8.10×"; one time unit for the table, the largest the biggest time (123.456 µs) is
+    # ≥ 1 in: µs. time 123.456 µs → "123.5" (4 significant), saved 123.456 × (1 − 1/8.1004)
+    # = 108.215 µs → "108.2"; copy 1 µs, saved 1 × (1 − 1/3.35) = 0.7015 µs.
     row = _row("igemm", unit="OP", performance=1.23456e14, attainable=1.0e15,
                pct_of_roof=12.345, kernel_headroom=8.1004, time_s=1.23456e-4,
                potential_time_saved_s=1.23456e-4 * (1 - 1 / 8.1004))
     copy = _row("copy", bandwidth_only=True, achieved_bandwidth=9.999e11, memory_roof=3.35e12,
                 pct_of_memory_roof=29.85, kernel_headroom=3.35, time_s=1e-6,
                 potential_time_saved_s=1e-6 * (1 - 1 / 3.35), row=2)
-    lines = _lines_after(summary_markdown({"p": _table(row, copy)}), TIMED_HEADER)
-    assert lines[0] == ("| 1 | ncu-a | igemm | Measured | DRAM | 123 TOP/s | 1e+03 TOP/s "
-                        "| 12.3 | 8.10× | 0.0001235 | 0.0001082 |")
+    header = TIMED_HEADER.replace("(ms)", "(µs)")
+    lines = _lines_after(summary_markdown({"p": _table(row, copy)}), header)
+    assert lines[0] == ("| 1 | ncu-a | igemm | Measured | DRAM | 123 TOP/s | 1 POP/s "
+                        "| 12.3 | 8.10× | 123.5 | 108.2 |")
     assert lines[1] == ("| 2 | ncu-a | copy | Measured | DRAM | 1e+03 GB/s | 3.35 TB/s | 29.9 "
-                        "| 3.35× | 1e-06 | 7.015e-07 |")
+                        "| 3.35× | 1 | 0.7015 |")
 
 
 def test_untimed_kernels_ranked_by_headroom_and_missing_values_are_dashes():
@@ -128,8 +133,8 @@ def test_points_above_the_roof_are_findings_and_not_ranked():
     assert text.index("## Points above the roof") < text.index("## h100-sxm")
     ranked = _lines_after(text, TIMED_HEADER)
     assert len(ranked) == 1 and "| gemm_a |" in ranked[0]
-    assert "1 measured kernels ranked (1 with times); not ranked: 0 superseded" in text
-    assert "0 without a compute roof of their precision; 1 points above the roof." in text
+    assert "1 measured kernel ranked (1 with times); not ranked: 0 superseded" in text
+    assert "0 without a compute roof of their precision; 1 point above the roof." in text
 
 
 def test_top_limits_rows_per_ranking_and_presets_keep_their_order():
@@ -143,7 +148,7 @@ def test_top_limits_rows_per_ranking_and_presets_keep_their_order():
 
 
 SUPERSEDED_HEADER = "| dataset | kernel | series | pair | achieved | pair speedup |"
-NO_ROOF_HEADER = "| dataset | kernel | series | precision | achieved | time (s) |"
+NO_ROOF_HEADER = "| dataset | kernel | series | precision | achieved | time (ms) |"
 
 
 def test_a_pair_ranks_only_its_optimized_kernel_and_lists_the_others_as_superseded():
@@ -209,14 +214,14 @@ def test_kernels_without_a_compute_roof_are_listed_apart_and_counted_apart(tmp_p
     text = summary_markdown({"fp64-only": pl.read_csv(path)})
     ranked = _lines_after(text, TIMED_HEADER)
     assert ranked == ["| 1 | ncu-a | dgemm | kernel | compute | 5 TFLOP/s | 10 TFLOP/s | 50.0 "
-                      "| 2.00× | 0.001 | 0.0005 |"]
+                      "| 2.00× | 1 | 0.5 |"]
     assert "- no fp32 roof on fp64-only: 2 kernels" in text
     assert _lines_after(text, NO_ROOF_HEADER) == [
-        "| ncu-a | sgemm | kernel | fp32 | 20 TFLOP/s | 0.002 |",
-        "| ncu-a | saxpy | kernel | fp32 | 50 GFLOP/s | 0.0001 |",
+        "| ncu-a | sgemm | kernel | fp32 | 20 TFLOP/s | 2 |",
+        "| ncu-a | saxpy | kernel | fp32 | 50 GFLOP/s | 0.1 |",
     ]
-    assert ("1 measured kernels ranked (1 with times); not ranked: 0 superseded within their "
-            "pair, 2 without a compute roof of their precision; 1 points above the roof."
+    assert ("1 measured kernel ranked (1 with times); not ranked: 0 superseded within their "
+            "pair, 2 without a compute roof of their precision; 1 point above the roof."
             in text)
     findings = _lines_after(text, "| preset | dataset | kernel | series | level | % of roof |")
     assert findings == ["| fp64-only | ncu-a | fast | kernel | DRAM | 200 |"]
@@ -254,3 +259,24 @@ def test_legend_entry_of_points_without_precision_says_so():
     rows = pl.DataFrame({"precision": ["", "fp32", ""]})
     assert no_roof_label(rows) == "no fp32 roof, precision not given: 3 points, not judged"
     assert no_roof_label(rows.head(1), "\n") == "precision not given:\n1 point, not judged"
+
+
+def test_times_in_one_unit_names_as_written_and_counts_agree():
+    # Issue 34, item 9. saved = time × (1 − 1/headroom), headroom 2: 20 ms → 10 ms,
+    # 6 ms → 3 ms, 1 ms → 0.5 ms; ranked 10, 3, 0.5, all in ms (the biggest, 20 ms, is
+    # ≥ 1 ms and < 1 s).
+    rows = [_row(k, performance=1e12, attainable=2e12, pct_of_roof=50.0, kernel_headroom=2.0,
+                 time_s=t, potential_time_saved_s=t / 2, row=i)
+            for i, (k, t) in enumerate([("gemm<float>", 6e-3), ("a|b & c", 20e-3),
+                                        ("copy", 1e-3)], 1)]
+    one = summary_markdown({"p": _table(*rows)})
+    assert [line.split(" | ")[-2:] for line in _lines_after(one, TIMED_HEADER)] == [
+        ["20", "10 |"], ["6", "3 |"], ["1", "0.5 |"]]
+    # A name with <, > or & is a code span, shown as written: no entity anywhere outside
+    # code (a "|" still escaped: GFM splits the cells first).
+    assert "| `a\\|b & c` |" in one and "| `gemm<float>` |" in one
+    outside = re.sub(r"`[^`]*`", "", one)
+    assert not re.search(r"&(gt|lt|amp);", outside) and "<" not in outside
+    assert "1 dataset, 3 measured kernels ranked" in one and "0 points above" in one
+    two = summary_markdown({"p": _table(*rows, {**rows[2], "dataset": "ncu-b"})})
+    assert "2 datasets, 4 measured kernels ranked" in two

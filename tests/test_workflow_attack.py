@@ -32,6 +32,8 @@ presets: [evil]
 datasets:
   roofline-flash_attention:
     title: "</script><script>{PWN}</script>"
+  roofline-hostile:
+    presets: [evil, a100-sxm]
 comparisons:
   tuning: {{baseline: roofline-flash_attention, new: roofline-flash_attention_tuned}}
   broken: {{baseline: roofline-bad, new: roofline-flash_attention_tuned}}
@@ -162,7 +164,9 @@ def test_hostile_names_are_neutralised_in_csv_and_markdown(attacked):
         assert "\"'=HYPERLINK(\"\"http://x\"\")\"" in text, path
         assert not re.search(r'(^|,)"?=', text, re.M), path
     summary = (work / "results/summary.md").read_text()
-    assert r"| a\|b &lt;b&gt;x&lt;/b&gt; |" in summary and "<b>" not in summary
+    # A label with HTML is a code span: shown as written, never a tag (no entity to read).
+    assert r"| `a\|b <b>x</b>` |" in summary
+    assert "<b>" not in re.sub(r"`[^`]*`", "", summary) and "&lt;" not in summary
 
 
 def test_outputs_are_0644_under_umask_022(attacked):
@@ -189,6 +193,17 @@ def test_report_builds_with_failed_datasets_and_escapes_config_text(report):
     assert f"</script><script>{PWN}" not in text
     assert not re.search(r"href=\\?\"javascript", text)
     assert "&lt;/script&gt;&lt;script&gt;document.title" in text  # shown, as text
+
+
+def test_report_captions_read_as_text_list_every_preset_and_name_rules(report):
+    """Issue 34, item 8: the roofs in captions and params read as written (no ``\\/``); the
+    landing page names a100-sxm, built for roofline-hostile alone, beside the config's
+    preset; draw rules are named by what they draw, not numbered."""
+    text = report.read_text()
+    assert "TFLOP/s, " in text and "GB/s, ridge point" in text
+    assert not re.search(r"TFLOP\\+/s", text) and not re.search(r"TFLOP/s\\+,", text)
+    assert re.search(r"Presets built \(2: .*?\): a100-sxm, evil\.", text, re.S)
+    assert "draw_on_evil_a100_sxm" in text and not re.search(r"\bdraw_\d", text)
 
 
 @pytest.mark.browser

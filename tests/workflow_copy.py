@@ -54,8 +54,8 @@ def snakemake(workdir: Path, *args: str, cores: int | None = 2, check: bool = Tr
 def job_counts(workdir: Path, *args: str) -> dict[str, int]:
     """Rule → jobs a run would do now (dry run); {} when everything is up to date.
 
-    The draw rules (``draw``, ``draw_1``...: one per group of datasets with the same
-    outputs, numbered by group size, :mod:`rooflow.draw`) count as one, ``draw``.
+    The draw rules (``draw``, ``draw_on_PRESET``...: one per group of datasets with the
+    same outputs, :mod:`rooflow.draw`) count as one, ``draw``.
     """
     rules = {}  # Snakemake prints its table of jobs per rule twice
     for line in snakemake(workdir, "-n", "--quiet", "rules", *args).stdout.splitlines():
@@ -64,6 +64,6 @@ def job_counts(workdir: Path, *args: str) -> dict[str, int]:
             rules[parts[0]] = int(parts[1])
     counts: dict[str, int] = {}
     for rule, jobs in rules.items():
-        rule = re.sub(r"^draw_\d+$", "draw", rule)
+        rule = re.sub(r"^draw_on_\w+$", "draw", rule)
         counts[rule] = counts.get(rule, 0) + jobs
     return counts

@@ -235,14 +235,21 @@ def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware
 @preset_options
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Output table, CSV or .json (default: stdout).")
-@table_options()
+@table_options(readable=True)
 def table(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, output, selection):
-    """Analysis table of any input rooflow reads (kind detected from the content)."""
+    """Analysis table of any input rooflow reads (kind detected from the content).
+
+    On a terminal (no -o, no --format) it is Markdown, ranked by potential time saved in
+    human units; piped or written to a file, CSV with every column.
+    """
+    from rooflow.export import READABLE, asked_format, requested_format, stdout_is_terminal
     from rooflow.pipeline import report
 
     preset = command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files, kind)
-    report(selection(_load_files(files, kind, _warn), preset), preset, table_path=output or "-",
-           plot_path=None, log=_warn)
+    points = selection(_load_files(files, kind, _warn), preset)
+    on_terminal = output is None and asked_format() is None and stdout_is_terminal()
+    with requested_format(READABLE if on_terminal else asked_format()):
+        report(points, preset, table_path=output or "-", plot_path=None, log=_warn)
 
 
 @cli.command("hardware")

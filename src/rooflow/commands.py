@@ -20,17 +20,18 @@ import click
 from rooflow.errors import InputError
 
 
-def table_options(*, top: bool = True):
+def table_options(*, top: bool = True, readable: bool = False):
     """Click decorator for the commands that write tables (plot, table, compare, convert).
 
     The selection options (:func:`rooflow.selection.selection_options`, ``--top`` where a
-    preset ranks kernels) and ``--format`` (:func:`rooflow.export.format_option`).
+    preset ranks kernels) and ``--format`` (:func:`rooflow.export.format_option`; with
+    ``md`` where ``readable``).
     """
     from rooflow.export import format_option
     from rooflow.selection import selection_options
 
     def decorate(command):
-        return format_option(selection_options(top=top)(command))
+        return format_option(selection_options(top=top)(command), readable=readable)
 
     return decorate
 

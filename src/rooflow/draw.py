@@ -34,7 +34,8 @@ def points_file(kind: str, name: str) -> str:
     return f"results/points/{kind}/{name}.parquet"
 
 RULE = "draw"
-"""Name of the draw rule of the largest group; the others are ``draw_1``, ``draw_2``..."""
+"""Name of the draw rule of the largest group; the others are named by what they write
+(:func:`rule_name`: ``draw_on_a100_sxm``, ``draw_on_h100_sxm_mi300x_with_svg``...)."""
 
 
 @dataclass(frozen=True)
@@ -96,13 +97,29 @@ def draw_rules(plan: Plan) -> list[DrawRule]:
         formats = tuple(sorted(f for f in plan.dataset_options(dataset)["formats"] if f != "png"))
         groups.setdefault((tuple(plan.dataset_presets(dataset)), formats), []).append(dataset)
     ordered = sorted(groups.items(), key=lambda g: -len(g[1]))  # stable: ties keep order
-    rules = []
+    rules: list[DrawRule] = []
     for i, ((presets, formats), datasets) in enumerate(ordered):
         constraint = None if i == 0 else name_constraint(
             [plan.datasets[d] for d in datasets])
-        rules.append(DrawRule(RULE if i == 0 else f"{RULE}_{i}", presets, formats,
-                              tuple(datasets), constraint))
+        name = RULE if i == 0 else rule_name(presets, formats, {r.name for r in rules})
+        rules.append(DrawRule(name, presets, formats, tuple(datasets), constraint))
     return rules
+
+
+def rule_name(presets: Sequence[str], formats: Sequence[str], taken: Set[str]) -> str:
+    """A draw rule's name from what it writes: ``draw_on_PRESET..._with_FORMAT...``.
+
+    Snakemake shows rule names on screen and in the report, so they say what the rule
+    draws instead of a number. A rule name is a Python identifier: every other character
+    of a preset is ``_``. Two groups whose presets differ only there get ``_2``, ``_3``...
+    """
+    words = ["draw_on", *presets, *(["with", *formats] if formats else [])]
+    base = re.sub(r"\W", "_", "_".join(words), flags=re.ASCII)
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}_{n}"
+    return name
 
 
 def asked_for(patterns: Sequence[str], kind: str, name: str, on_disk: Set[str] | None

@@ -5,6 +5,7 @@ does not control. Each sink gets its own escaping, so that no text can become ma
 a link, a table cell break or a spreadsheet formula:
 
 - :func:`markdown_cell`: a cell of a Markdown table (``summary.md``);
+  :func:`markdown_text`: the same, a code span where the text holds ``<``, ``>``, ``&``;
 - :func:`rst_text`: reStructuredText inline text (the Snakemake report's captions);
 - :func:`report_param` / :func:`from_report_param`: a rule's ``params`` in the Snakemake
   report, which embeds them unescaped in a ``<script>`` block;
@@ -34,7 +35,10 @@ if TYPE_CHECKING:
 _MD_ALWAYS = re.compile(r"([\\`*\[\]|~])")
 # `_` makes emphasis only at a word's edge (GFM): escaped there, so kernel_names stay readable.
 _MD_EDGE_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
-_RST_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+# Only what can start RST markup: inline markup and references (\ ` * _ | [ ]), standalone
+# URIs and e-mail links (a `:` before a non-space, `@`), and `<`, `!`, and a `/` after `<`
+# (no `</` or `<!` for a <script> block). Units such as TFLOP/s, commas, dots stay as they are.
+_RST_MARKUP = re.compile(r"([\\`*_|\[\]@<>!]|:(?=\S)|(?<=<)/)")
 # Cell starts that make a spreadsheet read the cell as a formula (OWASP): = + - @ tab CR;
 # a quote already there is quoted again (reversible).
 _NEUTRALIZE = r"^'*[=+\-@\t\r]"
@@ -95,15 +99,36 @@ def markdown_cell(text: object) -> str:
     return _MD_EDGE_UNDERSCORE.sub(r"\\_", text)
 
 
-def rst_text(text: object) -> str:
-    """``text`` as literal reStructuredText inline text, on one line.
+def markdown_text(text: object, *, in_table: bool = True) -> str:
+    """``text`` in a Markdown (GFM) table cell, or a list item, shown as written.
 
-    Every ASCII punctuation character is backslash-escaped: no role, link, substitution,
-    footnote or standalone URI (``javascript:...``) is recognised, and on one line no
-    directive (``.. raw:: html``) can start. docutils then HTML-escapes the text itself.
+    ``in_table`` False: a list item.
+
+    Text holding ``<``, ``>`` or ``&`` (a C++ template such as ``gemm<float>``, HTML) is a
+    code span, where GFM shows every character as it is and makes no tag, so the Markdown
+    holds no ``&lt;``/``&gt;``/``&amp;`` entities for a reader of the file; its fence is
+    one backtick longer than the longest run inside, and in a table ``|`` is escaped (GFM
+    splits the cells first, even in a code span). Other text: :func:`markdown_cell`.
+    """
+    line = one_line(text)
+    if not re.search(r"[<>&]", line):
+        return markdown_cell(line)
+    fence = "`" * (max((len(r) for r in re.findall(r"`+", line)), default=0) + 1)
+    pad = " " if line.startswith("`") or line.endswith("`") else ""
+    inside = line.replace("|", "\\|") if in_table else line
+    return f"{fence}{pad}{inside}{pad}{fence}"
+
+
+def rst_text(text: object) -> str:
+    r"""``text`` as literal reStructuredText inline text, on one line.
+
+    The characters that can start markup are backslash-escaped, and only those (the report
+    also shows the job params, where ``TFLOP\/s\,`` would be noise): no role, link,
+    substitution, footnote or standalone URI (``javascript:...``) is recognised, and on one
+    line no directive (``.. raw:: html``) can start. docutils then HTML-escapes the text itself.
     The result holds no ``</`` or ``<!``, so it is also safe in a ``<script>`` block.
     """
-    return _RST_PUNCTUATION.sub(r"\\\1", one_line(text))
+    return _RST_MARKUP.sub(r"\\\1", one_line(text))
 
 
 def report_param(value: Any) -> Any:

@@ -1,7 +1,9 @@
 """Table outputs as CSV or JSON: the analysis table, a comparison, canonical points.
 
 The format is ``--format`` where a command gives it, else the output's suffix (``.json``
-→ JSON), else CSV. Both carry the same columns and numbers.
+→ JSON), else CSV. Both carry the same columns and numbers. ``rooflow table`` also writes
+the analysis table as Markdown for a person (:func:`to_markdown`: ranked by potential time
+saved, in human units), its default on a terminal.
 
 JSON shape (``"format": "rooflow-table"``, ``"version": 1``; stable: a later version may
 add keys, never rename or drop one)::
@@ -37,6 +39,8 @@ if TYPE_CHECKING:
     import polars as pl
 
 FORMATS = ("csv", "json")
+READABLE = "md"
+"""The Markdown format of the analysis table (``rooflow table --format md``)."""
 JSON_VERSION = 1
 
 _OPS = "FLOP (OP where unit is OP)"
@@ -93,6 +97,16 @@ def requested_format(fmt: str | None) -> Iterator[None]:
         _REQUESTED.reset(token)
 
 
+def stdout_is_terminal() -> bool:
+    """Whether standard output is a terminal (a person reads it), not a pipe or a file."""
+    return sys.stdout.isatty()
+
+
+def asked_format() -> str | None:
+    """The format ``--format`` asked for in the command being run, or None."""
+    return _REQUESTED.get()
+
+
 def table_format(path: str | Path | None, fmt: str | None = None) -> str:
     """``fmt``, else the format asked for by ``--format``, else ``path``'s suffix, else csv."""
     fmt = fmt or _REQUESTED.get()
@@ -123,6 +137,34 @@ def column_units(columns: list[str]) -> dict[str, str]:
     return out
 
 
+TIME_UNITS = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
+"""Time units for tables a person reads, largest first: (name, seconds)."""
+
+
+def time_unit(seconds: list[float | None]) -> tuple[str, float]:
+    """One unit for a column or table of times: the largest the biggest time is ≥ 1 in.
+
+    ``(name, seconds per unit)``; seconds when there is no time. 10 ms, 3 ms, 0.5 ms → ms
+    (read 10, 3, 0.5): one unit per table, so a reader compares digits, not exponents.
+    """
+    biggest = max((abs(t) for t in seconds if t is not None and math.isfinite(t)), default=0.0)
+    return next((u for u in TIME_UNITS if biggest >= u[1]), TIME_UNITS[-1] if biggest else
+                TIME_UNITS[0])
+
+
+def rate_text(value: float | None, unit: str) -> str:
+    """``value`` per second with an SI prefix, 3 significant digits: ``unit`` FLOP, OP or B.
+
+    1.234e12 FLOP/s → ``1.23 TFLOP/s``; 900e9 B/s → ``900 GB/s``; None or not finite → ``–``.
+    """
+    if value is None or not math.isfinite(value):
+        return "–"
+    for prefix, scale in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g} {prefix}{unit}/s"
+    return f"{value:.3g} {unit}/s"
+
+
 def _finite(value):
     return None if isinstance(value, float) and not math.isfinite(value) else value
 
@@ -145,14 +187,75 @@ def to_json(frame: pl.DataFrame) -> str:
     return head[:-2] + ',\n "records": [\n  ' + ",\n  ".join(lines) + "\n ]\n}\n"
 
 
+def _time_cells(frame: pl.DataFrame, columns: list[str]) -> tuple[str, list[list[str]]]:
+    """One unit (:func:`time_unit`) for ``columns`` of ``frame``, and each row's cells."""
+    name, scale = time_unit([v for c in columns for v in frame[c].to_list()])
+    return name, [["–" if v is None else f"{v / scale:.4g}" for v in row]
+                  for row in frame.select(columns).iter_rows()]
+
+
+def to_markdown(frame: pl.DataFrame) -> str:
+    """The analysis table ``frame`` as a Markdown table a person reads.
+
+    One row per kernel × memory level, ranked by potential time saved (most first; rows
+    without, by headroom, then in table order). Columns: rank, kernel (its label, else its
+    name), series, level, precision, arithmetic intensity (FLOP/byte), achieved and
+    attainable with an SI prefix (:func:`rate_text`: FLOP/s, OP/s for integer precisions,
+    B/s against the memory roof on bandwidth-only rows), % of roof, headroom, bound, time
+    and potential time saved in one unit for the table (:func:`time_unit`). Names are
+    Markdown text (:func:`rooflow.escape.markdown_text`). The CSV and JSON keep every
+    column in base units.
+
+    Raises:
+        ValueError: ``frame`` is not an analysis table (no ``attainable`` column).
+    """
+    from rooflow.escape import markdown_text
+
+    if table_kind(frame) != "analysis":
+        raise ValueError(f"a {table_kind(frame)} table has no Markdown form (csv, json)")
+    ranked = frame.sort(["potential_time_saved_s", "headroom"], descending=True,
+                        nulls_last=True, maintain_order=True)
+    unit, times = _time_cells(ranked, ["time_s", "potential_time_saved_s"])
+    lines = [f"| # | kernel | series | level | precision | intensity (FLOP/byte) | achieved "
+             f"| attainable | % of roof | headroom | bound | time ({unit}) "
+             f"| potential saved ({unit}) |", "|---" * 13 + "|"]
+    for i, (r, t) in enumerate(zip(ranked.iter_rows(named=True), times, strict=True), 1):
+        if r["bandwidth_only"]:
+            achieved = rate_text(r["achieved_bandwidth"], "B")
+            attainable, pct = rate_text(r["memory_roof"], "B"), r["pct_of_memory_roof"]
+        else:
+            op = "OP" if r["unit"] == "OP" else "FLOP"
+            achieved, attainable = rate_text(r["performance"], op), rate_text(r["attainable"], op)
+            pct = r["pct_of_roof"]
+        cells = [str(i), markdown_text(r["label"] or r["kernel"]),
+                 markdown_text(r["series"] or ""), markdown_text(r["level"] or ""),
+                 markdown_text(r["precision"] or "not given"),
+                 _number(r["arithmetic_intensity"], ".4g"), achieved, attainable,
+                 _number(pct, ".1f"), _number(r["headroom"], ".2f", "×"),
+                 markdown_text(r["bound"] or "–"), *t]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _number(value: float | None, fmt: str, suffix: str = "") -> str:
+    """``value`` as ``fmt`` and ``suffix``, or ``–`` when missing or not finite."""
+    if value is None or not math.isfinite(value):
+        return "–"
+    return format(value, fmt) + suffix
+
+
 def write_table(frame: pl.DataFrame, path: str | Path | None, fmt: str | None = None) -> None:
-    """Write ``frame`` as CSV or JSON (:func:`table_format`), atomically; None or "-": stdout."""
+    """Write ``frame`` as CSV, JSON or Markdown (:func:`table_format`), atomically.
+
+    ``path`` None or "-": stdout.
+    """
     from rooflow.io import atomic_path, write_csv
 
-    if table_format(path, fmt) == "csv":
+    fmt = table_format(path, fmt)
+    if fmt == "csv":
         write_csv(frame, path)
         return
-    text = to_json(frame)
+    text = to_markdown(frame) if fmt == READABLE else to_json(frame)
     if path is None or str(path) == "-":
         sys.stdout.write(text)
         return
@@ -160,8 +263,11 @@ def write_table(frame: pl.DataFrame, path: str | Path | None, fmt: str | None = 
         tmp.write_text(text, encoding="utf-8")
 
 
-def format_option(command):
-    """Click decorator: ``--format csv|json`` for the command's tables (default: suffix)."""
+def format_option(command, readable: bool = False):
+    """Click decorator: ``--format csv|json`` for the command's tables (default: suffix).
+
+    ``readable``: also ``md`` (:func:`to_markdown`).
+    """
     import functools
 
     import click
@@ -172,7 +278,9 @@ def format_option(command):
             return command(*args, **kwargs)
 
     return click.option(
-        "--format", "table_format", type=click.Choice(FORMATS), default=None,
-        help="Table output format (default: json for a .json output, else csv; "
-             "docs/cli.md#json-output).")(wrapper)
+        "--format", "table_format",
+        type=click.Choice((*FORMATS, READABLE) if readable else FORMATS), default=None,
+        help="Table output format (default: json for a .json output, else csv"
+             + ("; md, ranked in human units, on a terminal" if readable else "")
+             + "; docs/cli.md#json-output).")(wrapper)
 

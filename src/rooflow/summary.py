@@ -17,8 +17,9 @@ time they could save against the memory roof. Only what can improve is ranked:
 Datasets the workflow could not build (:mod:`rooflow.failed`) and input files it skipped are
 listed first, with their error lines; then, per PyTorch trace, where its GPU time went
 (points, no model, unlinked, communication) and its operators by potential time saved.
-Every name is Markdown-escaped (:func:`rooflow.escape.markdown_cell`): a ``|``, newline or
-HTML in a kernel name stays text.
+Every name is Markdown-escaped (:func:`rooflow.escape.markdown_text`): a ``|``, newline or
+HTML in a kernel name stays text; a name with ``<``, ``>`` or ``&`` (a C++ template) is a
+code span, shown as written. Times are in one unit per table (:func:`rooflow.export.time_unit`).
 """
 
 from __future__ import annotations
@@ -28,24 +29,31 @@ from collections.abc import Mapping, Sequence
 import polars as pl
 
 from rooflow.analysis import KERNEL_KEY, NO_PRECISION, no_compute_roof
-from rooflow.escape import markdown_cell as _md
+from rooflow.escape import markdown_text as _md
+from rooflow.export import rate_text, time_unit
 
 TOP = 20
 
 
-def _rate(v: float | None, unit: str) -> str:
-    """``v`` per second in tera or giga units: ``unit`` FLOP, OP or B."""
-    if v is None:
-        return "–"
-    return f"{v / 1e12:.3g} T{unit}/s" if v >= 1e12 else f"{v / 1e9:.3g} G{unit}/s"
+def _count(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 dataset``, ``2 datasets``: the noun agrees with its number."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+def _times(rows: pl.DataFrame, columns: Sequence[str]) -> tuple[str, list[dict[str, str]]]:
+    """The unit of ``rows``' time ``columns`` (one for the table) and each row's cells."""
+    name, scale = time_unit([v for c in columns for v in rows[c].to_list()])
+    cells = [{c: _num(None if r[c] is None else r[c] / scale, ".4g") for c in columns}
+             for r in rows.iter_rows(named=True)]
+    return name, cells
 
 
 def _achieved(r: dict) -> tuple[str, str]:
     """(achieved, attainable) cells: performance, or bandwidth for bandwidth-only rows."""
     if r.get("bandwidth_only"):
-        return _rate(r["achieved_bandwidth"], "B"), _rate(r["memory_roof"], "B")
+        return rate_text(r["achieved_bandwidth"], "B"), rate_text(r["memory_roof"], "B")
     unit = "OP" if r.get("unit") == "OP" else "FLOP"
-    return _rate(r["performance"], unit), _rate(r["attainable"], unit)
+    return rate_text(r["performance"], unit), rate_text(r["attainable"], unit)
 
 
 def _num(v: float | None, fmt: str) -> str:
@@ -131,11 +139,13 @@ def _no_roof(preset: str, rows: pl.DataFrame, top: int) -> list[str]:
              "with that roof, or give their precision):", ""]
     lines += [f"- {f'no {_md(p)} roof on {preset}' if p else NO_PRECISION}: "
               f"{n} kernel{'s' if n > 1 else ''}" for p, n in counts.iter_rows()]
-    lines += ["", "| dataset | kernel | series | precision | achieved | time (s) |",
+    unit, times = _times(rows.head(top), ["time_s"])
+    lines += ["", f"| dataset | kernel | series | precision | achieved | time ({unit}) |",
               "|---" * 6 + "|"]
     lines += [f"| {_md(r['dataset'])} | {_name(r)} | {_md(r['series'])} "
               f"| {_md(r['precision']) or 'not given'} | {_achieved(r)[0]} "
-              f"| {_num(r['time_s'], '.4g')} |" for r in rows.head(top).iter_rows(named=True)]
+              f"| {t['time_s']} |"
+              for r, t in zip(rows.head(top).iter_rows(named=True), times, strict=True)]
     return lines + _more(rows, top)
 
 
@@ -152,7 +162,7 @@ def _not_built(failed: Mapping[str, str], skipped: Sequence[str]) -> list[str]:
     if skipped:
         lines += ["## Input files skipped", "",
                   "Under `resources/` but not taken as datasets:", ""]
-        lines += [f"- {_md(line)}" for line in skipped]
+        lines += [f"- {_md(line, in_table=False)}" for line in skipped]
         lines.append("")
     return lines
 
@@ -167,7 +177,7 @@ def summary_markdown(
 ) -> str:
     """Markdown summary of per-preset ``all.csv`` tables (analysis columns + ``dataset``).
 
-    Per preset: the ranked kernels (with times, by potential time saved in s; without, by
+    Per preset: the ranked kernels (with times, by potential time saved; without, by
     headroom), the kernels superseded within their pair, the kernels without a compute
     roof of their precision; before the presets, every point above its roof.
 
@@ -207,17 +217,21 @@ def summary_markdown(
         untimed = ranked.filter(pl.col("time_s").is_null()).sort(
             "kernel_headroom", descending=True, nulls_last=True)
         lines += [f"## {preset}", "",
-                  f"{table['dataset'].n_unique()} datasets, {ranked.height} measured kernels "
-                  f"ranked ({timed.height} with times); not ranked: {superseded.height} "
-                  f"superseded within their pair, {unjudged.height} without a compute roof "
-                  f"of their precision; {above.height} points above the roof.", ""]
+                  f"{_count(table['dataset'].n_unique(), 'dataset')}, "
+                  f"{_count(ranked.height, 'measured kernel')} ranked ({timed.height} with "
+                  f"times); not ranked: {superseded.height} superseded within their pair, "
+                  f"{unjudged.height} without a compute roof of their precision; "
+                  f"{_count(above.height, 'point')} above the roof.", ""]
         header = ("| # | dataset | kernel | series | bound | achieved | attainable | % of roof "
                   "| headroom |")
         if timed.height:
-            lines += [header + " time (s) | potential saved (s) |", "|---" * 11 + "|"]
-            lines += [_row(i, r) + f" {_num(r['time_s'], '.4g')} "
-                      f"| {_num(r['potential_time_saved_s'], '.4g')} |"
-                      for i, r in enumerate(timed.head(top).iter_rows(named=True), 1)]
+            shown = timed.head(top)
+            unit, times = _times(shown, ["time_s", "potential_time_saved_s"])
+            lines += [header + f" time ({unit}) | potential saved ({unit}) |",
+                      "|---" * 11 + "|"]
+            lines += [_row(i, r) + f" {t['time_s']} | {t['potential_time_saved_s']} |"
+                      for i, (r, t) in enumerate(
+                          zip(shown.iter_rows(named=True), times, strict=True), 1)]
             lines.append("")
         if untimed.height:
             lines += ["Without measured time (ranked by headroom):", "", header,

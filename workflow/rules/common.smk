@@ -22,15 +22,14 @@ try:
     validate(config, str(schema_path("config")))  # fills in the schema's defaults
     HARDWARE = load_checked(load_hardware, config["hardware"])
     load_checked(load_families, config["families"])
-    # Datasets in resources/, presets, comparisons, targets: rooflow.planning (tested there).
-    PLAN = Plan(config, HARDWARE)
+    PLAN = Plan(config, HARDWARE)  # datasets, presets, targets: rooflow.planning
     # Asked for by all: a cut-short points file (removed, rebuilt), a draw job by its first
     # output (rooflow.draw.asked_for); all under --batch (sliced by position); jobs: none.
-    _batch, _main = getattr(workflow.dag_settings, "batch", None), workflow.is_main_process
+    _main = workflow.is_main_process
+    _batch = getattr(workflow.dag_settings, "batch", None)
     _REMOVED = PLAN.remove_corrupt_points() if _main else []
-    TARGETS = PLAN.targets(
-        None if _batch else outputs_on_disk(PLAN.all_presets) if _main else set()
-    )
+    _disk = set() if _batch or not _main else outputs_on_disk(PLAN.all_presets)
+    TARGETS = PLAN.targets(None if _batch else _disk)
 except ValueError as _err:
     sys.exit(one_line_error(_err))
 if workflow.is_main_process:  # jobs parse this file again: say each warning once

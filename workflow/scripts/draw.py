@@ -1,4 +1,4 @@
-"""Rules `draw`, `draw_1`...: one dataset's tables, plots and pages on all its presets."""
+"""Rules `draw`, `draw_on_PRESET`...: one dataset's tables, plots and pages on all its presets."""
 
 from rooflow.rulescript import run
 

@@ -16,6 +16,7 @@ from rooflow.html.figure import note, roofline_figure, write_page
 from rooflow.html.page import num_text, rate_text, time_text
 from rooflow.plotting.core import SPEEDUP_COLORS, side, speedup_group
 from rooflow.roofs.preset import Preset
+from rooflow.style import SPEEDUP_LEGEND
 
 TOOLTIPS = [("kernel", "@name"), ("status", "@status"), ("level", "@level"),
             ("series", "@series"), ("speedup", "@speedup_txt"),
@@ -72,7 +73,8 @@ def comparison_page(comp: Comparison, preset: Preset, out: str | Path, *, title:
         seg = fig.segment("x0", "y0", "x1", "y1", source=src, line_color=color, line_width=1.5)
         b = fig.scatter("x0", "y0", source=src, size=8, fill_color="white", line_color=color)
         n = fig.scatter("x1", "y1", source=src, size=9, fill_color=color, line_color="black")
-        items.append(LegendItem(label=f"{group} ({part.height})", renderers=[seg, b, n]))
+        items.append(LegendItem(label=f"{part.height} {SPEEDUP_LEGEND[group]}",
+                                renderers=[seg, b, n]))
         hover += [b, n]
     for status, suffix, fill in ((ONLY_BASELINE, "_baseline", "white"),
                                  (ONLY_NEW, "_new", "#b3b3b3")):

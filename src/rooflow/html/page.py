@@ -5,7 +5,10 @@ Points: marker by memory level (several levels) or by series, colour by ``color_
 (drawn on the roof). Hover shows the kernel's numbers; clicking a legend entry hides/shows
 its points; wheel/box zoom, pan. Markers, colours (the first ``top_n`` groups or kernels
 that matter most, the rest grey) and the ranking are the PNG's
-(:mod:`rooflow.plotting.core`), so a kernel has one colour in both.
+(:mod:`rooflow.plotting.core`), so a kernel has one colour in both; legend words are
+:mod:`rooflow.style`'s, the PNG's. The hover gives each point's rank in the PNG's ranking;
+points above their roof get the PNG's red X; bandwidth-only rows (no operations) are the
+PNG's side panel, a second figure below (:func:`bandwidth_figure`).
 
 Big tables stay small (< ~5 MB a page): the ``max_points`` points that matter most
 (:data:`rooflow.plotting.core.RANK_COLUMNS`) are drawn one by one; the rest are binned in
@@ -27,11 +30,19 @@ import polars as pl
 
 from rooflow.clocks import clock_note
 from rooflow.defaults import plot_defaults
-from rooflow.html.figure import canvas_text, note, roofline_figure, write_page
+from rooflow.html.figure import FRAME, canvas_text, note, roofline_figure, write_page
 from rooflow.levels import LEVELS
 from rooflow.levels import marker as level_marker
 from rooflow.plotting import core
 from rooflow.roofs.preset import Preset
+from rooflow.style import (
+    ABOVE_ROOF,
+    BANDWIDTH_AXIS,
+    BANDWIDTH_COLOR,
+    MEASURED,
+    THEORETICAL,
+    bandwidth_title,
+)
 
 if TYPE_CHECKING:
     from bokeh.models.renderers import GlyphRenderer
@@ -42,7 +53,7 @@ NAME_CHARS = 160  # longer kernel names are cut in tooltips (the table keeps the
 
 TOOLTIPS = [("kernel", "@kernel"), ("label", "@label"), ("dims", "@dims"),
             ("series", "@series"), ("group", "@group"), ("level", "@level"),
-            ("precision", "@precision"),
+            ("precision", "@precision"), ("rank", "@rank_txt"),
             ("operations", "@flop_txt"), ("bytes", "@bytes_txt"), ("time", "@time_txt"),
             ("calls", "@calls_txt"), ("time per call", "@per_call_txt"),
             ("intensity", "@ai_txt"), ("achieved", "@perf_txt"),
@@ -174,13 +185,17 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
     from bokeh.models import ColumnDataSource, HoverTool
     from bokeh.models.annotations import Legend, LegendItem
 
+    bandwidth = (table.filter(pl.col("bandwidth_only").fill_null(False))
+                 if "bandwidth_only" in table.columns else table.clear())
     drawable = table.filter(pl.col("arithmetic_intensity").is_not_null()
                             & pl.col("performance").is_not_null())
-    placed = drawable.height
+    placed = drawable.height + bandwidth.height
     # Not judged (no compute roof of their precision): drawn apart as ⊗, never ranked.
     drawable, unjudged = core.split_no_roof(drawable)
     # The roofs drawn at the clocks the kernels held, as the PNG's (analysis.clock_note).
     preset, clock_line = clock_note(table, preset)
+    drawable = _with_rank(drawable)
+    unjudged = unjudged.with_columns(_rank=pl.lit("not ranked"))
     fig, scale, unit = roofline_figure(preset, [table], title)
     shown, rest = drawable, drawable.clear()
     if drawable.height > max_points:
@@ -210,19 +225,23 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
     for (shape, group, theo), part in data.group_by([shape_col, "_group", "theoretical"],
                                                     maintain_order=True):
         cols = hover_columns(part) | {"group": part["_group"].to_list(),
+                                      "rank_txt": part["_rank"].to_list(),
                                       "x": part["_x"].to_list(), "y": part["_y"].to_list()}
         r = fig.scatter("x", "y", source=ColumnDataSource(cols), marker=marker[shape], size=9,
                         fill_color="white" if theo else color[group], line_color=color[group],
                         fill_alpha=0.85, line_width=1.5 if theo else 1)
-        renderers.append(({shape_col: shape, "_group": group,
+        renderers.append(({shape_col: shape, "_group": group, "_style": theo,
                            "series": part["series"][0]}, r))
     fig.add_tools(HoverTool(renderers=[r for _, r in renderers], tooltips=TOOLTIPS))
-    legends = [(shape_col, shapes), ("_group", [*colored, other])]
+    legends: list[tuple[str, list[Any]]] = [(shape_col, shapes), ("_group", [*colored, other])]
     if hierarchical and shown["series"].n_unique() > 1:
         legends.append(("series", shown["series"].unique(maintain_order=True).to_list()))
+    legends.append(("_style", [False, True]))  # filled / hollow, worded as on the PNG
+    words: dict[str, dict[Any, str]] = {"_style": {False: MEASURED, True: THEORETICAL}}
     for col, values in legends:
-        name = {"_group": color_col}.get(col, col)
-        items = [LegendItem(label=canvas_text(_cut_legend(str(v) or "(none)")),
+        name = {"_group": color_col, "_style": "points"}.get(col, col)
+        items = [LegendItem(label=canvas_text(_cut_legend(words.get(col, {}).get(v, str(v))
+                                                          or "(none)")),
                             renderers=[r for k, r in renderers if k.get(col) == v])
                  for v in values]
         items = [i for i in items if i.renderers]
@@ -236,6 +255,7 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
     if unjudged.height:  # past max_points, density cells as the ranked points'
         rest = pl.concat([rest, unjudged.slice(max_points)])
         _draw_no_roof(fig, unjudged.head(max_points), scale)
+    _draw_above_roof(fig, drawable, scale)
     levels = drawable["level"].n_unique()
     notes = [f"{preset.name} ({preset.key}): roofs from {preset.source}; ridge point "
              f"{preset.ridge_point:.4g} FLOP/byte ({preset.default_compute} / "
@@ -263,23 +283,103 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
                          "inputs-only: outputs and weights not counted).")
     skipped = table.height - placed
     if skipped:
-        notes.append(f"{skipped} rows not drawn: bandwidth-only (no operations, so no "
-                     "intensity) or without a roof to place them on; see the table.")
-    return [fig] + [note(n) for n in notes]
+        notes.append(f"{skipped} rows not drawn: without a roof to place them on; see the "
+                     "table.")
+    panel = [bandwidth_figure(bandwidth)] if bandwidth.height else []
+    return [fig, *panel] + [note(n) for n in notes]
+
+
+def _with_rank(drawable: pl.DataFrame) -> pl.DataFrame:
+    """``drawable`` with ``_rank``: each point's place in the PNG's ranking, as hover text.
+
+    The ranking is :data:`rooflow.plotting.core.RANK_COLUMNS` (most potential time saved,
+    then kernel headroom, then headroom; missing last, ties in table order), the one that
+    picks the PNG's labelled and coloured points, so "1 of 40" is the point that matters
+    most on both.
+    """
+    keys = [c for c in core.RANK_COLUMNS if c in drawable.columns]
+    if not keys:
+        return drawable.with_columns(_rank=pl.lit("–"))
+    order = (drawable.select(keys).with_row_index("_i")
+             .with_columns(pl.col(c).cast(pl.Float64).fill_nan(None) for c in keys)
+             .sort(keys, descending=True, nulls_last=True, maintain_order=True)
+             .with_row_index("_r", offset=1).sort("_i")["_r"])
+    text = f" of {drawable.height} ({core.ranked_by(drawable)})"
+    return drawable.with_columns(_rank=order.cast(pl.String) + text)
 
 
 def _draw_no_roof(fig, rows: pl.DataFrame, scale: float) -> None:
-    """The points without a compute roof of their precision: ⊗, own legend and hover."""
+    """The points without a compute roof of their precision: ⊗, own legend and hover.
+
+    Uncoloured, so on an overview the hover names each one's dataset.
+    """
     from bokeh.models import ColumnDataSource, HoverTool
     from bokeh.models.annotations import Legend, LegendItem
 
     cols = hover_columns(rows) | {
         "note": rows["roof_note"].cast(pl.String).fill_null("").to_list(),
+        "rank_txt": rows["_rank"].to_list(),
         "x": rows["arithmetic_intensity"].to_list(),
         "y": (rows["performance"] / scale).to_list()}
+    tooltips = [*TOOLTIPS, ("not judged", "@note")]
+    if "dataset" in rows.columns:
+        cols["dataset"] = rows["dataset"].cast(pl.String).to_list()
+        tooltips.insert(0, ("dataset", "@dataset"))
     r = fig.scatter("x", "y", source=ColumnDataSource(cols), marker=core.NO_ROOF_MARKER,
                     size=11, fill_alpha=0, line_color=core.NO_ROOF_COLOR, line_width=1.3)
-    fig.add_tools(HoverTool(renderers=[r], tooltips=[*TOOLTIPS, ("not judged", "@note")]))
+    fig.add_tools(HoverTool(renderers=[r], tooltips=tooltips))
     item = LegendItem(label=canvas_text(core.no_roof_label(rows)), renderers=[r])
     fig.add_layout(Legend(items=[item], title="not judged (click to hide)", click_policy="hide",
                           label_text_font_size="8pt"), "right")
+
+
+def _draw_above_roof(fig, drawable: pl.DataFrame, scale: float) -> None:
+    """Points above their roof marked as on the PNG (a red X over the point), with legend."""
+    from bokeh.models.annotations import Legend, LegendItem
+
+    if "above_roof" not in drawable.columns:
+        return
+    above = drawable.filter(pl.col("above_roof").fill_null(False))
+    if not above.height:
+        return
+    r = fig.scatter(above["arithmetic_intensity"].to_list(),
+                    (above["performance"] / scale).to_list(), marker="x", size=13,
+                    line_color="red", line_width=2)
+    fig.add_layout(Legend(items=[LegendItem(label=ABOVE_ROOF, renderers=[r])],
+                          click_policy="hide", label_text_font_size="8pt"), "right")
+
+
+def bandwidth_figure(rows: pl.DataFrame):
+    """The PNG's bandwidth-only panel as a figure: achieved GB/s (dots), memory roof (bar).
+
+    One row per memory level, log x; hover names the kernel. Bandwidth-only rows (copies,
+    memsets: bytes and time, no operations) have no arithmetic intensity, so no place on
+    the roofline.
+    """
+    from bokeh.models import ColumnDataSource, FactorRange, HoverTool
+    from bokeh.plotting import figure
+
+    rows = rows.filter(pl.col("achieved_bandwidth") > 0)
+    levels = core.order(rows["level"], list(LEVELS))
+    fig = figure(title=bandwidth_title(rows.height), x_axis_type="log",
+                 y_range=FactorRange(factors=levels[::-1]),
+                 frame_width=FRAME[0] // 2, frame_height=40 + 30 * len(levels),
+                 x_axis_label=BANDWIDTH_AXIS, tools="pan,wheel_zoom,reset,save")
+    source = ColumnDataSource({
+        "x": (rows["achieved_bandwidth"] / 1e9).to_list(), "level": rows["level"].to_list(),
+        "kernel": [_cut(k or "") for k in rows["kernel"].to_list()],
+        "series": [s or "" for s in rows["series"].to_list()],
+        "time_txt": [time_text(t) for t in rows["time_s"].to_list()],
+        "pct_txt": [num_text(p, ".1f", " %") for p in rows["pct_of_memory_roof"].to_list()]})
+    dots = fig.scatter("x", "level", source=source, size=7, fill_color=BANDWIDTH_COLOR,
+                       line_color=BANDWIDTH_COLOR, fill_alpha=0.6)
+    roofs = rows.group_by("level", maintain_order=True).agg(pl.col("memory_roof").first() / 1e9)
+    roofs = roofs.filter(pl.col("memory_roof") > 0)
+    # A bar across the level's row, as the PNG's: a dash marker turned upright.
+    fig.scatter(roofs["memory_roof"].to_list(), roofs["level"].to_list(), marker="dash",
+                angle=math.pi / 2, size=22, line_color="black", line_width=3)
+    fig.add_tools(HoverTool(renderers=[dots], tooltips=[
+        ("kernel", "@kernel"), ("series", "@series"), ("level", "@level"),
+        ("achieved", "@x{0.[000]} GB/s"), ("% of memory roof", "@pct_txt"),
+        ("time", "@time_txt")]))
+    return fig

@@ -15,6 +15,7 @@ import polars as pl
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from rooflow.plotting.core import decade_label, fmt
+from rooflow.style import BANDWIDTH_AXIS, BANDWIDTH_COLOR, bandwidth_title
 
 PANEL_RECT = (0.835, 0.08, 0.155, 0.22)
 
@@ -34,12 +35,11 @@ def draw_bandwidth_panel(fig, rows: pl.DataFrame, levels: Sequence[str]) -> None
     rows = rows.select("level", "memory_roof", gbs=achieved / 1e9).filter(
         pl.col("gbs") > 0)
     ax = fig.add_axes(PANEL_RECT, gid="bandwidth-only")
-    rows_word = "row" if rows.height == 1 else "rows"
-    ax.set_title(f"bandwidth only ({rows.height} {rows_word})", fontsize=7, loc="left")
+    ax.set_title(bandwidth_title(rows.height), fontsize=7, loc="left")
     levels = [lv for lv in levels if lv in set(rows["level"].to_list())]
     code = rows["level"].replace_strict(levels, list(range(len(levels))),
                                         return_dtype=pl.Int64).to_numpy()
-    ax.plot(rows["gbs"].to_numpy(), code, ls="", marker="o", ms=4, color="tab:blue",
+    ax.plot(rows["gbs"].to_numpy(), code, ls="", marker="o", ms=4, color=BANDWIDTH_COLOR,
             alpha=0.6, gid="achieved")
     roofs = rows.group_by("level").agg(pl.col("memory_roof").first() / 1e9)
     roof = dict(zip(roofs["level"], roofs["memory_roof"], strict=True))
@@ -58,4 +58,4 @@ def draw_bandwidth_panel(fig, rows: pl.DataFrame, levels: Sequence[str]) -> None
     ax.set_yticks(np.arange(len(levels)), levels, fontsize=6)
     ax.set_ylim(-0.6, len(levels) - 0.3)
     ax.tick_params(axis="x", labelsize=6)
-    ax.set_xlabel("achieved GB/s (bar: memory roof)", fontsize=6)
+    ax.set_xlabel(BANDWIDTH_AXIS, fontsize=6)

@@ -23,6 +23,7 @@ from rooflow.plotting.labels import place_labels, short_names
 from rooflow.plotting.roofline import new_figure, plain_text
 from rooflow.plotting.roofs import roofline_axes, settle_labels
 from rooflow.roofs.preset import Preset
+from rooflow.style import SPEEDUP_LEGEND
 
 AXES_RECT = (0.1, 0.1, 0.59, 0.82)  # the legend and notes take the right-hand side
 
@@ -75,8 +76,8 @@ def _plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title
     handles = [
         Line2D([], [], ls="", marker="o", mfc="none", mec="0.3", label="baseline"),
         Line2D([], [], ls="", marker="o", color="0.3", label="new"),
-        Line2D([], [], color=core.SPEEDUP_COLORS["faster or same"], label="faster (speedup ≥ 1)"),
-        Line2D([], [], color=core.SPEEDUP_COLORS["slower"], label="slower"),
+        *(Line2D([], [], color=core.SPEEDUP_COLORS[g], label=SPEEDUP_LEGEND[g])
+          for g in ("faster or same", "slower")),
         Line2D([], [], ls="", marker="s", mfc="none", mec=GREY,
                    label=f"only in baseline ({comp.only_baseline})"),
         Line2D([], [], ls="", marker="s", color=GREY, label=f"only in new ({comp.only_new})"),

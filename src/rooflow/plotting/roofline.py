@@ -55,6 +55,7 @@ from rooflow.plotting.roofs import register_notes, roofline_axes, settle_labels
 from rooflow.plotting.trajectory import draw_trajectories, png_colors
 from rooflow.points import distinct
 from rooflow.roofs.preset import Preset
+from rooflow.style import ABOVE_ROOF, MEASURED, THEORETICAL
 
 AXES_RECT = (0.07, 0.09, 0.745, 0.84)  # fixed, so roof-label angles are exact
 LEGEND_X = 1.01  # legends and key start just right of the axes
@@ -255,7 +256,7 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
                                      *png_colors(table, options.color_by, options.top_n))
     handles += no_roof_handles
     if n_above:
-        handles.append(Line2D([], [], ls="", **mk.ABOVE_ROOF, label="above the roof"))
+        handles.append(Line2D([], [], ls="", **mk.ABOVE_ROOF, label=ABOVE_ROOF))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(LEGEND_X, 1.0), fontsize=7.5,
               frameon=False, borderaxespad=0, handletextpad=0.4)
     lines = notes(roof_notes, n_above, int(op.sum()) if mixed_op else 0)
@@ -312,10 +313,10 @@ def _style_handles(table: pl.DataFrame) -> list:
     out = []
     if not theoretical.all():
         out.append(Line2D([], [], ls="", marker="o", mfc="0.4", mec="black", mew=0.4,
-                          label="filled: measured"))
+                          label=MEASURED))
     if theoretical.any():
         out.append(Line2D([], [], ls="", marker="o", mfc="none", mec="0.4",
-                          label="hollow: theoretical (on the roof)"))
+                          label=THEORETICAL))
     return out
 
 
