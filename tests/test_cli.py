@@ -170,7 +170,8 @@ def test_from_rocprof_example_workload(repo):
 
 POINT_COLUMNS = ["series", "family", "label", "pair", "kernel", "dims", "level", "precision",
                  "precision_mix", "flop", "bytes", "time_s", "arithmetic_intensity",
-                 "flop_per_s", "bytes_model", "source", "row", "device"]
+                 "flop_per_s", "bytes_model", "source", "row", "device", "clock_hz",
+                 "memory_clock_hz", "launches"]
 
 
 def test_convert_roofline_csv(repo, tmp_path):

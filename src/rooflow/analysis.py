@@ -19,8 +19,24 @@ Roofline Analysis for GPUs", CCPE 2020):
 - binding level of a kernel = the level with the least headroom (for a FLOP kernel the
   level with the lowest attainable performance); the kernel is bound by that level's
   memory, or by compute
-- potential time saved = time × (1 − 1 / kernel headroom)   (0 when headroom ≤ 1; none
-  for a kernel above its roof: a finding about peaks, units or clocks, not a rank)
+- compute roofs at the clock the kernel ran at (:attr:`Preset.roofs_at` "clock", the
+  default; the CLI's ``--roofs-at``, config ``roofs_at``): a
+  point with a clock (``clock_hz``) on a preset with one (:attr:`Preset.roof_clock_hz`,
+  the boost clock its peaks are at) is judged against compute roof × clock_hz /
+  roof clock, since a peak is units × operations per clock × clock (A100 fp64 9.7
+  TFLOP/s at 1,410 MHz is 7.533 TFLOP/s at 1,095 MHz); ``roof_clock_hz`` is the clock
+  the row's compute roofs are at. ``roofs_at`` "datasheet", a point without a clock or
+  a preset without one, or a point measured on another GPU
+  (:func:`rooflow.clocks.own_gpu`): the preset's roofs (``roof_note`` says why, for a
+  point that has a clock). Likewise the DRAM roof × memory_clock_hz / the preset's
+  memory clock (:attr:`Preset.memory_clock_hz`), only where both are known; cache roofs
+  are not scaled. :func:`rooflow.clocks.clock_note` says at which clocks a plot's
+  roofs are drawn.
+- potential time saved = time − max(time / kernel headroom, launches × launch overhead)
+  (0 when that is negative; none for a kernel above its roof: a finding about peaks,
+  units or clocks, not a rank): a call is never assumed faster than the preset's launch
+  overhead (:attr:`Preset.launch_overhead_s`; no floor on a preset without one;
+  ``launches`` null counts as one). Without the floor it is time × (1 − 1 / headroom).
 - pair speedup = performance of the pair's Optimized (else last) point /
   performance of its Original (else first) point, per memory level
 
@@ -34,6 +50,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
+from rooflow.clocks import own_gpu
 from rooflow.points import distinct, op_unit
 from rooflow.roofs.preset import Preset
 
@@ -66,15 +83,18 @@ TABLE_COLUMNS = [
     "attainable", "bound", "pct_of_roof", "achieved_bandwidth", "pct_of_memory_roof",
     "headroom", "above_roof", "roof_note", "binding", "kernel_bound", "kernel_headroom",
     "potential_time_saved_s", "pair_speedup", "bytes_model", "device", "source", "row",
+    "launches", "clock_hz", "roof_clock_hz", "memory_clock_hz",
 ]  # fmt: skip
 
 
 TABLE_NUMBERS = [
     "flop", "bytes", "time_s", "arithmetic_intensity", "performance", "compute_roof",
     "memory_roof", "attainable", "pct_of_roof", "achieved_bandwidth", "pct_of_memory_roof",
-    "headroom", "kernel_headroom", "potential_time_saved_s", "pair_speedup",
+    "headroom", "kernel_headroom", "potential_time_saved_s", "pair_speedup", "clock_hz",
+    "roof_clock_hz", "memory_clock_hz",
 ]  # fmt: skip
-"""The f64 columns of :data:`TABLE_COLUMNS` (FLOP, byte, s, FLOP/byte, FLOP/s, %, ×)."""
+"""The f64 columns of :data:`TABLE_COLUMNS` (FLOP, byte, s, FLOP/byte, FLOP/s, %, ×, Hz)."""
+
 
 
 def read_table(path) -> pl.DataFrame:
@@ -115,20 +135,39 @@ def analyze(
         pct_of_roof, headroom and per-kernel values, and a theoretical one no performance
         (there is no roof to place it on); ``roof_note`` says which roof is missing, and
         marks a point whose bytes are its inputs' only (:data:`INPUTS_ONLY_NOTE`).
+        clock_hz (Hz) the clock the point ran at (null: not known); roof_clock_hz (Hz)
+        the clock its compute roofs are at (null: the preset gives none);
+        memory_clock_hz and launches as the points' (null: not known).
+        Compute roofs are at the clock each point ran at, or at the preset's, as
+        :attr:`Preset.roofs_at` says (module doc).
     """
+    roofs_at = preset.roofs_at
     precisions = distinct(points, "precision").to_list()
     levels = distinct(points, "level").to_list()
     compute = {p: preset.compute_roof(p) for p in precisions}
     counted = {p: preset.compute_roof(p, counted=True) for p in precisions}
     memory = {lv: preset.memory_roof(lv) for lv in levels}
     memory_roofs = {lv: (m[1] if m else None) for lv, m in memory.items()}
+    datasheet_roof = _by_flop_source(compute, counted, 1, pl.Float64())
+    datasheet_clock = pl.lit(preset.roof_clock_hz, dtype=pl.Float64)
+    clocked = points.select(pl.col("clock_hz").is_not_null().any()).item()
+    # Only when some point has a clock: a column per row otherwise (10⁶ rows) for nothing.
+    at_clock = roofs_at == "clock" and preset.roof_clock_hz is not None and clocked
+    own = own_gpu(points, preset)
+    # A peak is units × operations per clock × clock: at another clock, in proportion.
+    roof_clock = (pl.coalesce(pl.when(own).then(pl.col("clock_hz")), datasheet_clock)
+                  if at_clock else datasheet_clock)
+    memory_roof = _memory_roof(points, preset, memory_roofs, own)
     frame = points.lazy().with_columns(
         unit=_per_value("precision", {p: op_unit(p) for p in precisions}, _CAT),
         compute_roof_name=_by_flop_source(compute, counted, 0, _CAT),
-        compute_roof=_by_flop_source(compute, counted, 1, pl.Float64()),
+        compute_roof=(datasheet_roof * (roof_clock / preset.roof_clock_hz) if at_clock
+                      else datasheet_roof),
+        roof_clock_hz=roof_clock,
         memory_roof_name=_per_value(
             "level", {lv: (m[0] if m else None) for lv, m in memory.items()}, _CAT),
-        memory_roof=_per_value("level", memory_roofs, pl.Float64()),
+        memory_roof=(_per_value("level", memory_roofs, pl.Float64()) if memory_roof is None
+                     else memory_roof),
         bandwidth_only=(pl.col("flop") == 0).fill_null(False),
         theoretical=pl.col("flop_per_s").is_null(),
         achieved_bandwidth=pl.col("bytes") / pl.col("time_s"),
@@ -152,9 +191,11 @@ def analyze(
         .otherwise(_cat("compute")),
         # Divided by the roof of each row: polars divides by one value (a literal roof) as
         # a product with its reciprocal, which can differ in the last bit.
-        pct_of_memory_roof=pl.col("achieved_bandwidth") / pl.col("level").replace_strict(
-            memory_roofs, return_dtype=pl.Float64) * 100,
-        roof_note=_roof_note(preset, levels, precisions, _has_inputs_only(points)),
+        pct_of_memory_roof=pl.col("achieved_bandwidth") / (
+            pl.col("level").replace_strict(memory_roofs, return_dtype=pl.Float64)
+            if memory_roof is None else pl.col("memory_roof")) * 100,
+        roof_note=_roof_note(preset, levels, precisions, _has_inputs_only(points),
+                             _clock_notes(preset, clocked, own)),
     )
     frame = frame.with_columns(performance=pl.coalesce("flop_per_s", "attainable"))
     frame = frame.with_columns(
@@ -165,10 +206,29 @@ def analyze(
     )
     frame = frame.with_columns(above_roof=(pl.col("headroom") < 1 - 1e-9).fill_null(False))
     if set(KERNEL_COLUMNS) & set(columns):
-        frame = _kernel_level(frame)
+        frame = _kernel_level(frame, preset.launch_overhead_s)
     if "pair_speedup" in columns:
         frame = _pair_speedup(frame)
     return frame.select(columns).collect()
+
+
+def _memory_roof(points: pl.DataFrame, preset: Preset, roofs: dict,
+                 own: pl.Expr) -> pl.Expr | None:
+    """Each row's memory roof (byte/s): its level's, at the memory clock where known.
+
+    The DRAM roof × memory_clock_hz / the preset's DRAM clock on DRAM rows with a memory
+    clock measured on the preset's GPU (``own``: :func:`rooflow.clocks.own_gpu`), judged
+    at the clock held on a preset that gives its memory clock; the level's roof as given
+    elsewhere.
+    None when no row can be scaled: the caller's per-level lookup then.
+    """
+    if (preset.roofs_at != "clock" or preset.memory_clock_hz is None
+            or not points.select(pl.col("memory_clock_hz").is_not_null().any()).item()):
+        return None
+    roof = _per_value("level", roofs, pl.Float64())
+    held = (pl.col("level") == "DRAM") & pl.col("memory_clock_hz").is_not_null() & own
+    return (pl.when(held).then(roof * (pl.col("memory_clock_hz") / preset.memory_clock_hz))
+            .otherwise(roof))
 
 
 def _per_value(column: str, values: dict, dtype: pl.DataType) -> pl.Expr:
@@ -202,15 +262,34 @@ def _has_inputs_only(points: pl.DataFrame) -> bool:
     return "inputs-only" in distinct(points, "bytes_model").cast(pl.String).to_list()
 
 
+def _clock_notes(preset: Preset, clocked: bool, own: pl.Expr) -> list[tuple[pl.Expr, str]]:
+    """(rows, note) of the rows whose clock ``preset``'s roofs are not scaled to.
+
+    Judged at the clock held, points that carry a clock (``clocked``: some do): all of
+    them on a preset that gives no clock, those of another GPU (``own`` false) on one that
+    does.
+    """
+    if preset.roofs_at != "clock" or not clocked:
+        return []
+    rows = pl.col("clock_hz").is_not_null() & ~pl.col("bandwidth_only")
+    if preset.roof_clock_hz is None:
+        return [(rows, f"roofs as {preset.key} gives them, not at the clock held: "
+                       f"{preset.key} gives no clock for its roofs")]
+    return [(rows & ~own, f"roofs at {preset.key}'s own clocks: measured on another GPU, "
+                          "whose clock says nothing of this one's")]
+
+
 def _roof_note(preset: Preset, levels: list[str], precisions: list[str],
-               inputs_only: bool = False) -> pl.Expr:
+               inputs_only: bool = False,
+               clock_notes: Sequence[tuple[pl.Expr, str]] = ()) -> pl.Expr:
     """Which roof a row lacks on ``preset`` ("" when it has both); :data:`INPUTS_ONLY_NOTE`.
 
     A row judged on a memory roof with a caveat (:attr:`Preset.roof_notes`) gets it.
 
     Built from per-level and per-precision lookups (Categorical), never a string per row;
     the bytes note is added (after "; " when a roof note is there) only when
-    ``inputs_only`` says some row needs it.
+    ``inputs_only`` says some row needs it, and each of ``clock_notes``
+    (:func:`_clock_notes`) to its rows.
     """
     no_level = _per_value("level", {lv: f"no {lv} roof on {preset.key}" for lv in levels},
                           _CAT)
@@ -231,17 +310,20 @@ def _roof_note(preset: Preset, levels: list[str], precisions: list[str],
         .then(no_precision)
         .otherwise(caveat)
     )
-    if not inputs_only:
-        return note
-    text = note.cast(pl.String)
-    marked = (pl.when(text == "").then(pl.lit(INPUTS_ONLY_NOTE))
-              .otherwise(pl.concat_str([text, pl.lit(f"; {INPUTS_ONLY_NOTE}")])))
-    return (pl.when(pl.col("bytes_model") == "inputs-only").then(marked.cast(_CAT))
-            .otherwise(note))
+    added = [(pl.col("bytes_model") == "inputs-only", INPUTS_ONLY_NOTE)] if inputs_only else []
+    for rows, extra in [*added, *clock_notes]:
+        text = note.cast(pl.String)
+        marked = (pl.when(text == "").then(pl.lit(extra))
+                  .otherwise(pl.concat_str([text, pl.lit(f"; {extra}")])))
+        note = pl.when(rows).then(marked.cast(_CAT)).otherwise(note)
+    return note
 
 
-def _kernel_level(frame: pl.LazyFrame) -> pl.LazyFrame:
-    """Binding level, kernel bound class, kernel headroom and time saved."""
+def _kernel_level(frame: pl.LazyFrame, launch_overhead_s: float | None) -> pl.LazyFrame:
+    """Binding level, kernel bound class, kernel headroom and time saved.
+
+    Time saved is floored by ``launch_overhead_s`` per launch (module doc), when given.
+    """
     # Windows run over one integer kernel id (a 64-bit hash of the key): over() on the six
     # string keys was far slower. Only min() windows and a gather: filter().first() per
     # group, is_first_distinct + join and sorts were slower too (bench/NOTES.md).
@@ -257,7 +339,13 @@ def _kernel_level(frame: pl.LazyFrame) -> pl.LazyFrame:
     )
     # A kernel is above its roof when any row is: when its least headroom is.
     above = (pl.col("kernel_headroom") < 1 - 1e-9).fill_null(False)
-    saved = pl.col("time_s") * (1 - 1 / pl.col("kernel_headroom"))
+    # The roofline time (time / headroom), but never less than the launches' overhead: a
+    # 3 µs call saves nothing on a GPU where a launch takes 4 µs, whatever its roof says.
+    roofline_time = pl.col("time_s") / pl.col("kernel_headroom")
+    if launch_overhead_s is not None:
+        floor = pl.col("launches").fill_null(1).cast(pl.Float64) * launch_overhead_s
+        roofline_time = pl.max_horizontal(roofline_time, floor)
+    saved = pl.col("time_s") - roofline_time
     return frame.with_columns(
         binding=(pl.col("_i") == pl.col("_first")).fill_null(False),
         kernel_bound=binding_class.gather(pl.col("_first")),

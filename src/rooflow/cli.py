@@ -14,12 +14,12 @@ import click
 from rooflow.adapter_options import adapter_options, tensor_option
 from rooflow.adapter_options import settings as _settings
 from rooflow.commands import CheckedCommand, Group, run, table_options
-from rooflow.defaults import DEFAULT_FAMILIES, DEFAULT_HARDWARE, config_defaults, plot_defaults
+from rooflow.defaults import DEFAULT_FAMILIES, config_defaults, plot_defaults
 from rooflow.errors import InputError
 from rooflow.kinds import KINDS
 from rooflow.plotting import files_only
+from rooflow.preset_options import command_preset, hardware_file_option, preset_options
 
-_positive = click.FloatRange(min=0, min_open=True)
 _PLOT = plot_defaults()
 _CONFIG = config_defaults()
 
@@ -34,10 +34,6 @@ def _load_presets(path: Path):
     return read_presets(path)
 
 
-hardware_file_option = click.option(
-    "--hardware-file", type=click.Path(path_type=Path), default=DEFAULT_HARDWARE,
-    show_default=True, help="Hardware presets YAML, or a measured-peaks file (docs/cli.md).",
-)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, cls=Group)
@@ -96,23 +92,6 @@ def _image_format(output: Path) -> str:
     return fmt
 
 
-def _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file):
-    from rooflow.roofs import choose_preset
-
-    return choose_preset(hardware_file, hardware, peak_tflops=peak_tflops,
-                         peak_bandwidth_gbs=peak_bandwidth)
-
-
-def preset_options(command):
-    """--hardware / --peak-tflops / --peak-bandwidth / --hardware-file."""
-    for option in reversed([
-        click.option("--hardware", "hardware", help="Hardware preset (see `rooflow hardware`)."),
-        click.option("--peak-tflops", type=_positive, help="Peak compute, TFLOP/s."),
-        click.option("--peak-bandwidth", type=_positive, help="Peak DRAM/HBM bandwidth, GB/s."),
-        hardware_file_option,
-    ]):
-        command = option(command)
-    return command
 
 
 @cli.command()
@@ -149,7 +128,7 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
 
     output = output or Path(files[0].stem + ".png")
     fmt = _image_format(output)
-    preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+    preset = command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
     _import_in_background("rooflow.plotting", "plot_roofline")
     points = selection(_load_files(files, kind, _warn), preset)
     from rooflow.plotting import PlotOptions
@@ -197,7 +176,7 @@ def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware
 
     output = output or Path(f"{baseline.stem}-vs-{new.stem}.png")
     _image_format(output)
-    preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+    preset = command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
     runs = selection.runs([_load_files((f,), kind, _warn) for f in (baseline, new)], preset)
     tables = [analyze(run, preset) for run in runs]
     comp = compare_tables(*tables, normalize=normalize_names)
@@ -224,7 +203,7 @@ def table(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, out
     """Analysis table of any input rooflow reads (kind detected from the content)."""
     from rooflow.pipeline import report
 
-    preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+    preset = command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
     report(selection(_load_files(files, kind, _warn), preset), preset, table_path=output or "-",
            plot_path=None, log=_warn)
 
@@ -248,6 +227,13 @@ def hardware_cmd(hardware_file) -> None:
             click.echo(f"  {key}  {value.rjust(width - len(key))}  {source}".rstrip())
         if p.no_cache_roofs:
             click.echo(f"  cache roofs: {p.no_cache_roofs}")
+        if p.roof_clock_hz:
+            base = f", base {p.base_clock_hz / 1e6:,.0f} MHz" if p.base_clock_hz else ""
+            click.echo(f"  clocks: compute roofs at {p.roof_clock_hz / 1e6:,.0f} MHz{base}; "
+                       f"{p.clock_source}")
+        if p.launch_overhead_s:
+            click.echo(f"  launch overhead: {p.launch_overhead_s * 1e6:g} µs; "
+                       f"{p.launch_overhead_source}")
         click.echo("")
 
 

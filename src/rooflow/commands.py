@@ -52,12 +52,12 @@ class Group(click.Group):
             from rooflow import cli
 
             self.add_command(check_command(cli.preset_options, cli.kind_option,
-                                           cli._load_files, cli._select_preset))
+                                           cli._load_files, cli.command_preset))
         if cmd_name == "model-check" and cmd_name not in self.commands:
             from rooflow import cli
 
             self.add_command(model_check_command(cli.preset_options, cli.kind_option,
-                                                 cli._load_files, cli._select_preset))
+                                                 cli._load_files, cli.command_preset))
         return super().get_command(ctx, cmd_name)
 
 

@@ -204,7 +204,8 @@ class Target:
 
 
 def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
-                 options: Mapping, log: Callable[[str], None]) -> None:
+                 options: Mapping, log: Callable[[str], None], *,
+                 roofs_at: str = "clock") -> None:
     """Write every target of one dataset from its canonical points.
 
     Args:
@@ -215,6 +216,7 @@ def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
         options: the dataset's plot options (config ``plot_defaults`` and its own entry),
             ``formats`` among them.
         log: where warnings go.
+        roofs_at: config ``roofs_at`` (:attr:`rooflow.roofs.preset.Preset.roofs_at`).
 
     Raises:
         InputError: an option does not fit the data (e.g. ``trajectory`` names no dim), or
@@ -244,7 +246,8 @@ def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
     for t in targets:
         preset = (datasheet[t.preset] if t.measured is None and t.preset in datasheet
                   else load_preset(t.preset, t.hardware, t.measured))
-        preset = preset.with_override(options.get("peak_tflops"), options.get("peak_bandwidth"))
+        preset = preset.with_override(options.get("peak_tflops"),
+                                      options.get("peak_bandwidth")).with_roofs_at(roofs_at)
         selected = select_points(points, selection, preset, points_path)
         table = report(selected, preset, table_path=t.table, plot_path=t.plot, options=plot,
                        log=log)

@@ -52,6 +52,7 @@ def report(
             (:func:`rooflow.plotting.trajectory.check_dim`).
     """
     from rooflow.analysis import TABLE_COLUMNS, above_roof, analyze
+    from rooflow.clocks import clock_note
     from rooflow.export import write_table
 
     if plot_path is not None and options is not None and options.trajectory:
@@ -86,6 +87,9 @@ def report(
     unroofed = table.filter(pl.col("memory_roof_name").is_null())["level"].unique().to_list()
     if unroofed:
         log(f"note: {preset.key} has no memory roof for level(s) {', '.join(unroofed)}")
+    line = clock_note(table, preset)[1] if "clock_hz" in table.columns else ""
+    if line:
+        log(f"note: {line}")
     _trace_notes(points, table, preset, log)
     if plot_path is not None and options is not None and options.trajectory:
         from rooflow.plotting.trajectory import trajectories

@@ -41,6 +41,20 @@ source                       cat     raw file the row came from
 row                          i32     1-based data row in ``source`` (0 when derived)
 device                       cat     GPU the row was measured on, as the input names it
                                      ("" when unknown or theoretical)
+clock_hz                     f64     SM clock the kernel ran at, Hz, where the input
+                                     records it (ncu ``sm__cycles_elapsed.avg.per_second``,
+                                     its launches' cycles over their time); null when
+                                     not known: the compute roofs of a point with a
+                                     clock are scaled to it (:mod:`rooflow.analysis`)
+memory_clock_hz              f64     DRAM clock the kernel ran at, Hz, where recorded
+                                     (ncu ``dram__cycles_elapsed.avg.per_second``);
+                                     null when not known: the DRAM roof of a point
+                                     with one is scaled to it where the preset gives
+                                     its nominal memory clock
+launches                     i64     kernel launches the row sums (ncu launches,
+                                     AMD dispatches, GPU kernels a PyTorch operator
+                                     launched); null when not known (counted as one by
+                                     the launch floor of :mod:`rooflow.analysis`)
 ============================ ======= ==================================================
 
 ``cat`` columns are polars Categoricals: few distinct values on many rows (each row holds
@@ -96,6 +110,9 @@ POINT_SCHEMA: dict[str, pl.DataType] = {
     "source": pl.Categorical(),
     "row": pl.Int32(),
     "device": pl.Categorical(),
+    "clock_hz": pl.Float64(),
+    "memory_clock_hz": pl.Float64(),
+    "launches": pl.Int64(),
 }
 
 _DEFAULTS: dict[str, object] = {
@@ -171,15 +188,22 @@ def empty_points() -> pl.DataFrame:
     return pl.DataFrame(schema=POINT_SCHEMA)
 
 
+_CHECKS = {"arithmetic_intensity": "finite, > 0 (null only where flop is 0)",
+           "clock_hz": "finite, > 0", "memory_clock_hz": "finite, > 0", "launches": "≥ 1"}
+"""The check named in :func:`check_points`' error, per column (else "finite, ≥ 0")."""
+
+
 def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
     """The contract every adapter's output meets, enforced in one place.
 
     Checks: the canonical columns in order with their dtypes; precisions from
     :data:`PRECISIONS` (or ""); levels from :data:`rooflow.levels.LEVELS`; ``dims`` of
     :data:`rooflow.dims.DIMS_PATTERN`, no name twice; ``flop``, ``bytes``,
-    ``time_s`` and ``flop_per_s`` null or finite and ≥ 0; ``arithmetic_intensity`` finite
-    and > 0 on every row, whatever other column is null, and null only on bandwidth-only
-    rows (``flop`` 0) (FLOP/byte: base units in, base units out).
+    ``time_s`` and ``flop_per_s`` null or finite and ≥ 0; ``clock_hz`` and
+    ``memory_clock_hz`` null or finite and > 0; ``launches`` null or ≥ 1;
+    ``arithmetic_intensity`` finite and > 0 on every row, whatever other column is null,
+    and null only on bandwidth-only rows (``flop`` 0) (FLOP/byte: base units in, base
+    units out).
 
     Returns:
         ``points`` unchanged.
@@ -210,6 +234,11 @@ def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
     checks = {
         **{c: pl.col(c).is_null() | (pl.col(c).is_finite() & (pl.col(c) >= 0))
            for c in ("flop", "bytes", "time_s", "flop_per_s")},
+        "clock_hz": pl.col("clock_hz").is_null()
+        | (pl.col("clock_hz").is_finite() & (pl.col("clock_hz") > 0)),
+        "memory_clock_hz": pl.col("memory_clock_hz").is_null()
+        | (pl.col("memory_clock_hz").is_finite() & (pl.col("memory_clock_hz") > 0)),
+        "launches": pl.col("launches").is_null() | (pl.col("launches") >= 1),
         # On every row, whatever else is null: a point needs its place on the x axis.
         "arithmetic_intensity": (pl.col("arithmetic_intensity").is_finite()
                                  & (pl.col("arithmetic_intensity") > 0)).fill_null(False)
@@ -221,7 +250,6 @@ def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
             i = int(bad[0])
             raise InputError(source, "point breaks the canonical contract",
                              row=int(points["row"][i]) or None, column=column,
-                             check="finite, ≥ 0" if column != "arithmetic_intensity"
-                             else "finite, > 0 (null only where flop is 0)",
+                             check=_CHECKS.get(column, "finite, ≥ 0"),
                              value=points[column][i])
     return points

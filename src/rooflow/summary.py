@@ -1,6 +1,7 @@
 """results/summary.md: per preset, the kernels that can improve, ranked by potential time saved.
 
-potential time saved = time × (1 − 1/headroom) (see :mod:`rooflow.analysis`),
+potential time saved = time − max(time / headroom, launches × launch overhead) (see
+:mod:`rooflow.analysis`),
 taken at each kernel's binding level; kernels without a measured time are counted
 separately, ranked by headroom. Bandwidth-only kernels (no operations) are ranked by the
 time they could save against the memory roof. Only what can improve is ranked:
@@ -175,11 +176,11 @@ def summary_markdown(
             each trace's operators ranked by potential time saved.
     """
     lines = ["# rooflow summary", "",
-             "Kernels that can improve, ranked by potential time saved = time × "
-             "(1 − 1/headroom), where headroom = attainable / achieved at the kernel's "
-             "binding memory level. Of a pair (Original/Optimized) only its Optimized "
-             "kernel is ranked; a kernel whose precision has no compute roof on the preset "
-             "is listed apart, not ranked.", ""]
+             "Kernels that can improve, ranked by potential time saved = time − "
+             "max(time / headroom, launches × the preset's launch overhead), where "
+             "headroom = attainable / achieved at the kernel's binding memory level. Of a "
+             "pair (Original/Optimized) only its Optimized kernel is ranked; a kernel whose "
+             "precision has no compute roof on the preset is listed apart, not ranked.", ""]
     lines += _not_built(failed or {}, skipped)
     if coverage:
         from rooflow.adapters.pytorch.coverage import summary_lines

@@ -28,6 +28,7 @@ rule aggregate:
     params:
         options=report_param(config["plot_defaults"]),
         preset="{preset}",
+        roofs_at=config["roofs_at"],
         datasets=aggregate_datasets,
         selections=aggregate_selections,
         roofs=roofs_text,

@@ -28,6 +28,7 @@ rule compare:
         runtime=10,
     params:
         preset="{preset}",
+        roofs_at=config["roofs_at"],
         name="{comparison}",
         baseline=lambda wc: COMPARISONS[wc.comparison]["baseline"],
         new=lambda wc: COMPARISONS[wc.comparison]["new"],

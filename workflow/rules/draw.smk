@@ -45,6 +45,7 @@ for _draw in DRAW_RULES:
             runtime=10 * len(_draw.presets),
         params:
             presets=list(_draw.presets),
+            roofs_at=config["roofs_at"],
             dataset="{kind}-{name}",
             options=plot_options if _options is None else report_param(_options),
             roofs=[rst_text(PLAN.roofs_text(p)) for p in _draw.presets],

@@ -13,6 +13,7 @@ rule html_overview:
         runtime=30,
     params:
         preset="{preset}",
+        roofs_at=config["roofs_at"],
         datasets=aggregate_datasets,
         selections=aggregate_selections,
     script:

@@ -14,6 +14,7 @@ rule model_check:
         runtime=10,
     params:
         preset="{preset}",
+        roofs_at=config["roofs_at"],
         name="{model_check}",
         measured=lambda wc: MODEL_CHECKS[wc.model_check]["measured"],
         model=lambda wc: MODEL_CHECKS[wc.model_check]["model"],

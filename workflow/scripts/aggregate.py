@@ -19,7 +19,8 @@ def step(log):
     from rooflow.selection import Selection, select_points
 
     sm = snakemake  # noqa: F821
-    preset = load_preset(sm.params.preset, sm.input.hardware, sm.input.get("measured"))
+    preset = load_preset(sm.params.preset, sm.input.hardware,
+                         sm.input.get("measured")).with_roofs_at(sm.params.roofs_at)
     # Datasets whose input could not be read are left out (results/summary.md lists them).
     built = [(d, p, s) for d, p, s in zip(sm.params.datasets, sm.input.points,
                                           from_report_param(sm.params.selections), strict=True)

@@ -20,7 +20,8 @@ def step(log):
             write_placeholders(sm.output, sm.params.name, f"{side} {sm.params[side]}: {line}")
             log(f"not built: {side} {sm.params[side]}: {line}")
             return
-    preset = load_preset(sm.params.preset, sm.input.hardware, sm.input.get("measured"))
+    preset = load_preset(sm.params.preset, sm.input.hardware,
+                         sm.input.get("measured")).with_roofs_at(sm.params.roofs_at)
     tables = [analyze(read_points(p), preset) for p in (sm.input.baseline, sm.input.new)]
     comp = compare_tables(*tables, normalize=sm.params.normalize)
     title = f"{sm.params.name}: {sm.params.baseline} → {sm.params.new} on {preset.key}"

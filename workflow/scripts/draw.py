@@ -14,7 +14,7 @@ def step(log):
         for i, preset in enumerate(sm.params.presets)
     ]
     draw_dataset(sm.input.points, sm.params.dataset, targets,
-                 from_report_param(sm.params.options), log)
+                 from_report_param(sm.params.options), log, roofs_at=sm.params.roofs_at)
 
 
 run(step, snakemake.log[0])  # noqa: F821

@@ -27,7 +27,8 @@ def step(log):
         mappings = [parse_mapping(m) for m in sm.params.mapping]
     except ValueError as err:
         raise InputError("config", f"model_checks: {sm.params.name}: map: {err}") from None
-    preset = load_preset(sm.params.preset, sm.input.hardware, sm.input.get("measured"))
+    preset = load_preset(sm.params.preset, sm.input.hardware,
+                         sm.input.get("measured")).with_roofs_at(sm.params.roofs_at)
     table = reconcile(read_points(sm.input.points_measured),
                       read_points(sm.input.points_model), mappings, preset)
     title = f"{sm.params.name}: {sm.params.model} → {sm.params.measured} on {preset.key}"

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
+from rooflow.clocks import clock_note
 from rooflow.defaults import plot_defaults
 from rooflow.html.figure import canvas_text, note, roofline_figure, write_page
 from rooflow.levels import LEVELS
@@ -165,6 +166,8 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
     placed = drawable.height
     # Not judged (no compute roof of their precision): drawn apart as ⊗, never ranked.
     drawable, unjudged = core.split_no_roof(drawable)
+    # The roofs drawn at the clocks the kernels held, as the PNG's (analysis.clock_note).
+    preset, clock_line = clock_note(table, preset)
     fig, scale, unit = roofline_figure(preset, [table], title)
     shown, rest = drawable, drawable.clear()
     if drawable.height > max_points:
@@ -224,6 +227,7 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
     notes = [f"{preset.name} ({preset.key}): roofs from {preset.source}; ridge point "
              f"{preset.ridge_point:.4g} FLOP/byte ({preset.default_compute} / "
              f"{preset.default_memory}). {table.height} rows, {levels} level(s)."]
+    notes += [clock_line + "."] if clock_line else []
     if rest.height:
         cells = density(fig, rest, scale)
         fig.add_tools(HoverTool(renderers=[cells], tooltips=[("more points here", "@count")]))
@@ -236,7 +240,11 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
     if "roof_note" in table.columns:
         from rooflow.analysis import INPUTS_ONLY_NOTE
 
-        bound = table["roof_note"].cast(pl.String).str.contains(INPUTS_ONLY_NOTE, literal=True)
+        said = table["roof_note"].cast(pl.String)
+        no_clock = said.filter(said.str.contains("gives no clock for its roofs", literal=True))
+        if no_clock.len():  # the note after "; " when a roof note comes first
+            notes.append(no_clock[0].split("; ")[-1] + ".")
+        bound = said.str.contains(INPUTS_ONLY_NOTE, literal=True)
         if bound.any():
             notes.append(f"{int(bound.sum())} points: {INPUTS_ONLY_NOTE} (bytes_model "
                          "inputs-only: outputs and weights not counted).")

@@ -41,6 +41,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from rooflow.clocks import clock_note
 from rooflow.defaults import plot_defaults
 from rooflow.io import atomic_path
 from rooflow.levels import LEVELS
@@ -89,6 +90,7 @@ DRAWN_COLUMNS = [
     "series", "family", "label", "pair", "kernel", "dims", "level", "precision", "unit",
     "arithmetic_intensity", "performance", "theoretical", "bandwidth_only",
     "compute_roof_name", "memory_roof_name", "headroom", "above_roof", "roof_note",
+    "clock_hz", "memory_clock_hz", "device",
 ]  # fmt: skip
 BANDWIDTH_COLUMNS = ["bytes", "time_s", "memory_roof", "achieved_bandwidth"]
 """Read by the bandwidth-only panel alone."""
@@ -207,6 +209,8 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     if bw_rows.height:  # a filter copies every column: only when there is something to drop
         table = table.filter(~bw_mask)
     roof_notes = table
+    # The compute roofs drawn at the clock the kernels held (analysis.clock_note).
+    preset, clock_line = clock_note(table, preset)
     # Not judged (no compute roof of their precision): drawn apart, never ranked or keyed; a
     # theoretical one has no performance, no place on the plot.
     table, unjudged = core.split_no_roof(table)
@@ -247,6 +251,7 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(LEGEND_X, 1.0), fontsize=7.5,
               frameon=False, borderaxespad=0, handletextpad=0.4)
     lines = notes(roof_notes, n_above, int(op.sum()) if mixed_op else 0)
+    lines += [clock_line] if clock_line else []
     if lines:
         ax.text(0.01, 0.99, "\n".join(lines), transform=ax.transAxes, fontsize=8, va="top",
                 color="firebrick", gid="notes",

@@ -21,6 +21,10 @@ from rooflow.errors import InputError
 from rooflow.levels import canonical_level, known_levels
 from rooflow.points import PRECISIONS, op_unit
 
+ROOFS_AT = ("clock", "datasheet")
+"""Where a point's compute roofs are taken (:attr:`Preset.roofs_at`): at the clock it ran
+at, or at the preset's own (datasheet) clock."""
+
 CUSTOM_ROOF = "peak"
 """Compute-roof key of a roof given on the command line: it serves every FLOP precision."""
 
@@ -56,6 +60,20 @@ class Preset:
         devices: the names and ids of this GPU in profiler exports (:func:`device_preset`).
         roof_notes: roof key → a caveat written in ``roof_note`` of every point judged
             on that roof (a partition's HBM roof, :mod:`rooflow.roofs.partition`).
+        roof_clock_hz: the SM (engine) clock the compute roofs are peaks at, Hz (the
+            boost clock, hardware.yaml ``clocks.boost_mhz``); None when the preset gives
+            none: its roofs are then never scaled to a point's clock.
+        base_clock_hz: the base clock, Hz (``clocks.base_mhz``), or None.
+        memory_clock_hz: the DRAM clock the DRAM roof is at, Hz (``clocks.memory_mhz``:
+            bandwidth = bus bytes × 2 × this clock), or None: the DRAM roof is then never
+            scaled to a point's memory clock.
+        clock_source: where the clocks come from ("" when none).
+        launch_overhead_s: the least time one kernel launch takes, s
+            (``launch_overhead.seconds``), or None (no launch floor).
+        launch_overhead_source: where it comes from ("" when none).
+        roofs_at: "clock": a point's compute roofs are scaled to the clock it ran at
+            (:func:`rooflow.analysis.analyze`); "datasheet": kept as given
+            (:meth:`with_roofs_at`).
     """
 
     key: str
@@ -71,6 +89,13 @@ class Preset:
     no_cache_roofs: str = ""
     devices: tuple[str, ...] = field(default=())
     roof_notes: dict[str, str] = field(default_factory=dict)
+    roof_clock_hz: float | None = None
+    base_clock_hz: float | None = None
+    memory_clock_hz: float | None = None
+    clock_source: str = ""
+    launch_overhead_s: float | None = None
+    launch_overhead_source: str = ""
+    roofs_at: str = "clock"
 
     @property
     def peak_flop_per_s(self) -> float:
@@ -125,7 +150,9 @@ class Preset:
     ) -> Preset:
         """A copy whose default compute and/or memory roof is replaced.
 
-        A partial override keeps the preset's other value.
+        A partial override keeps the preset's other value. A compute roof given by hand
+        is not the preset's peak at its clock: the copy has no roof clock (its compute
+        roofs are never scaled to a point's clock).
         """
         compute, memory, changed = dict(self.compute), dict(self.memory), list(self.overridden)
         if peak_tflops is not None:
@@ -134,7 +161,40 @@ class Preset:
         if peak_bandwidth_gbs is not None:
             memory[self.default_memory] = float(peak_bandwidth_gbs) * 1e9
             changed.append("memory")
-        return replace(self, compute=compute, memory=memory, overridden=tuple(changed))
+        clock = None if peak_tflops is not None else self.roof_clock_hz
+        return replace(self, compute=compute, memory=memory, overridden=tuple(changed),
+                       roof_clock_hz=clock)
+
+
+    def at_clock(self, clock_hz: float | None, memory_clock_hz: float | None = None) -> Preset:
+        """A copy whose roofs are at ``clock_hz`` and ``memory_clock_hz`` (Hz).
+
+        A peak is units × operations per clock × clock: each compute roof × clock_hz /
+        roof clock, the DRAM roof × memory_clock_hz / its memory clock; cache roofs are
+        kept. A clock that is None, or that the preset does not give, changes nothing.
+        """
+        out = self
+        if clock_hz is not None and self.roof_clock_hz is not None:
+            ratio = clock_hz / self.roof_clock_hz
+            out = replace(out, compute={k: v * ratio for k, v in self.compute.items()},
+                          roof_clock_hz=clock_hz)
+        dram = self.memory_roof("DRAM")
+        if memory_clock_hz is not None and self.memory_clock_hz is not None and dram:
+            ratio = memory_clock_hz / self.memory_clock_hz
+            out = replace(out, memory={**self.memory, dram[0]: dram[1] * ratio},
+                          memory_clock_hz=memory_clock_hz)
+        return out
+
+    def with_roofs_at(self, roofs_at: str) -> Preset:
+        """A copy whose points' compute roofs are taken ``roofs_at`` (:data:`ROOFS_AT`).
+
+        Raises:
+            ValueError: not one of :data:`ROOFS_AT` (the CLI and the config schema
+                check it first).
+        """
+        if roofs_at not in ROOFS_AT:
+            raise ValueError(f"roofs_at {roofs_at!r}: one of {', '.join(ROOFS_AT)}")
+        return replace(self, roofs_at=roofs_at)
 
 
 def custom_preset(peak_tflops: float, peak_bandwidth_gbs: float) -> Preset:
@@ -214,6 +274,7 @@ def schema_checked_preset(key: str, data: Mapping, *, source: str) -> Preset:
             source, "two memory roofs name the same level (e.g. HBM and DRAM)",
             column=f"presets.{key}.memory.{twice}", check="level vocabulary", value=twice,
         )
+    clocks, launch = data.get("clocks", {}), data.get("launch_overhead", {})
     return Preset(
         key=key,
         name=data["name"],
@@ -228,6 +289,14 @@ def schema_checked_preset(key: str, data: Mapping, *, source: str) -> Preset:
         sources=dict(data.get("sources", {})),
         no_cache_roofs=data.get("no_cache_roofs", ""),
         devices=tuple(data.get("devices", ())),
+        roof_clock_hz=float(clocks["boost_mhz"]) * 1e6 if clocks else None,
+        base_clock_hz=(float(clocks["base_mhz"]) * 1e6
+                       if clocks and "base_mhz" in clocks else None),
+        memory_clock_hz=(float(clocks["memory_mhz"]) * 1e6
+                         if clocks and "memory_mhz" in clocks else None),
+        clock_source=clocks.get("source", ""),
+        launch_overhead_s=float(launch["seconds"]) if launch else None,
+        launch_overhead_source=launch.get("source", ""),
     )
 
 

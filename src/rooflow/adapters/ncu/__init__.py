@@ -53,8 +53,12 @@ def ncu_points(
     dominant precision, flop = its operations (FLOP, or OP for int* precisions), bytes at
     the level, arithmetic intensity = flop / bytes, flop_per_s = flop / time_s, device =
     ``device__attribute_display_name`` when exported, row = the launch's first data row
-    (per launch) or 0 (sums). Kernels without operations are bandwidth-only rows (flop 0).
-    Kernels without a time (rates only) come last, as :func:`rate_points`.
+    (per launch) or 0 (sums), clock_hz = the SM clock the launches ran at
+    (``sm__cycles_elapsed.avg.per_second``, else the ``smsp__``/``gpc__`` one; several
+    launches: their cycles over their time), memory_clock_hz = the DRAM clock alike
+    (``dram__cycles_elapsed.avg.per_second``), launches = the launches summed. Kernels
+    without operations are bandwidth-only rows (flop 0). Kernels without a time (rates
+    only) come last, as :func:`rate_points`.
 
     Args:
         paths: an export (``ncu --csv`` or ``.ncu-rep``), several passes of one run, or a
@@ -106,7 +110,7 @@ def rate_points(kernels: pl.DataFrame, source: str | Path) -> pl.DataFrame:
     frames = [
         kernels.with_row_index("_order").filter(pl.col(column) > 0).select(
             "_order", "kernel", "label", "row", "precision", "precision_mix", "device",
-            pl.lit(level).alias("level"),
+            "clock_hz", "memory_clock_hz", "launches", pl.lit(level).alias("level"),
             (pl.col("flop") / pl.col(column)).alias("arithmetic_intensity"),
             pl.col("flop").alias("flop_per_s"))
         for level, column in BYTES_COLUMNS.items() if column in kernels.columns

@@ -6,6 +6,9 @@ way of measuring it (a :class:`~rooflow.formats.ncu.metrics.Source`) that has va
 
 * time: ``gpu__time_duration.sum``, else elapsed cycles / cycles per second
   (``sm__``, ``smsp__``, ``gpc__``);
+* SM clock (``clock_hz``): ``sm__cycles_elapsed.avg.per_second``, else the ``smsp__`` or
+  ``gpc__`` one; a kernel's launches: Σ tᵢ·fᵢ / Σ tᵢ (its cycles over its time); the DRAM
+  clock (``memory_clock_hz``) alike from ``dram__cycles_elapsed.avg.per_second``;
 * SM cycles, for ``.per_cycle_elapsed`` rates: ``sm__cycles_elapsed.avg`` (or
   ``smsp__``), else time × SM frequency; ``.per_second`` rates are × time; each pass's
   rates with that pass's own clock, cycles and duration where it has them;
@@ -118,7 +121,9 @@ def _kernel_sums(
                              "launches, each weighted alike")
         combine = sum if timed else (lambda values: sum(values) / len(values))
         row = {**first, "launches": len(launches),
-               "time_s": sum(r["time_s"] for r in launches) if timed else None}
+               "time_s": sum(r["time_s"] for r in launches) if timed else None,
+               "clock_hz": _mean_clock(launches, "clock_hz"),
+               "memory_clock_hz": _mean_clock(launches, "memory_clock_hz")}
         for column in ops_columns:
             values = [r[column] for r in launches if r.get(column) is not None]
             row[column] = combine(values) if values else None
@@ -146,6 +151,18 @@ def _kernel_sums(
             continue
         out.append(row)
     return out, notes, left
+
+
+def _mean_clock(launches: list[dict], column: str) -> float | None:
+    """A clock (``column``) of a kernel's launches: their cycles over their time (Hz).
+
+    Σ tᵢ·fᵢ / Σ tᵢ over the launches with that clock (each weighted alike where untimed);
+    None when none has one.
+    """
+    clocked = [(r["time_s"] or 1.0, r[column]) for r in launches if r.get(column)]
+    if not clocked:
+        return None
+    return sum(t * hz for t, hz in clocked) / sum(t for t, _ in clocked)
 
 
 def _profiler_said(files: Sequence[Path]) -> str:
@@ -241,7 +258,8 @@ def ncu_breakdown(
     schema = {"kernel": pl.String(), "launch_id": pl.Int64(), "launches": pl.Int64(),
               "row": pl.Int64(), "file": pl.String(), "cc": pl.String(),
               "device": pl.String(), **{ops_column(p): pl.Float64() for p in plan.counted},
-              "time_s": pl.Float64(),
+              "time_s": pl.Float64(), "clock_hz": pl.Float64(),
+              "memory_clock_hz": pl.Float64(),
               **{bytes_column(lvl): pl.Float64() for lvl in plan.levels}}
     kernels = pl.DataFrame(records, schema=schema)
     return NcuBreakdown(breakdown_table(kernels).select(KERNEL_COLUMNS), tuple(missing),

@@ -17,6 +17,7 @@ from rooflow.adapters.breakdown import bytes_column, ops_column
 from rooflow.errors import InputError
 from rooflow.formats.ncu.metrics import (
     CLOCKS,
+    DRAM_CLOCK,
     DURATION,
     FLOP_PER_INST,
     KNOWN_TENSOR_FLOP_PER_INST,
@@ -248,8 +249,25 @@ def launch_record(launch: Launch, plan: Plan, factors: dict[str, float]) -> dict
         "kernel": first["kernel"], "launch_id": first["launch"], "launches": 1,
         "row": first["row"], "file": first["file"], "cc": first["cc"],
         "device": first["device"], **{ops_column(p): v for p, v in ops.items()},
-        "time_s": t, **{bytes_column(lvl): measure(s) for lvl, s in levels.items()},
+        "time_s": t, "clock_hz": _clock(launch, freq),
+        "memory_clock_hz": _clock(launch, DRAM_CLOCK if launch.has(DRAM_CLOCK) else None),
+        **{bytes_column(lvl): measure(s) for lvl, s in levels.items()},
     }
+
+
+def _clock(launch: Launch, freq: str | None) -> float | None:
+    """The clock the launch ran at (Hz), from metric ``freq``; None when it has none.
+
+    A clock that is not a positive number in Hz leaves the launch's roofs at the
+    preset's clock: the launch itself is still placed (its time came from elsewhere).
+    """
+    if freq is None:
+        return None
+    try:
+        hz = launch.value(freq, "hz")
+    except InputError:
+        return None
+    return hz if 0 < hz < float("inf") else None
 
 
 def export_plan(present: set[str]) -> tuple[Plan, list[str], list[str]]:

@@ -126,7 +126,9 @@ def pytorch_points(
     kind of work (e.g. fp8 vector work). flop (FLOP, or OP) and bytes (compulsory traffic,
     byte) summed over the calls, time_s the GPU time of the kernels they launched (s),
     bytes_model "operator", device the GPU's ``deviceProperties`` name, row the first
-    call's event index (0 when calls are summed). Bandwidth-only operators (copies,
+    call's event index (0 when calls are summed), launches the GPU kernels the calls
+    launched (the launch floor of potential time saved, :mod:`rooflow.analysis`).
+    Bandwidth-only operators (copies,
     Inductor Triton kernels) have flop 0. Operators without a model, communication, host
     transfers and unlinked GPU time are listed in the log (``log``, default the
     ``rooflow.pytorch`` logger), never silently dropped; their shares are kept for
@@ -156,7 +158,7 @@ def pytorch_points(
         pl.lit("operator").alias("bytes_model"),
         pl.lit(str(path)).alias("source"),
         (pl.col("row") if per_launch else pl.lit(0, dtype=pl.Int64)).alias("row"),
-        "device",
+        "device", pl.col("kernels").alias("launches"),
     )
     return to_points(frame)
 

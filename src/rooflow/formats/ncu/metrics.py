@@ -156,6 +156,9 @@ LEVELS: dict[str, tuple[Source, ...]] = {
 """Memory level → ways to measure its bytes, preferred first (NERSC's first)."""
 
 DURATION = Source(("gpu__time_duration.sum",), "second")
+DRAM_CLOCK = "dram__cycles_elapsed.avg.per_second"
+"""The DRAM clock a launch ran at (Hz): DRAM bandwidth = bus bytes × 2 × this clock (an
+H100 PCIe's 5120-bit HBM2e at 1,593 MHz: 2,039 GB/s)."""
 CLOCKS = (  # (elapsed cycles, cycles per second) pairs, preferred first
     ("sm__cycles_elapsed.avg", "sm__cycles_elapsed.avg.per_second"),
     ("smsp__cycles_elapsed.avg", "smsp__cycles_elapsed.avg.per_second"),

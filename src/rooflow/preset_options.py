@@ -1,0 +1,58 @@
+"""The command line's preset options and the preset they choose (:func:`command_preset`).
+
+--hardware, --peak-tflops, --peak-bandwidth, --hardware-file and --roofs-at.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from rooflow.defaults import DEFAULT_HARDWARE, config_defaults
+
+_CONFIG = config_defaults()
+_positive = click.FloatRange(min=0, min_open=True)
+
+hardware_file_option = click.option(
+    "--hardware-file", type=click.Path(path_type=Path), default=DEFAULT_HARDWARE,
+    show_default=True, help="Hardware presets YAML, or a measured-peaks file (docs/cli.md).",
+)
+
+def command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file):
+    """The preset of the command line, its compute roofs taken as ``--roofs-at`` says."""
+    from rooflow.roofs import choose_preset
+
+    preset = choose_preset(hardware_file, hardware, peak_tflops=peak_tflops,
+                           peak_bandwidth_gbs=peak_bandwidth)
+    ctx = click.get_current_context(silent=True)
+    roofs_at = ctx.meta.get(_ROOFS_AT, _CONFIG["roofs_at"]) if ctx else _CONFIG["roofs_at"]
+    return preset.with_roofs_at(roofs_at)
+
+
+_ROOFS_AT = "rooflow.roofs_at"
+"""``click`` context key of ``--roofs-at``: every command that takes a preset reads it
+where the preset is chosen (:func:`command_preset`), not as one more parameter each."""
+
+
+def _keep_roofs_at(ctx: click.Context, _param, value: str) -> str:
+    ctx.meta[_ROOFS_AT] = value
+    return value
+
+
+def preset_options(command):
+    """--hardware / --peak-tflops / --peak-bandwidth / --hardware-file / --roofs-at."""
+    for option in reversed([
+        click.option("--hardware", "hardware", help="Hardware preset (see `rooflow hardware`)."),
+        click.option("--peak-tflops", type=_positive, help="Peak compute, TFLOP/s."),
+        click.option("--peak-bandwidth", type=_positive, help="Peak DRAM/HBM bandwidth, GB/s."),
+        hardware_file_option,
+        click.option("--roofs-at", type=click.Choice(["clock", "datasheet"]),
+                     default=_CONFIG["roofs_at"], show_default=True, expose_value=False,
+                     callback=_keep_roofs_at, is_eager=True,
+                     help="Compute roofs at the SM clock each kernel ran at (where the "
+                          "input records it and the preset gives its clocks), or at the "
+                          "preset's datasheet clock."),
+    ]):
+        command = option(command)
+    return command
