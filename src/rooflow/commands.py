@@ -36,7 +36,7 @@ def table_options(*, top: bool = True):
 
 
 class Group(click.Group):
-    """The ``rooflow`` command group: the commands of :mod:`rooflow.cli`, and ``check``.
+    """The ``rooflow`` command group: :mod:`rooflow.cli`, ``check``, ``project``, ``history``.
 
     ``check`` is built on first use from the CLI's own preset and kind options and input
     loaders, so it reads inputs and presets exactly as ``compare`` does.
@@ -44,7 +44,8 @@ class Group(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         """Every command's name, ``check`` included."""
-        return sorted({*super().list_commands(ctx), "check", "model-check"})
+        return sorted({*super().list_commands(ctx), "check", "model-check", "project",
+                       "history"})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         """The command ``cmd_name``; ``check`` is built and added on first use."""
@@ -58,6 +59,14 @@ class Group(click.Group):
 
             self.add_command(model_check_command(cli.preset_options, cli.kind_option,
                                                  cli._load_files, cli.command_preset))
+        if cmd_name in ("project", "history") and cmd_name not in self.commands:
+            from rooflow import cli
+            from rooflow.workload_commands import history_command, project_command
+
+            self.add_command(project_command(cli.kind_option, cli._load_files)
+                             if cmd_name == "project" else
+                             history_command(cli.preset_options, cli.kind_option,
+                                             cli._load_files, cli.command_preset))
         return super().get_command(ctx, cmd_name)
 
 
@@ -253,7 +262,8 @@ def model_check_command(preset_options, kind_option, load_files, select_preset) 
     return model_check
 
 
-OUTPUTS = ("output", "table", "html_page", "preset_out", "markdown_path", "junit_path")
+OUTPUTS = ("output", "table", "html_page", "preset_out", "markdown_path", "junit_path",
+           "plot_path")
 """The parameters naming files a command writes; every other path parameter is an input."""
 
 
