@@ -2,7 +2,7 @@ import sys
 
 from snakemake.utils import validate
 
-from rooflow import jobmemory
+from rooflow import jobmemory, workload_plan
 from rooflow.defaults import schema_path
 from rooflow.draw import draw_inputs, outputs_on_disk, shared_options
 from rooflow.escape import report_param, rst_text
@@ -55,6 +55,8 @@ wildcard_constraints:
     preset=DATASET_NAME,
     comparison=DATASET_NAME,
     model_check=DATASET_NAME,
+    projection=DATASET_NAME,
+    history=DATASET_NAME,
 
 
 def dataset_id(wildcards):
@@ -146,3 +148,30 @@ def model_check_keys():
 def all_points(wildcards):
     """The points file of every dataset (which of them failed: rooflow.failed)."""
     return list(PLAN.points_files().values())
+
+
+# Config `projections` and `history` (rooflow.workload_plan): rules project and history.
+try:
+    PROJECTIONS = workload_plan.projections(config, PLAN)
+    HISTORIES = workload_plan.histories(config, PLAN)
+    TARGETS += workload_plan.targets(config, PLAN)  # asked for by rule all
+except ValueError as _err:
+    sys.exit(one_line_error(_err))
+
+
+def project_input(wildcards):
+    """The projected dataset's points and hardware.yaml (datasheet presets only)."""
+    entry = PROJECTIONS[wildcards.projection]
+    return {
+        "points": points_file(*PLAN.datasets[entry["dataset"]]),
+        "hardware": config["hardware"],
+    }
+
+
+def history_input(wildcards):
+    """The runs' points files, in order, and the preset's files."""
+    entry = HISTORIES[wildcards.history]
+    return {
+        "runs": [points_file(*PLAN.datasets[r]) for r in entry["runs"]],
+        **PLAN.preset_input(entry["preset"]),
+    }

@@ -1,8 +1,9 @@
 """A history (:mod:`rooflow.history`) as an interactive page: time per call, run by run.
 
 One line per kernel (click its legend entry to hide it) over the runs in order, time per
-call on a log axis; a step ``check`` judged a regression is ringed in red. Hover gives the
-run, the kernel, its time, % of roof, slowdown and the allowed slowdown.
+call (runs without times: achieved performance) on a log axis; a step ``check`` judged a
+regression is ringed in red. Hover gives the run, the kernel, its time, % of roof,
+slowdown and the allowed slowdown.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import polars as pl
 from rooflow.html.figure import canvas_text, note, write_page
 from rooflow.html.page import num_text, time_text
 from rooflow.plotting import core
-from rooflow.plotting.history import KERNELS, REGRESSED_COLOR, kernel_names
+from rooflow.plotting.history import KERNELS, REGRESSED_COLOR, kernel_names, trend
 
 TOOLTIPS = [("run", "@run"), ("kernel", "@name"), ("time per call", "@time"),
             ("% of roof", "@pct"), ("slowdown", "@slowdown"), ("allowed", "@allowed"),
@@ -29,10 +30,11 @@ def history_page(table: pl.DataFrame, out: str | Path, *, title: str) -> Path:
 
     from rooflow.history import summary
 
-    table = kernel_names(table).filter(pl.col("time_s").is_not_null())
+    column, axis_title = trend(table)
+    table = kernel_names(table).filter(pl.col(column).is_not_null())
     runs = table["run"].unique(maintain_order=True).to_list()
     fig = figure(title=canvas_text(title), y_axis_type="log", frame_width=760,
-                 frame_height=420, x_axis_label="Run", y_axis_label="Time per call (s)",
+                 frame_height=420, x_axis_label="Run", y_axis_label=axis_title,
                  tools="pan,wheel_zoom,box_zoom,reset,save")
     fig.xaxis.ticker = FixedTicker(ticks=list(range(len(runs))))
     fig.xaxis.major_label_overrides = {i: canvas_text(r) for i, r in enumerate(runs)}
@@ -43,7 +45,7 @@ def history_page(table: pl.DataFrame, out: str | Path, *, title: str) -> Path:
     for i, name in enumerate(names):
         rows = table.filter(name=name).sort("step")
         src = ColumnDataSource({
-            "x": rows["step"].to_list(), "y": rows["time_s"].to_list(),
+            "x": rows["step"].to_list(), "y": rows[column].to_list(),
             "run": rows["run"].to_list(), "name": rows["name"].to_list(),
             "time": [time_text(v) for v in rows["time_s"].to_list()],
             "pct": [num_text(v, ".1f", " %") for v in rows["pct_of_roof"].to_list()],

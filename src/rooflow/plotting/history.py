@@ -1,8 +1,9 @@
 """The history plot (PNG/SVG/PDF): each kernel's time per call and % of roof, run by run.
 
-Two panels sharing the run axis (in the runs' order): time per call (log scale) and % of
-roof. One line per kernel, the :data:`KERNELS` slowest in the last run named and coloured,
-the rest grey; a step ``check`` judged a regression is ringed in red.
+Two panels sharing the run axis (in the runs' order): time per call (log scale; runs
+without times: achieved performance) and % of roof. One line per kernel, the
+:data:`KERNELS` slowest in the last run named and coloured, the rest grey; a step
+``check`` judged a regression is ringed in red.
 
 Columns in: :data:`rooflow.history.COLUMNS`.
 """
@@ -30,12 +31,24 @@ def kernel_names(table: pl.DataFrame) -> pl.DataFrame:
     return table.with_columns(name=name)
 
 
+def trend(table: pl.DataFrame) -> tuple[str, str]:
+    """(column, axis title) of the upper panel: time per call, else achieved performance.
+
+    Runs without times are drawn by their performance, in the unit of its first value.
+    """
+    if table["time_s"].is_not_null().any():
+        return "time_s", "Time per call"
+    unit = table["unit"].drop_nulls()
+    return "performance", f"Achieved ({unit[0] if unit.len() else 'FLOP/s'})"
+
+
 def figure(table: pl.DataFrame, *, title: str):
     """The figure of :func:`plot_history`, not saved: axes 0 time per call, 1 % of roof."""
     table = kernel_names(table)
     runs = table["run"].unique(maintain_order=True).to_list()
     last = table.filter(pl.col("step") == pl.col("step").max())
-    names = last.sort("time_s", descending=True, nulls_last=True)["name"].to_list()
+    column, axis_title = trend(table)
+    names = last.sort(column, descending=True, nulls_last=True)["name"].to_list()
     names += [n for n in table["name"].unique(maintain_order=True) if n not in names]
     colors = dict(zip(names[:KERNELS], core.palette(min(len(names), KERNELS)), strict=True))
     fig = new_figure()
@@ -44,16 +57,17 @@ def figure(table: pl.DataFrame, *, title: str):
     for name in reversed(names):
         rows = table.filter(name=name).sort("step")
         color = colors.get(name, "0.75")
-        for ax, col in ((time_ax, "time_s"), (pct_ax, "pct_of_roof")):
+        for ax, col in ((time_ax, column), (pct_ax, "pct_of_roof")):
             ax.plot(rows["step"].to_list(), rows[col].to_list(), marker="o", ms=4, color=color,
                     label=name[:40] if ax is time_ax and name in colors else None)
             bad = rows.filter(pl.col("regressed"))
             ax.plot(bad["step"].to_list(), bad[col].to_list(), ls="", marker="o", ms=11,
                     mfc="none", mec=REGRESSED_COLOR, mew=2, zorder=5)
-    time_ax.set(yscale="log", ylabel="Time per call", title=title)
-    # Seconds as text (plain_text shows no math text: no 10^{-3} from the log formatter).
+    time_ax.set(yscale="log", ylabel=axis_title, title=title)
+    # As text (plain_text shows no math text: no 10^{-3} from the log formatter).
+    text = time_text if column == "time_s" else (lambda v: f"{v:.3g}")
     for axis_format in (time_ax.yaxis.set_major_formatter, time_ax.yaxis.set_minor_formatter):
-        axis_format(FuncFormatter(lambda v, _pos: time_text(v)))
+        axis_format(FuncFormatter(lambda v, _pos: text(v)))
     pct_ax.set(ylabel="% of roof", xlabel="Run")
     pct_ax.set_xticks(range(len(runs)), [r[:16] for r in runs], rotation=30, ha="right")
     time_ax.tick_params(labelbottom=False)

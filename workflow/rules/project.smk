@@ -1,0 +1,34 @@
+rule project:
+    """A dataset of config `projections` on several presets: roofline and projected times."""
+    input:
+        unpack(project_input),
+    output:
+        plot=report(
+            "results/project/{projection}.png",
+            caption="../report/project.rst",
+            category="projections",
+            labels={"projection": "{projection}", "output": "plot"},
+        ),
+        table=report(
+            "results/project/{projection}.csv",
+            caption="../report/project.rst",
+            category="projections",
+            labels={"projection": "{projection}", "output": "totals"},
+        ),
+        kernels="results/project/{projection}.kernels.csv",
+        # Not in the Snakemake report: the page inlines Bokeh's JS, too big to repeat there.
+        html="results/project/{projection}.html",
+    log:
+        "logs/project/{projection}.log",
+    conda:
+        "../../environment.yml"
+    resources:
+        mem_mb=analysis_mem_mb,
+        runtime=10,
+    params:
+        name="{projection}",
+        dataset=lambda wc: PROJECTIONS[wc.projection]["dataset"],
+        presets=lambda wc: PROJECTIONS[wc.projection]["presets"],
+        measured_on=lambda wc: PROJECTIONS[wc.projection]["measured_on"],
+    script:
+        "../scripts/project.py"
