@@ -71,40 +71,65 @@ def add_guidance(frame: pl.LazyFrame, levels: Sequence[str],
     """
     from rooflow.analysis import KERNEL_KEY
 
-    frame = frame.with_columns(_gk=pl.struct(KERNEL_KEY).hash())
-    judged = pl.col("bandwidth_only") | pl.col("compute_roof").is_not_null()
-    level = pl.col("level").cast(pl.String)
-    memory = frame.filter(judged & pl.col("memory_roof").is_not_null()
-                          & pl.col("bytes").is_not_null()).select(
-        "_gk", name=level, t=pl.col("bytes") / pl.col("memory_roof"))
-    candidates = [memory, frame.filter(~pl.col("bandwidth_only") & judged).group_by("_gk").agg(
-        name=pl.col("compute_roof_name").first().cast(pl.String),
-        t=(pl.col("flop") / pl.col("compute_roof")).first())]
+    present = list(dict.fromkeys(lv for lv in levels if lv))
+    # One row per kernel: its roofs' times and its bytes per level (one row per level),
+    # from one group_by; the limiters are then picked across columns, not by sorting rows.
+    # Collected once: the group_by and the join below would each run the whole plan above.
+    frame = frame.with_columns(_gk=pl.struct(KERNEL_KEY).hash()).collect().lazy()
+    at = {lv: pl.col("level") == lv for lv in present}
+    per = frame.group_by("_gk").agg(
+        # Masked columns and max(): group_by's fast path (filter().first() runs group by group).
+        *[pl.when(at[lv]).then(pl.col("bytes")).max().alias(f"_b_{lv}") for lv in present],
+        *[pl.when(at[lv]).then(pl.col("bytes") / pl.col("memory_roof")).max()
+          .alias(f"_t_{lv}") for lv in present],
+        _judged=(pl.col("bandwidth_only") | pl.col("compute_roof").is_not_null()).first(),
+        _bw=pl.col("bandwidth_only").first(),
+        _cn=pl.col("compute_roof_name").first().cast(pl.String),
+        _ct=(pl.col("flop") / pl.col("compute_roof")).first(),
+        _n=pl.col("launches").first(), _time=pl.col("time_s").first(),
+        _theo=pl.col("theoretical").first(),
+    )
+    candidates: list[tuple[pl.Expr, pl.Expr]] = [
+        (pl.col("_cn"), pl.when(~pl.col("_bw")).then(pl.col("_ct")))]
+    candidates += [(pl.lit(lv), pl.col(f"_t_{lv}")) for lv in present]
     if launch_overhead_s:
-        candidates.append(frame.filter(judged).group_by("_gk").agg(
-            name=pl.lit(LAUNCH),
-            t=pl.col("launches").first().fill_null(1).cast(pl.Float64) * launch_overhead_s))
-    ranked = (pl.concat(candidates, how="vertical").sort("t", descending=True)
-              .group_by("_gk").agg(limiter=pl.col("name").first(),
-                                   next_limiter=pl.col("name").get(1, null_on_oob=True),
-                                   _roof_t=pl.col("t").first()))
-    ratios = ratio_columns(levels)
-    bytes_at = frame.group_by("_gk").agg(
-        [pl.col("bytes").filter(level == lv).first().alias(f"_b_{lv}") for lv in CHAIN])
-    ratio_exprs = {c: pl.col(f"_b_{c.split('_')[2]}") / pl.col(f"_b_{c.split('_')[3]}")
-                   for c in ratios}
-    per = ranked.join(bytes_at, on="_gk", how="left").with_columns(**ratio_exprs)
-    per = per.with_columns(pattern=_pattern())
-    # Speedup from the kernel's own time (first row), after the join.
-    frame = frame.join(per.select("_gk", "limiter", "next_limiter", "_roof_t", "pattern",
-                                  *ratios), on="_gk", how="left", maintain_order="left")
-    time = pl.col("time_s").first().over("_gk")
-    return frame.with_columns(speedup_to_roof=pl.when(~pl.col("theoretical"))
-                              .then(time / pl.col("_roof_t"))).drop("_gk", "_roof_t")
+        candidates.append((pl.lit(LAUNCH), pl.col("_n").fill_null(1).cast(pl.Float64)
+                           * launch_overhead_s))
+    times = [pl.when(pl.col("_judged")).then(t) for _, t in candidates]
+    limiter, following = _nth(candidates, times, 0), _nth(candidates, times, 1)
+    ratios = ratio_columns(present)
+    absent = [pl.lit(None, pl.Float64).alias(f"_b_{lv}") for lv in CHAIN if lv not in present]
+    per = per.with_columns(
+        *absent, limiter=limiter, next_limiter=following, _roof_t=pl.max_horizontal(times),
+        **{c: pl.col(f"_b_{c.split('_')[2]}") / pl.col(f"_b_{c.split('_')[3]}")
+           for c in ratios})
+    per = per.select(
+        "_gk", "limiter", "next_limiter", *ratios, pattern=_pattern(present),
+        speedup_to_roof=pl.when(~pl.col("_theo")).then(pl.col("_time") / pl.col("_roof_t")))
+    return frame.join(per, on="_gk", how="left", maintain_order="left").drop("_gk")
 
 
-def _pattern() -> pl.Expr:
-    """:data:`COLUMNS` ``pattern`` from ``limiter`` and the ``_b_<level>`` bytes."""
+def _nth(candidates: list[tuple[pl.Expr, pl.Expr]], times: list[pl.Expr], n: int) -> pl.Expr:
+    """The name of the candidate with the ``n``-th longest time (0: longest), or null.
+
+    A candidate's place is the count of the others ahead of it (longer, or as long and
+    listed first: compute before memory levels before launch); one without a time has none.
+    """
+    out = pl.lit(None, pl.String)
+    for i, (name, _) in enumerate(candidates):
+        t = times[i]
+        ahead = pl.sum_horizontal([
+            (other > t) | ((other == t) & pl.lit(j < i)) for j, other in enumerate(times)
+            if j != i] or [pl.lit(False)])
+        out = pl.when(times[i].is_not_null() & (ahead.fill_null(0) == n)).then(name).otherwise(out)
+    return out
+
+
+def _pattern(levels: Sequence[str]) -> pl.Expr:
+    """:data:`COLUMNS` ``pattern`` from ``limiter`` and the ``_b_<level>`` bytes.
+
+    ``levels``: the memory levels a limiter may be (any other name is a compute roof).
+    """
     across = pl.lit(None, pl.Float64)
     for i, lower in enumerate(CHAIN[1:], 1):
         # The nearest level above the limiter that has bytes (L1 above DRAM without L2/L3).
@@ -112,7 +137,7 @@ def _pattern() -> pl.Expr:
         across = (pl.when(pl.col("limiter") == lower).then(above / pl.col(f"_b_{lower}"))
                   .otherwise(across))
     return (pl.when(pl.col("limiter").is_null() | (pl.col("limiter") == LAUNCH)).then(None)
-            .when(~pl.col("limiter").is_in(CHAIN)).then(pl.lit(COMPUTE))
+            .when(~pl.col("limiter").is_in([*CHAIN, *levels])).then(pl.lit(COMPUTE))
             .when(across.is_null()).then(None)
             .when(across > SAME).then(pl.lit(REUSE))
             .when(across < 1 / SAME).then(pl.lit(THRASH))
