@@ -109,7 +109,8 @@ def add_guidance(frame: pl.LazyFrame, levels: Sequence[str],
     return frame.join(per, on="_gk", how="left", maintain_order="left").drop("_gk")
 
 
-def _nth(candidates: list[tuple[pl.Expr, pl.Expr]], times: list[pl.Expr], n: int) -> pl.Expr:
+def _nth(candidates: Sequence[tuple[pl.Expr, pl.Expr]], times: Sequence[pl.Expr],
+         n: int) -> pl.Expr:
     """The name of the candidate with the ``n``-th longest time (0: longest), or null.
 
     A candidate's place is the count of the others ahead of it (longer, or as long and
