@@ -37,7 +37,8 @@ def step(log):
                 preset).insert_column(0, pl.lit(dataset).alias("dataset"))
         for dataset, path, select in built
     ]
-    table = pl.concat(tables, how="vertical")
+    # diagonal: each dataset has the traffic ratio columns of its own levels (rooflow.guidance)
+    table = pl.concat(tables, how="diagonal_relaxed")
     write_csv(table, sm.output.table)
     # One level per kernel on the overview: the preset's DRAM/HBM roof.
     main_level = table.filter(pl.col("memory_roof_name") == preset.default_memory)

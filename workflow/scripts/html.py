@@ -28,10 +28,11 @@ def step(log):
                            "no dataset drawn on this preset could be read")
         log("no dataset read")
         return
+    # diagonal: each dataset has the traffic ratio columns of its own levels (rooflow.guidance)
     table = pl.concat([
         analyze(select_points(read_points(p), Selection.from_mapping(s), preset, p),
                 preset).insert_column(0, pl.lit(d).alias("dataset"))
-        for d, p, s in built])
+        for d, p, s in built], how="diagonal_relaxed")
     roofline_page(table, preset, sm.output[0], title=f"{preset.name}: all datasets",
                   color_by="dataset")
     log(f"{table.height} rows on {preset.key} → {sm.output[0]}")
