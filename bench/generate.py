@@ -1,10 +1,11 @@
 """Synthetic, deterministic inputs for the benchmarks (``make bench``).
 
-- ``points_<N>.csv``: a roofline CSV (series, label, pair, ai, tflops) with N rows in
-  N/2 Original → Optimized pairs, arithmetic intensity log-uniform in 0.1 … 10⁴
+- ``points_<N>.csv``: a roofline CSV (series, label, pair, ai, tflops, precision) with N
+  rows in N/2 Original → Optimized pairs, arithmetic intensity log-uniform in 0.1 … 10⁴
   FLOP/byte, performance 1–100 % of the arc-b580 roof, min(117 TFLOP/s, AI × 456 GB/s),
   the lowest vendor roof in config/hardware.yaml: no point is above a vendor preset's roof
-  (a benchmark of plotting, not of the above-roof warnings).
+  (a benchmark of plotting, not of the above-roof warnings); precision fp16-tensor, stated
+  (no roof is assumed for a point without one: it would be drawn unjudged).
 - ``workflow_<F>/``: a copy of workflow/, config/ and environment.yml whose resources/
   hold only F small roofline CSVs (``resources/roofline/sweep_<i>.csv``).
 """
@@ -25,7 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def points_frame(n: int, seed: int = 0) -> pl.DataFrame:
-    """``n`` roofline rows (n even): columns series, label, pair, ai, tflops."""
+    """``n`` roofline rows (n even): columns series, label, pair, ai, tflops, precision."""
     rng = np.random.default_rng(seed)
     pairs = n // 2
     def roof(ai: np.ndarray) -> np.ndarray:  # TFLOP/s
@@ -41,7 +42,8 @@ def points_frame(n: int, seed: int = 0) -> pl.DataFrame:
     optimized = pl.DataFrame({"series": "Optimized", "pair": pair_ids, "ai": ai_opt,
                               "tflops": roof(ai_opt) * efficiency_opt})
     frame = pl.concat([original, optimized]).with_columns(label="shape-" + pl.col("pair"))
-    return frame.select("series", "label", "pair", "ai", "tflops")
+    return frame.select("series", "label", "pair", "ai", "tflops",
+                        precision=pl.lit("fp16-tensor"))
 
 
 def machine() -> str:
@@ -70,8 +72,8 @@ def workflow_copy(dest: Path, files: int) -> Path:
     roofline.mkdir(parents=True)
     for sub in ("specs", "benchmarks"):  # rules glob these folders; empty is fine
         (dest / "resources" / sub).mkdir()
-    text = "series,label,pair,ai,tflops\n" + "".join(
-        f"{s},k{j},p{j},{10 * (j + 1)},{t}\n" for j in range(2)
+    text = "series,label,pair,ai,tflops,precision\n" + "".join(
+        f"{s},k{j},p{j},{10 * (j + 1)},{t},fp16-tensor\n" for j in range(2)
         for s, t in (("Original", 5), ("Optimized", 9)))
     for i in range(files):
         (roofline / f"sweep_{i:04d}.csv").write_text(text)

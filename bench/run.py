@@ -169,9 +169,7 @@ IMPORTS = {
     "python -c pass": "pass",
     "rooflow.pipeline + polars": "import rooflow.pipeline, polars",
     "+ snakemake.script": "import rooflow.pipeline, polars, snakemake.script",
-    # A job sets matplotlib up first (rooflow.rulescript calls files_only).
-    "+ matplotlib (once a draw job draws)": "from rooflow.plotting import files_only; "
-                                            "files_only(); import rooflow.pipeline, polars, "
+    "+ matplotlib (once a draw job draws)": "import rooflow.pipeline, polars, "
                                             "snakemake.script, rooflow.plotting.roofline",
     "+ pandera.polars (points)": "import rooflow.pipeline, polars, snakemake.script, "
                                  "pandera.polars",

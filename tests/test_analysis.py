@@ -75,11 +75,17 @@ def test_memory_and_compute_bound_by_hand():
 def test_pair_speedup_and_above_roof(repo, presets):
     from rooflow.adapters.roofline import read_roofline_csv
 
-    t = analyze(read_roofline_csv(repo / "resources/roofline/flash_attention.csv"),
-                presets["arc-pro-b70"])
-    # fa-72-2k: 74 / 35 = 2.1143; fa-32-4k: 71 / 18 = 3.9444
+    points = read_roofline_csv(repo / "resources/roofline/flash_attention.csv")
+    # The shipped file gives no precision: its points meet no roof (none is assumed).
+    t = analyze(points, presets["arc-pro-b70"])
+    assert t["roof_note"].unique().to_list() == ["precision not given"]
+    assert t["pct_of_roof"].null_count() == t.height
+    # fa-72-2k: 74 / 35 = 2.1143; fa-32-4k: 71 / 18 = 3.9444 (a ratio: needs no roof)
     assert t["pair_speedup"].to_list() == pytest.approx([74 / 35] * 2 + [71 / 18] * 2)
-    # AI 900 > ridge 301.8 → compute-bound at 183.5 TFLOP/s; 74/183.5 = 40.327 %
+    # Stated as fp16-tensor (183.5 TFLOP/s, DRAM 608 GB/s: ridge 301.8): AI 900 > ridge →
+    # compute-bound at 183.5 TFLOP/s; 74 / 183.5 = 40.327 %
+    t = analyze(points.with_columns(pl.lit("fp16-tensor").alias("precision")),
+                presets["arc-pro-b70"])
     assert t["pct_of_roof"][1] == pytest.approx(40.3270, rel=1e-5)
     above = analyze(to_points(pl.DataFrame({"arithmetic_intensity": [1.0],
                                             "flop_per_s": [1e12]})), custom_preset(100, 100))

@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 from rooflow.adapters import load_points
-from rooflow.adapters.amd.rocprof import omniperf_kernels
+from rooflow.adapters.amd.rocprof import read_workload
 from rooflow.adapters.amd.rocprofv1 import read_runs
 from rooflow.adapters.amd.rocprofv3 import read_collection
 from rooflow.adapters.breakdown import (
@@ -102,7 +102,7 @@ def unitrace_report(folder: Path) -> Path:
 
 READERS = {  # kind → (builder, per-kernel table of what it built)
     "ncu": (ncu_export, ncu_kernels),
-    "rocprof": (rocprof_workload, omniperf_kernels),
+    "rocprof": (rocprof_workload, lambda path: read_workload(path).kernels()),
     "rocprofv1": (rocprofv1_run, lambda path: read_runs(path).kernels()),
     "rocprofv3": (rocprofv3_collection, lambda path: read_collection(path).kernels()),
     "unitrace": (unitrace_report, unitrace_kernels),

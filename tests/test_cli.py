@@ -36,8 +36,19 @@ def test_plot_with_preset_and_table(repo, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     t = pl.read_csv(table)
-    # achieved 35, 74, 18, 71 TFLOP/s, all compute-bound at 183.5 TFLOP/s (AI > ridge 301.8)
-    assert t["pct_of_roof"].to_list() == pytest.approx(
+    # The file gives no precision: no roof is assumed (the default fp16-tensor 183.5 TFLOP/s
+    # would have said 35 / 183.5 = 19.1 % … 71 / 183.5 = 38.7 %): not judged, and said.
+    assert t["roof_note"].to_list() == ["precision not given"] * 4
+    assert t["pct_of_roof"].null_count() == 4 and t["bound"].null_count() == 4
+    # Stated, the rows are judged on their roof: all compute-bound at fp16-tensor 183.5
+    # TFLOP/s (AI 900 and 1,500 > ridge 183.5 / 0.608 = 301.8): 35 / 183.5 = 19.07 %, …
+    stated = tmp_path / "stated.csv"
+    pl.read_csv(repo / "resources/roofline/flash_attention.csv").with_columns(
+        precision=pl.lit("fp16-tensor")).write_csv(stated)
+    proc = rooflow("plot", str(stated), "--hardware", "arc-pro-b70", "-o", str(out),
+                   "--table", str(table))
+    assert proc.returncode == 0, proc.stderr
+    assert pl.read_csv(table)["pct_of_roof"].to_list() == pytest.approx(
         [35 / 1.835, 74 / 1.835, 18 / 1.835, 71 / 1.835])
 
 
@@ -106,24 +117,25 @@ def test_plot_reports_points_above_roof(tmp_path):
     assert "above the roof" in proc.stderr and (tmp_path / "hot.png").exists()
 
 
+# Bad input exits 1; a usage error (an option value refused, a missing argument) 2.
 @pytest.mark.parametrize(
-    "args",
+    ("args", "code"),
     [
-        ["plot", "missing.csv", "--hardware", "h100-sxm"],
-        ["plot", "BAD", "--hardware", "no-such-gpu"],
-        ["plot", "BAD", "--hardware", "h100-sxm"],
-        ["plot", "BAD", "--peak-tflops", "10"],
-        ["plot", "BAD", "--hardware", "h100-sxm", "-o", "x.gif"],
-        ["from-spec", "missing.yaml"],
-        ["plot"],
+        (["plot", "missing.csv", "--hardware", "h100-sxm"], 1),
+        (["plot", "BAD", "--hardware", "no-such-gpu"], 1),
+        (["plot", "BAD", "--hardware", "h100-sxm"], 1),
+        (["plot", "BAD", "--peak-tflops", "10"], 1),
+        (["plot", "BAD", "--hardware", "h100-sxm", "-o", "x.gif"], 2),
+        (["from-spec", "missing.yaml"], 1),
+        (["plot"], 2),
     ],
 )
-def test_user_errors_one_line_exit_1_no_output(tmp_path, args):
+def test_user_errors_one_line_no_output(tmp_path, args, code):
     bad = tmp_path / "bad.csv"
     bad.write_text("ai,tflops\n10,abc\n")
     args = [str(bad) if a == "BAD" else a for a in args]
     proc = rooflow(*args, cwd=tmp_path)
-    assert proc.returncode == 1
+    assert proc.returncode == code
     assert proc.stderr.startswith("rooflow: error:")
     assert len(proc.stderr.strip().splitlines()) == 1
     assert "Traceback" not in proc.stderr
@@ -226,7 +238,7 @@ def test_convert_kind_is_a_choice_of_the_registry(tmp_path):
     from rooflow.kinds import KINDS
 
     proc = rooflow("convert", "--kind", "nsight", "x.csv", cwd=tmp_path)
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # a usage error (docs/cli.md, exit codes)
     assert proc.stderr.startswith("rooflow: error: Invalid value for '--kind': 'nsight'")
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
     assert all(f"'{k}'" in proc.stderr for k in KINDS)
@@ -235,18 +247,18 @@ def test_convert_kind_is_a_choice_of_the_registry(tmp_path):
     assert "[" + "|".join(KINDS) + "]" in help_text.replace("\n", "").replace(" ", "")
 
 
-@pytest.mark.parametrize("args", [
-    ["convert", "FA", "NCU"],  # files of two kinds are not one input
-    ["convert", "missing.csv"],
-    ["convert", "--kind", "ncu", "FA"],
-    ["convert"],
+@pytest.mark.parametrize(("args", "code"), [
+    (["convert", "FA", "NCU"], 1),  # files of two kinds are not one input
+    (["convert", "missing.csv"], 1),
+    (["convert", "--kind", "ncu", "FA"], 1),
+    (["convert"], 2),  # no file: a usage error
 ])
-def test_convert_user_errors_one_line_exit_1_no_output(repo, tmp_path, args):
+def test_convert_user_errors_one_line_no_output(repo, tmp_path, args, code):
     paths = {"FA": repo / "resources/roofline/flash_attention.csv",
              "NCU": repo / "resources/ncu/a100_dgemm_triad_hgemm.csv"}
     args = [str(paths.get(a, a)) for a in args]
     proc = rooflow(*args, "-o", "out.csv", cwd=tmp_path)
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == code, proc.stderr
     assert proc.stderr.startswith("rooflow: error:"), proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
     assert list(tmp_path.iterdir()) == []

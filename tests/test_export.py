@@ -117,7 +117,7 @@ def test_format_option_wins_over_the_suffix_and_is_a_choice(run_csv, tmp_path):
                    str(out)).returncode == 0
     assert json.loads(out.read_text())["version"] == 1
     proc = rooflow("table", str(run_csv), *PEAKS, "--format", "xml")
-    assert proc.returncode == 1 and proc.stderr.count("\n") == 1
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert table_format("x.JSON") == "json" and table_format("x.csv") == "csv"
     assert table_format(None) == "csv" and table_format("x.csv", "json") == "json"
 

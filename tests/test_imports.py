@@ -11,24 +11,27 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 FLASH = str(REPO / "resources/roofline/flash_attention.csv")
 
-# Runs the CLI in a fresh interpreter and writes the names in sys.modules at exit, after
-# click's sys.exit and once matplotlib's background import has finished.
+# Runs the CLI in a fresh interpreter, set up as the rooflow program is (rooflow.program),
+# and writes the names in sys.modules at exit, after click's sys.exit and once
+# matplotlib's background import has finished.
 WRAPPER = """
 import atexit, sys
 out = sys.argv[1]
 atexit.register(lambda: open(out, "w").write(
     "\\n".join(sorted(m for m, loaded in sys.modules.items() if loaded is not None))))
+from rooflow.program import set_up
+set_up()
 from rooflow.cli import main
 main(sys.argv[2:])
 """
 
 # Label placement (adjustText, which imports scipy.spatial, numpy.fft, numpy.f2py and pyplot
 # on import: loaded only when labels crowd), the pages (bokeh), the readers that validate
-# (pandera) and the 3-D axes (rooflow.plotting.files_only blocks them).
+# (pandera).
 # matplotlib.projections.geo is not listed: matplotlib.projections imports it, whatever
 # the axes drawn (matplotlib 3.11).
 LABEL_PLACEMENT = ("adjustText", "scipy", "matplotlib.pyplot", "numpy.fft", "numpy.f2py")
-NOT_FOR_A_PLOT = ("bokeh", "pandera", "mpl_toolkits.mplot3d")
+NOT_FOR_A_PLOT = ("bokeh", "pandera")
 
 
 def _modules(tmp_path: Path, *args: str) -> set[str]:
@@ -45,7 +48,13 @@ def _loaded(modules: set[str], roots: tuple[str, ...]) -> list[str]:
 
 def test_labelled_small_plot_imports_no_bokeh_or_pandera(tmp_path):
     """The first plot of a new user: 4 points, labelled (automatic), and nothing more."""
-    modules = _modules(tmp_path, "plot", FLASH, "--hardware", "arc-pro-b70", "-o", "x.png")
+    # The shipped file with its precision stated: judged points are the labelled ones.
+    text = Path(FLASH).read_text().splitlines()
+    flash = tmp_path / "flash.csv"
+    flash.write_text("\n".join([text[0] + ",precision"]
+                               + [line + ",fp16-tensor" for line in text[1:]]) + "\n")
+    modules = _modules(tmp_path, "plot", str(flash), "--hardware", "arc-pro-b70", "-o",
+                       "x.png")
     assert (tmp_path / "x.png").stat().st_size > 0
     assert "adjustText" in modules, "its labels crowd: moved apart by adjustText"
     assert not _loaded(modules, NOT_FOR_A_PLOT)
@@ -76,17 +85,18 @@ def test_table_imports_no_plotting(tmp_path, fmt):
                                  "rooflow.plotting.roofline"))
 
 
-# Draws the 4-point example with rooflow's own set-up (files_only, in cli.main) and
+# Draws the 4-point example with the rooflow program's set-up (rooflow.program) and
 # writes whether matplotlib built Line2D.set's signature, and which of the hook's lazy
 # modules are still not loaded; argv[1] "plain" first empties the import hook's patches
 # and lazy modules, as a process without it would import matplotlib.
 DRAW = """
 import sys
-import rooflow.plotting
-hook = rooflow.plotting._LeanImport
+import rooflow.program
+hook = rooflow.program.LeanImport
 lazy = list(hook.LAZY)
 if sys.argv[1] == "plain":
     hook.PATCHES, hook.LAZY = {}, {}
+rooflow.program.set_up()
 from rooflow.cli import main
 try:
     main(["plot", sys.argv[2], "--hardware", "arc-pro-b70", "-o", sys.argv[3]])
@@ -99,11 +109,11 @@ print(",".join(m for m in lazy if type(sys.modules[m]).__name__ == "_LazyModule"
 
 
 def test_matplotlib_without_its_import_docs_draws_the_same_pixels(tmp_path):
-    """files_only's import hook (no import-time docs, unused modules deferred): same pixels."""
+    """The program's import hook (no import-time docs, unused modules deferred): same pixels."""
     import numpy as np
     from PIL import Image
 
-    from rooflow.plotting import _LeanImport
+    from rooflow.program import LeanImport
 
     signature, unloaded, pixels = {}, {}, {}
     for how in ("plain", "lean"):
@@ -117,7 +127,7 @@ def test_matplotlib_without_its_import_docs_draws_the_same_pixels(tmp_path):
     # Imported by name on the way, never used by a plot: still not loaded once it is drawn
     # (label placement's pyplot, which these labels need, loads matplotlib.widgets).
     assert unloaded["plain"] == "-"
-    assert set(unloaded["lean"].split(",")) == set(_LeanImport.LAZY) - {
+    assert set(unloaded["lean"].split(",")) == set(LeanImport.LAZY) - {
         "matplotlib.widgets"}
     assert pixels["lean"].shape == pixels["plain"].shape
     assert (pixels["lean"] == pixels["plain"]).all()

@@ -93,3 +93,9 @@ def test_installed_cli_plots_a_roofline_csv(installed):
     assert (work / "out.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     table = (work / "out.csv").read_text().splitlines()
     assert len(table) == 3
+
+
+def test_python_m_rooflow_is_the_program(installed):
+    out = _run([installed["bin"] / "python", "-m", "rooflow", "--version"],
+               cwd=installed["work"], env=installed["env"])
+    assert out.stdout.strip() == "rooflow, version 0.1.0"

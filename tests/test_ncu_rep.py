@@ -256,6 +256,21 @@ def _fake_module(ranges: list[list[_Action]]) -> types.ModuleType:
     return module
 
 
+def _use(monkeypatch, module: types.ModuleType | None) -> None:
+    """Stand ``module`` in for ncu_report, read in this process (no child runs it)."""
+    from rooflow.formats.ncu import native
+
+    monkeypatch.setitem(sys.modules, "ncu_report", module)
+
+    def read(path, **_):
+        found = native.extract(module, str(path))
+        if isinstance(found, dict):
+            raise InputError(str(path), found["error"], check=found["check"])
+        return found
+
+    monkeypatch.setattr(native, "cached_launches", read)
+
+
 def _kernel(dfma: object, tensor: object = 0.0, dram: float = 1000.0) -> dict:
     """Time 1,000 ns, dfma thread instructions, DRAM bytes; device attributes of CC 9.0."""
     return {
@@ -281,7 +296,7 @@ def test_ranges_and_actions_are_numbered_as_ncu_ids(tmp_path: Path, monkeypatch)
     # path n/a for launch 2 (no value: not measured), 500 DMMA ops for launch 0.
     # k: fp64 2·(100 + 300) = 800 FLOP + 500 fp64-tensor; DRAM 2,000 byte; 2 µs.
     # j: 2·50 = 100 FLOP, 4,000 byte, 1 µs → AI 0.025.
-    monkeypatch.setitem(sys.modules, "ncu_report", _fake_module([
+    _use(monkeypatch, _fake_module([
         [_Action("k(int)", _kernel(100, 500.0)), _Action("k(int)", _kernel(300))],
         [_Action("j(float*)", _kernel(50, None, 4000.0))],
     ]))
@@ -303,13 +318,13 @@ def test_ranges_and_actions_are_numbered_as_ncu_ids(tmp_path: Path, monkeypatch)
 
 def test_a_report_without_kernels_or_without_the_package(tmp_path: Path, monkeypatch) -> None:
     path = _report(tmp_path)
-    monkeypatch.setitem(sys.modules, "ncu_report", _fake_module([]))
+    _use(monkeypatch, _fake_module([]))
     with pytest.raises(InputError, match="no profiled kernel in the report"):
         read_ncu(path)
     monkeypatch.setitem(sys.modules, "ncu_report", None)  # not installed: ImportError
     with pytest.raises(InputError) as err:
         load_points("ncu", path)
-    assert "pip install ncu-report==2026.3.1" in str(err.value)
+    assert "pip install 'rooflow[ncu]'" in str(err.value)
     assert "ncu --import NAME.ncu-rep --csv" in str(err.value) and "\n" not in str(err.value)
 
 

@@ -174,7 +174,12 @@ def test_a_folder_of_passes_is_one_ncu_input(tmp_path: Path) -> None:
     export(run / "bytes.csv", [(0, "k", {"dram__bytes.sum": ("byte", "5")})])
     assert detect_kind(run) == "ncu"
     (run / "notes.csv").write_text("kernel,comment\nk,fast\n")
-    assert not KINDS["ncu"].sniff(run)  # every CSV of the folder must be a pass
+    # another file among the passes leaves the folder an ncu input; it is skipped, said
+    assert KINDS["ncu"].sniff(run)
+    notes: list[str] = []
+    point = ncu_points(run, log=notes.append).row(0, named=True)
+    assert (point["kernel"], point["bytes"], point["time_s"]) == ("k", 5, pytest.approx(2e-9))
+    assert [n for n in notes if "notes.csv: not an Nsight Compute export" in n]
 
 
 def test_theoretical_rows_split_over_passes_make_one_preset(tmp_path: Path) -> None:

@@ -359,21 +359,28 @@ def test_the_library_leaves_the_matplotlib_backend_alone():
     assert out.strip() == "svg"
 
 
+# rooflow draws on Agg canvases outside pyplot: every entry leaves the backend as the user
+# set it (the program, the CLI's main called in-process, the rule scripts, the library).
 @pytest.mark.parametrize("entry", [
+    "import runpy, sys\nsys.argv = ['rooflow', '--version']\ntry:\n"
+    "    runpy.run_module('rooflow', run_name='__main__')\nexcept SystemExit:\n    pass",
     "from rooflow.rulescript import run\nrun(lambda log: None, {log!r})",
     "from rooflow.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass",
 ])
-def test_rooflow_entry_points_draw_with_agg(entry, tmp_path):
+def test_rooflow_entry_points_leave_the_backend_alone(entry, tmp_path):
     import os
     import subprocess
     import sys
 
-    code = entry.format(log=str(tmp_path / "log")) + (
-        "\nimport matplotlib\nprint(matplotlib.get_backend())")
-    env = os.environ | {"MPLBACKEND": "svg"}  # the user's choice: not for rooflow's files
+    # The program ends the process itself: the backend is printed by an atexit handler
+    # registered first (rooflow.quick_exit then leaves the ending to Python).
+    code = ("import atexit\natexit.register(lambda: print("
+            "__import__('matplotlib').get_backend(), flush=True))\n")
+    code += entry.format(log=str(tmp_path / "log"))
+    env = os.environ | {"MPLBACKEND": "svg"}  # the user's choice
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, env=env).stdout
-    assert out.strip().splitlines()[-1] == "agg"
+                         env=env).stdout
+    assert out.strip().splitlines()[-1] == "svg"
 
 
 def fp64_only_table(levels: tuple[str, ...] = ("DRAM",), suffix: str = "") -> tuple:
@@ -416,7 +423,7 @@ def test_points_without_a_compute_roof_are_drawn_apart_and_named_in_the_legend()
                 for x in a.get_xdata()]
     assert sorted(ordinary) == [1.0, 20.0]
     labels = [x.get_text() for x in ax.get_legend().get_texts()]
-    assert "no fp32 roof: 2 points,\nnot judged" in labels and "above the roof" in labels
+    assert "no fp32 roof:\n2 points, not judged" in labels and "above the roof" in labels
     # Above-roof and no-roof counts apart: fast alone is above the roof, not sgemm
     above = next(a for a in ax.lines if a.get_gid() == "above-roof")
     assert list(above.get_xdata()) == [1.0]
@@ -488,3 +495,22 @@ def test_every_log_axis_labels_its_decades_as_plain_text():
     # PRESET: ridge 100 FLOP/byte, x axis 0.1 … 10⁴: decades read 0.1 … 1,000, then 10⁴.
     assert {"0.1", "1", "10", "100", "1,000", "10⁴"} <= {t.get_text()
                                                       for t in ax.xaxis.get_ticklabels()}
+
+
+def test_many_points_without_precision_are_a_grey_density_image():
+    from rooflow.analysis import analyze
+    from rooflow.roofs import load_preset
+
+    # 1,000 points with no precision on h100-sxm: none is judged (no roof is assumed), and
+    # above the density threshold (here 100) they are one image, not 1,000 markers.
+    n = 1000
+    ai = np.geomspace(0.1, 1000, n)
+    points = to_points(pl.DataFrame({"arithmetic_intensity": ai,
+                                     "flop_per_s": np.minimum(ai * 1e12, 5e14) / 2}))
+    fig = figure(analyze(points, load_preset("h100-sxm")), load_preset("h100-sxm"),
+                 PlotOptions(annotate=False, density_threshold=100))
+    ax = fig.axes[0]
+    assert [c.get_gid() for c in ax.collections] == ["no-compute-roof"]  # a pcolormesh
+    assert not [a for a in ax.lines if a.get_gid() == "no-compute-roof"]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["precision not given:\n1,000 points, not judged"]

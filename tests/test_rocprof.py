@@ -13,7 +13,6 @@ import pytest
 
 from rooflow.adapters.amd.counters import partition_xcds, roofline_counters
 from rooflow.adapters.amd.rocprof import DURATION, read_workload
-from rooflow.adapters.amd.rocprof import omniperf_kernels as rocprof_kernels
 from rooflow.adapters.amd.rocprof import omniperf_points as rocprof_points
 from rooflow.errors import InputError
 from rooflow.kinds import detect_kind
@@ -23,6 +22,11 @@ from rooflow.roofs.omniperf import omniperf_preset
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data"
 EXAMPLE = ROOT / "resources" / "rocprof" / "mi210_gemm_triad"
+
+
+def rocprof_kernels(path: str | Path) -> pl.DataFrame:
+    """Per-kernel breakdown of a workload folder (Dispatches.kernels)."""
+    return read_workload(path).kernels()
 
 
 def shared_workload() -> Path:

@@ -34,7 +34,8 @@ def test_aliases_bom_case_and_defaults(tmp_path):
     # a row without performance is theoretical: null flop_per_s
     assert pts["flop_per_s"][1] is None
     assert pts["series"].to_list() == ["triton", "triton"]
-    assert pts["label"].to_list() == ["k1", "k2"]
+    # `name` names the kernel (the original script took it for a label)
+    assert pts["kernel"].to_list() == ["k1", "k2"] and pts["label"].to_list() == ["", ""]
     assert pts["family"].to_list() == ["", ""]
 
 
@@ -55,7 +56,8 @@ def test_bytes_per_level_columns_give_one_point_per_level(tmp_path):
     pts = read_roofline_csv(path)
     got = dict(zip(pts["level"], pts["arithmetic_intensity"], strict=True))
     assert got == {"L3": 10.0, "LDS": 2.5, "DRAM": 50.0}  # SLM is LDS
-    assert set(pts["pair"]) == {"k"}
+    # `kernel` names the kernel; its levels are one row's, of one series: no pair
+    assert set(pts["kernel"]) == {"k"} and set(pts["pair"]) == {""}
 
 
 def test_level_column(tmp_path):
@@ -77,14 +79,16 @@ def test_a_row_is_judged_against_the_roof_of_its_precision(tmp_path):
     from rooflow.analysis import analyze
     from rooflow.roofs import load_preset
 
-    # a100-sxm: fp32 19.5 TFLOP/s; default_compute fp16-tensor 312; HBM 2,039 GB/s.
-    # AI 1,000 → memory roof 2,039 TFLOP/s, so compute binds: fp32 9.75 / 19.5 = 50 % of
-    # roof; the row without precision meets the default 312: 9.75 / 312 = 3.125 %.
+    # a100-sxm: fp32 19.5 TFLOP/s (A100 datasheet, 2021); HBM 2,039 GB/s. AI 1,000 →
+    # memory roof 2,039 TFLOP/s, so compute binds: fp32 9.75 / 19.5 = 50 % of roof. The
+    # row without precision meets no roof (not the default fp16-tensor 312, which would
+    # say 3.125 %): not judged, and the note says why.
     path = write(tmp_path, "name,ai,tflops,precision\nsgemm,1000,9.75,fp32\nk,1000,9.75,\n")
     table = analyze(read_roofline_csv(path), load_preset("a100-sxm"))
-    assert table["compute_roof"].to_list() == [19.5e12, 312e12]
-    assert table["pct_of_roof"].to_list() == pytest.approx([50.0, 3.125])
-    assert table["roof_note"][0] == "" and "precision not given" in table["roof_note"][1]
+    assert table["compute_roof"].to_list() == [19.5e12, None]
+    assert table["pct_of_roof"].to_list() == [pytest.approx(50.0), None]
+    assert table["bound"].to_list() == ["compute", None]
+    assert table["roof_note"].to_list() == ["", "precision not given"]
 
 
 @pytest.mark.parametrize("exact", [False, True])
@@ -348,3 +352,81 @@ def test_a_file_name_with_glob_characters_is_read_as_it_is(tmp_path):
     points = read_roofline_csv(named)
     assert points["arithmetic_intensity"].to_list() == [10.0]
     assert points["source"].to_list() == [str(named)]
+
+
+# --- the headers mean what they say (issue 31, item 9) -----------------------------------
+
+
+@pytest.mark.parametrize("header", ["kernel", "Kernel Name", "name", "kernel_name"])
+def test_kernel_columns_name_the_kernel(tmp_path, header):
+    path = write(tmp_path, f"{header},label,ai,tflops\nsgemm_128,M=64,10,2\n")
+    pts = read_roofline_csv(path)
+    assert (pts["kernel"][0], pts["label"][0], pts["pair"][0]) == ("sgemm_128", "M=64", "")
+
+
+def test_original_and_optimized_rows_of_one_kernel_pair_up(tmp_path):
+    from rooflow.analysis import analyze
+    from rooflow.roofs.preset import custom_preset
+
+    # fa at M=64 and M=128, each Original and Optimized; gemm measured twice (one series:
+    # repeats, no pair). Pair speedups: fa M=64 8 / 4 = 2, fa M=128 9 / 3 = 3.
+    path = write(tmp_path, "kernel,label,series,ai,tflops\n"
+                 "fa,M=64,Original,10,4\nfa,M=64,Optimized,10,8\n"
+                 "fa,M=128,Original,20,3\nfa,M=128,Optimized,20,9\n"
+                 "gemm,,kernel,30,5\ngemm,,kernel,30,6\n")
+    pts = read_roofline_csv(path)
+    assert pts["pair"].to_list() == ["fa M=64"] * 2 + ["fa M=128"] * 2 + ["", ""]
+    table = analyze(pts, custom_preset(100, 1000))
+    assert table["pair_speedup"].to_list() == [2.0, 2.0, 3.0, 3.0, None, None]
+    # An explicit pair column is taken as written.
+    path = write(tmp_path, "kernel,pair,series,ai,tflops\nfa,p1,Original,10,4\n"
+                 "fa,p2,Optimized,10,8\n")
+    assert read_roofline_csv(path)["pair"].to_list() == ["p1", "p2"]
+
+
+def test_two_kernels_of_one_label_are_two_kernels_for_the_gate(tmp_path):
+    from rooflow.analysis import analyze
+    from rooflow.check import check_runs
+    from rooflow.roofs.preset import custom_preset
+
+    # Two kernels at one shape (label M=64). Read as the original script's aliases had it
+    # (label = name, kernel = pair id), both were kernel "M=64": the gate named neither,
+    # and without a pair id to tell them apart pooled them into one kernel of 2 calls.
+    csv = "kernel,label,flop,bytes,time_us\nk1,M=64,1e6,1e5,1\nk2,M=64,1e6,1e5,{}\n"
+    preset = custom_preset(100, 1000)
+    base = analyze(read_roofline_csv(write(tmp_path, csv.format(1), "a.csv")), preset)
+    new = analyze(read_roofline_csv(write(tmp_path, csv.format(2), "b.csv")), preset)
+    result = check_runs(base, new)
+    rows = {r["kernel"]: r for r in result.table.iter_rows(named=True)}
+    assert sorted(rows) == ["k1", "k2"]
+    assert (rows["k1"]["calls_baseline"], rows["k2"]["calls_new"]) == (1, 1)
+    # k2: 2 µs / 1 µs − 1 = 100 % slower: regressed; k1 unchanged
+    assert rows["k2"]["slowdown_pct"] == pytest.approx(100.0)
+    assert (rows["k1"]["status"], rows["k2"]["status"]) == ("ok", "regressed")
+
+
+@pytest.mark.parametrize("quoted", [False, True])
+def test_an_unknown_column_is_carried_as_a_dim_and_named_in_one_note(tmp_path, caplog,
+                                                                      quoted):
+    import logging
+
+    # quoted: a quoted cell sends the file to the row-exact reader; the same points.
+    label = '"fa, causal"' if quoted else "fa"
+    path = write(tmp_path, f"kernel,SeqLen,dims,Seq Len,ai,tflops\n{label},2048,NS=1,x,10,2\n"
+                 f"{label},4096,,y,20,3\n{label},n/a,,z,30,4\n")
+    with caplog.at_level(logging.WARNING, logger="rooflow.roofline"):
+        pts = read_roofline_csv(path)
+    # SeqLen's number cells join the dims column's; "n/a" is no number: no SeqLen there.
+    assert pts["dims"].cast(str).to_list() == ["NS=1,SeqLen=2048", "SeqLen=4096", ""]
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{path}: not roofline CSV columns: column SeqLen kept in dims where a cell is a "
+        "number (a trajectory dim: --trajectory SeqLen); column 'Seq Len' not kept "
+        "(no dim name)"]
+
+
+def test_a_file_of_known_columns_has_no_note(tmp_path, caplog):
+    import logging
+
+    with caplog.at_level(logging.WARNING, logger="rooflow.roofline"):
+        read_roofline_csv(write(tmp_path, "kernel,ai,tflops\nk,10,2\n"))
+    assert caplog.records == []

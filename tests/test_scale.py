@@ -110,12 +110,17 @@ def test_plot_warning_names_attainable_and_percent(tmp_path):
     ("narenas:1", "narenas:1"),  # the user's own choice is kept
 ])
 def test_allocator_returns_memory_unless_the_user_chose(inherited, expected):
+    """The rooflow program and the workflow set it (rooflow.program); the library never."""
     import os
 
     env = {k: v for k, v in os.environ.items() if k != "_RJEM_MALLOC_CONF"}
     if inherited:
         env["_RJEM_MALLOC_CONF"] = inherited
-    code = "import os, rooflow; print(os.environ['_RJEM_MALLOC_CONF'])"
+    code = ("import os, rooflow, rooflow.cli\n"
+            "print(os.environ.get('_RJEM_MALLOC_CONF'))\n"
+            "from rooflow.program import release_freed_memory\n"
+            "release_freed_memory()\n"
+            "print(os.environ['_RJEM_MALLOC_CONF'])")
     out = subprocess.run([sys.executable, "-c", code], env=env,
-                         capture_output=True, text=True, check=True).stdout.strip()
-    assert out == expected
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out == [str(inherited), expected]

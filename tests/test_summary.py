@@ -220,3 +220,37 @@ def test_kernels_without_a_compute_roof_are_listed_apart_and_counted_apart(tmp_p
             in text)
     findings = _lines_after(text, "| preset | dataset | kernel | series | level | % of roof |")
     assert findings == ["| fp64-only | ncu-a | fast | kernel | DRAM | 200 |"]
+
+
+def test_a_kernel_without_precision_is_listed_apart_last_as_precision_not_given(tmp_path):
+    from rooflow.analysis import analyze
+    from rooflow.points import to_points
+    from rooflow.roofs import load_preset
+
+    # "mystery" gives no precision: no roof is assumed for it (the default fp16-tensor
+    # 989.4 TFLOP/s would have called it 0.5 % of roof). It is not ranked, and is listed
+    # after the kernels whose precision the preset has no roof for (int4-tensor).
+    points = to_points(pl.DataFrame({
+        "kernel": ["mystery", "sgemm", "i4"], "precision": ["", "fp32", "int4-tensor"],
+        "arithmetic_intensity": [20.0, 20.0, 20.0], "flop_per_s": [5e12, 5e12, 5e12],
+        "time_s": [1e-3, 1e-3, 1e-3], "row": [1, 2, 3]}))
+    path = tmp_path / "all.csv"
+    table = analyze(points, load_preset("h100-sxm"))
+    assert table["roof_note"].to_list() == ["precision not given", "",
+                                            "no int4-tensor roof on h100-sxm"]
+    table.insert_column(0, pl.lit("ncu-a").alias("dataset")).write_csv(path)
+    text = summary_markdown({"h100-sxm": pl.read_csv(path)})
+    # sgemm: min(67, 20 × 3.35) = 67 TFLOP/s; 5 / 67 = 7.46 %, headroom 13.4.
+    assert [line.split(" | ")[2] for line in _lines_after(text, TIMED_HEADER)] == ["sgemm"]
+    assert ("- no int4-tensor roof on h100-sxm: 1 kernel\n- precision not given: 1 kernel"
+            in text)
+    assert [line.split(" | ")[1:4] for line in _lines_after(text, NO_ROOF_HEADER)] == [
+        ["i4", "kernel", "int4-tensor"], ["mystery", "kernel", "not given"]]
+
+
+def test_legend_entry_of_points_without_precision_says_so():
+    from rooflow.plotting.core import no_roof_label
+
+    rows = pl.DataFrame({"precision": ["", "fp32", ""]})
+    assert no_roof_label(rows) == "no fp32 roof, precision not given: 3 points, not judged"
+    assert no_roof_label(rows.head(1), "\n") == "precision not given:\n1 point, not judged"

@@ -342,3 +342,25 @@ def test_a_parquet_with_numbers_in_text_columns_reads_them_as_text(tmp_path):
     assert proc.returncode == 1, proc.stderr
     line = proc.stderr.strip().splitlines()[-1]
     assert line.startswith(f"rooflow: error: {bad}, row 1, column 'dims'") and "'64'" in line
+
+
+def test_a_plain_roofline_column_is_a_trajectory_dim(tmp_path):
+    """`--trajectory SeqLen` on a roofline CSV whose SeqLen is a column of its own."""
+    path = tmp_path / "seqlen.csv"
+    # fa at SeqLen 1024 … 4096, rows out of order, Original and Optimized: two paths.
+    path.write_text("kernel,series,SeqLen,ai,tflops\n"
+                    "fa,Original,4096,80,40\nfa,Original,1024,20,10\nfa,Original,2048,40,20\n"
+                    "fa,Optimized,1024,20,15\nfa,Optimized,4096,80,60\n"
+                    "fa,Optimized,2048,40,30\n")
+    paths = trajectories(analyze(load_points("roofline", path), custom_preset(100, 1000)),
+                         "SeqLen")
+    assert [(p.series, p.values, p.x) for p in paths] == [
+        ("Original", ("1024", "2048", "4096"), (20.0, 40.0, 80.0)),
+        ("Optimized", ("1024", "2048", "4096"), (20.0, 40.0, 80.0))]
+    png = tmp_path / "seqlen.png"
+    proc = subprocess.run([ROOFLOW, "plot", str(path), "--peak-tflops", "100",
+                           "--peak-bandwidth", "1000", "--trajectory", "SeqLen", "-o", str(png)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert png.stat().st_size
+    assert "note: trajectory" not in proc.stderr  # paths drawn: no "no path" note

@@ -6,7 +6,6 @@ BF16 Tensor 989.4 TFLOP/s).
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -25,10 +24,9 @@ def built(tmp_path_factory) -> Path:
     # Links (config/hardware.yaml → the packaged presets) are copied as files.
     shutil.copytree(REPO / ".test", work, ignore=shutil.ignore_patterns(
         ".snakemake", "results", "logs"))
-    env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     # Not a workflow copy: .test/ is run by the repository's own Snakefile, as documented.
     snakemake(work, "--snakefile", str(REPO / "workflow" / "Snakefile"), "--directory",
-              str(work), env=env, timeout=300)
+              str(work), timeout=300)
     return work
 
 

@@ -7,6 +7,7 @@ Theoretical rows, preset ``ncu-rtx3060``, its default device.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import polars as pl
@@ -24,7 +25,8 @@ def built(shared_data, tmp_path_factory) -> Path:
     (work / "config" / "config.yaml").write_text(CONFIG)
     folder = work / "resources" / "ncu" / "rtx3060"
     folder.mkdir(parents=True)
-    (folder / "vector_add.csv").symlink_to(shared_data / "ncu/raw-wide-rtx3060/vector_add.csv")
+    # Copies: a link out of resources/ is skipped (tests/test_hostile_links.py).
+    shutil.copy(shared_data / "ncu/raw-wide-rtx3060/vector_add.csv", folder / "vector_add.csv")
     snakemake(work)
     return work
 
@@ -67,7 +69,7 @@ def test_adding_or_removing_a_pass_reruns_the_dataset(built):
 
 def test_a_name_both_file_and_folder_is_skipped_with_one_line(built, shared_data):
     twin = built / "resources/ncu/rtx3060.csv"
-    twin.symlink_to(shared_data / "ncu/raw-wide-rtx3060/vector_add.csv")
+    shutil.copy(shared_data / "ncu/raw-wide-rtx3060/vector_add.csv", twin)
     try:
         proc = snakemake(built, "-n", check=False)
         assert proc.returncode == 0  # which one is meant is not guessed: neither is built
@@ -79,7 +81,7 @@ def test_a_name_both_file_and_folder_is_skipped_with_one_line(built, shared_data
 
 def test_an_export_without_peaks_gives_no_preset(built, shared_data):
     v100 = built / "resources/ncu/v100.csv"
-    v100.symlink_to(shared_data / "ncu/modern-details-v100/output.csv")
+    shutil.copy(shared_data / "ncu/modern-details-v100/output.csv", v100)
     try:
         out = snakemake(built, "-n").stdout
         assert "results/plots/h100-sxm/ncu-v100.png" in out  # the configured presets
@@ -93,8 +95,8 @@ def built_report(shared_data, tmp_path_factory) -> Path:
     work = copy_workflow(tmp_path_factory.mktemp("wf_ncu_rep"), resources=False)
     (work / "config" / "config.yaml").write_text(CONFIG)
     (work / "resources" / "ncu").mkdir(parents=True)
-    (work / "resources" / "ncu" / "va.ncu-rep").symlink_to(
-        shared_data / "ncu-rep/rtx3060-vector-add/vector_add.ncu-rep")
+    shutil.copy(shared_data / "ncu-rep/rtx3060-vector-add/vector_add.ncu-rep",
+                work / "resources" / "ncu" / "va.ncu-rep")
     snakemake(work)
     return work
 

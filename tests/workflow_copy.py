@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-# src/: the rules import rooflow from the workflow's own src/ first (common.smk), so the copy
-# runs the code it was copied with; environment.yml: the rules' `conda:` file.
-PROJECT = ("workflow", "config", "src", "environment.yml")
+# No src/: the workflow imports the installed rooflow (this venv's, editable), as it does
+# anywhere else.
+PROJECT = ("workflow", "config")
 # The two presets every shipped example is drawn on (plus those datasets name themselves).
 EXAMPLE_CONFIG = ("--config", 'presets=["arc-pro-b70","h100-sxm"]')
 

@@ -11,16 +11,21 @@ one (``default``), for ncu exports without ``sm__ops_path_tensor_*`` counters.
 
 ``--per-launch`` (:func:`adapter_options` adds it next to it) is config ``ncu.per_launch``
 and ``pytorch.per_launch``: one point per ncu kernel launch, per PyTorch operator call.
+
+``--specs DIR`` is config ``specs_dir``: the kernel spec YAMLs of a benchmarks CSV (by
+default found beside it, :func:`rooflow.adapters.benchmarks.find_specs`).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
 
 _KEY = "rooflow.tensor_flop_per_inst"
 _LAUNCH = "rooflow.per_launch"
+_SPECS = "rooflow.specs_dir"
 
 
 class TensorFactor(click.ParamType):
@@ -57,9 +62,16 @@ per_launch_option = click.option(
          "ncu.per_launch, pytorch.per_launch), not per kernel name or operator shape.")
 
 
+specs_option = click.option(
+    "--specs", type=click.Path(file_okay=False, path_type=Path), expose_value=False,
+    callback=lambda ctx, _, value: ctx.meta.update({_SPECS: value}),
+    help="Benchmarks CSVs: the folder of kernel spec YAMLs (config specs_dir; default: "
+         "found beside the CSV or through its workflow's config, else resources/specs).")
+
+
 def adapter_options(command):
-    """``--tensor-flop-per-inst`` and ``--per-launch`` on ``command``."""
-    return per_launch_option(tensor_option(command))
+    """``--tensor-flop-per-inst``, ``--per-launch`` and ``--specs`` on ``command``."""
+    return specs_option(per_launch_option(tensor_option(command)))
 
 
 def read_per_launch() -> bool:
@@ -83,6 +95,8 @@ def settings(**given: Any):
     factors = ctx.meta.get(_KEY) if ctx else None
     if factors:
         given["tensor_flop_per_inst"] = factors
+    if ctx and ctx.meta.get(_SPECS) is not None:
+        given.setdefault("specs_dir", ctx.meta[_SPECS])
     if ctx and ctx.meta.get(_LAUNCH):
         given.setdefault("per_launch", True)
         given.setdefault("pytorch_per_launch", True)

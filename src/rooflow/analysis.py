@@ -64,6 +64,10 @@ def _cat(text: str) -> pl.Expr:
     return pl.lit(text, dtype=_CAT)
 
 
+NO_PRECISION = "precision not given"
+"""``roof_note`` of a point without a precision: no compute roof is assumed for it (it is
+not judged, :func:`no_compute_roof`), said in the table, the plot legend and the summary."""
+
 KERNEL_KEY = ["source", "row", "kernel", "series", "pair", "label"]
 
 COUNTED = pl.col("bytes_model") == "measured"
@@ -314,7 +318,7 @@ def _roof_note(preset: Preset, levels: list[str], precisions: list[str],
         .when(pl.col("bandwidth_only"))
         .then(caveat)
         .when(pl.col("precision") == "")
-        .then(_cat(f"precision not given: default {preset.default_compute} roof"))
+        .then(_cat(NO_PRECISION))
         .when(pl.col("compute_roof").is_null())
         .then(no_precision)
         .otherwise(caveat)

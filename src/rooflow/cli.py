@@ -6,7 +6,6 @@ traceback and leaves no output file.
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 
 import click
@@ -17,7 +16,6 @@ from rooflow.commands import CheckedCommand, Group, run, table_options
 from rooflow.defaults import DEFAULT_FAMILIES, config_defaults, plot_defaults
 from rooflow.errors import InputError
 from rooflow.kinds import KINDS
-from rooflow.plotting import files_only
 from rooflow.preset_options import command_preset, hardware_file_option, preset_options
 
 _PLOT = plot_defaults()
@@ -25,7 +23,10 @@ _CONFIG = config_defaults()
 
 
 def _warn(message: str) -> None:
-    click.echo(message, err=True)
+    """One note on stderr, on one line: a kernel name's newline or ESC is escaped."""
+    from rooflow.escape import terminal_text
+
+    click.echo(terminal_text(message), err=True)
 
 
 def _load_presets(path: Path):
@@ -55,18 +56,17 @@ def kind_option(command):
 
 
 def _load_files(files: tuple[Path, ...], kind: str | None, log=None):
-    """Canonical points of every file (kind detected unless forced); unitrace reports: one run."""
+    """Canonical points of every input among ``files`` (:func:`rooflow.inputs.datasets`)."""
     import polars as pl
 
-    from rooflow.adapters import detect_kind, load_points
+    from rooflow.adapters import load_points
+    from rooflow.inputs import datasets
 
-    found = [(path, kind or detect_kind(path)) for path in files]
-    reports = [p for p, k in found if k == "unitrace" and not p.is_dir()]
     frames = []
-    for path, this in ((p, k) for p, k in found if p not in reports[1:]):
-        frames.append(load_points(this, reports if path in reports[:1] else path, _settings()))
+    for items, this in datasets(files, kind):
+        frames.append(load_points(this, items if len(items) > 1 else items[0], _settings()))
         if log is not None:
-            log(f"{', '.join(map(str, reports)) if path in reports else path}: read as {this}")
+            log(f"{', '.join(map(str, items))}: read as {this}")
     return pl.concat(frames, how="vertical")
 
 
@@ -128,7 +128,7 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
 
     output = output or Path(files[0].stem + ".png")
     fmt = _image_format(output)
-    preset = command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+    preset = command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files, kind)
     _import_in_background("rooflow.plotting", "plot_roofline")
     points = selection(_load_files(files, kind, _warn), preset)
     from rooflow.plotting import PlotOptions
@@ -176,7 +176,8 @@ def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware
 
     output = output or Path(f"{baseline.stem}-vs-{new.stem}.png")
     _image_format(output)
-    preset = command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+    preset = command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file,
+                           (baseline, new), kind)
     runs = selection.runs([_load_files((f,), kind, _warn) for f in (baseline, new)], preset)
     tables = [analyze(run, preset) for run in runs]
     comp = compare_tables(*tables, normalize=normalize_names)
@@ -203,7 +204,7 @@ def table(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, out
     """Analysis table of any input rooflow reads (kind detected from the content)."""
     from rooflow.pipeline import report
 
-    preset = command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+    preset = command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files, kind)
     report(selection(_load_files(files, kind, _warn), preset), preset, table_path=output or "-",
            plot_path=None, log=_warn)
 
@@ -255,9 +256,10 @@ def _input_kind(files, kind: str | None) -> str:
     """``kind``, else the kind detected from each file's content (the files must agree)."""
     if kind is not None:
         return kind
-    from rooflow.kinds import detect_kind
+    # A file of another tool among a folder's ncu passes is read (and skipped) with them.
+    from rooflow.inputs import datasets
 
-    found = {str(f): detect_kind(f) for f in files}
+    found = {str(f): k for items, k in datasets(files, None) for f in items}
     kind = found[str(files[0])]
     other = next((f for f, k in found.items() if k != kind), None)
     if other is not None:
@@ -323,8 +325,8 @@ def convert(files, kind, output, selection) -> None:
 @click.option("--min-tflops", type=float, help="Drop pairs whose Optimized TFLOP/s is below T.")
 @click.option("--min-ai", type=float, help="Drop pairs whose arithmetic intensity is below A.")
 @click.option("--specs", "specs_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=Path(_CONFIG["specs_dir"]), show_default=True,
-              help="Folder of kernel spec YAMLs.")
+              default=None, help="Folder of kernel spec YAMLs (default: found beside the "
+              "CSV or through its workflow's config, else resources/specs).")
 @families_option
 @family_map_option
 def from_benchmark(csv, output, min_tflops, min_ai, specs_dir, families, family_map) -> None:
@@ -379,7 +381,10 @@ def from_ncu(exports, output, per_launch, preset_out) -> None:
         mapping = ncu_preset(exports)
         first = Path(exports[0])  # the workflow's NAME: a folder's name, a file's stem
         key = "ncu-" + (first.name if first.is_dir() else first.stem).replace(" ", "_")
-        preset_out.write_text(yaml.safe_dump({"presets": {key: mapping}}, sort_keys=False))
+        from rooflow.io import atomic_path
+
+        with atomic_path(preset_out) as tmp:
+            tmp.write_text(yaml.safe_dump({"presets": {key: mapping}}, sort_keys=False))
         click.echo(f"wrote {preset_out} (preset {key})", err=True)
     _write(points, output)
 
@@ -426,9 +431,4 @@ def main(argv: list[str] | None = None) -> None:
     terminal. A failed command writes no file and prints its one line alone
     (:func:`rooflow.commands.run`).
     """
-    files_only()  # matplotlib's Agg and 2-D axes: set before any command imports it
-    gc.disable()  # one command, then exit: collecting the imports' many objects frees nothing
-    try:
-        run(cli, argv)
-    finally:
-        gc.enable()  # for a caller that goes on (the tests call main in-process)
+    run(cli, argv)

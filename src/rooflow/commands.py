@@ -173,7 +173,8 @@ def check_command(preset_options, kind_option, load_files, select_preset) -> cli
             _bad_input(f"--confidence '{confidence}' is not between 50% and 100%")
         pair_calls = read_per_launch()  # every call is read; --per-launch pairs them
         try:
-            preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+            preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file,
+                                   (baseline, new), kind)
             runs = selection.runs([load_files((f,), kind) for f in (baseline, new)], preset)
         except InputError as err:
             _bad_input(str(err))
@@ -244,7 +245,8 @@ def model_check_command(preset_options, kind_option, load_files, select_preset) 
         from rooflow.adapter_options import read_per_launch
 
         read_per_launch()  # every call read: the model counts one (reconcile divides)
-        preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+        preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, measured,
+                               kind)
         result = reconcile(load_files(measured, kind), load_files((model_path,), None),
                            mappings, preset)
         if output is not None:
@@ -301,18 +303,34 @@ class CheckedCommand(click.Command):
         return super().invoke(ctx)
 
 
+def _file_refused(err: click.UsageError) -> bool:
+    """Whether click refused a file given to a path parameter (not readable, a folder).
+
+    That is bad input (exit 1); a missing or malformed parameter is a usage error (2).
+    """
+    param = getattr(err, "param", None)
+    return (isinstance(err, click.BadParameter) and not isinstance(err, click.MissingParameter)
+            and param is not None and isinstance(param.type, click.Path))
+
+
 def run(group: click.Group, argv: list[str] | None) -> None:
     """Run ``group``'s command: on failure one line on stderr, its exit code, no file written.
 
     The command's outputs are written all or none (:func:`rooflow.io.all_or_none`), and
     what it said on the way (read as, warnings, wrote) is held until it succeeds, so a
-    failure is its one line alone. User errors exit 1; anything unexpected 2, its
-    traceback in a log file the line names; a command's own exit (``check``: 1 when a
-    kernel regressed) keeps its files and its words.
+    failure is its one line alone. The exit codes are docs/cli.md's table: bad input 1;
+    a usage error (an unknown option, an option value refused, a missing argument) 2,
+    as click exits; anything unexpected 2, its traceback in a log file the line names; a
+    command's own exit (``check``: 1 when a kernel regressed) keeps its files and words.
+    A write the system refused (disk full, read-only) is one line naming the output and
+    the OS's reason, exit 1, no file written; control characters (from kernel names) are
+    escaped in everything printed.
     """
     import contextlib
     import io
 
+    from rooflow.errors import terminal_line
+    from rooflow.escape import terminal_lines
     from rooflow.io import all_or_none
 
     held = io.StringIO()
@@ -327,6 +345,8 @@ def run(group: click.Group, argv: list[str] | None) -> None:
         code, line = 1, f"rooflow: error: {err}"
     except click.exceptions.Exit as err:
         code = err.exit_code
+    except click.UsageError as err:  # click's convention: 2, as Unix tools exit on bad usage
+        code, line = 1 if _file_refused(err) else 2, f"rooflow: error: {err.format_message()}"
     except click.ClickException as err:
         code, line = 1, f"rooflow: error: {err.format_message()}"
     except click.Abort:
@@ -337,24 +357,28 @@ def run(group: click.Group, argv: list[str] | None) -> None:
         from rooflow.errors import internal_error_line
 
         code, line = 2, internal_error_line(err)
-    if line is None:
-        sys.stderr.write(held.getvalue())
+    if line is None:  # kernel names in the notes: no control character reaches the terminal
+        sys.stderr.write(terminal_lines(held.getvalue()))
     else:
-        click.echo(line, err=True)
+        click.echo(terminal_line(line), err=True)
     if code:
         sys.exit(code)
 
 
 def console() -> None:
-    """The ``rooflow`` program (its console script): :func:`rooflow.cli.main`, then exit.
+    """The ``rooflow`` program (its console script, ``python -m rooflow``): the command, then exit.
 
-    It ends through :class:`rooflow.quick_exit.QuickExit`, made before the command imports
-    anything, with :func:`run`'s exit code; a reader that closed the pipe early
-    (``rooflow table ... | head``) is not an error.
+    The only place where rooflow changes its process: :func:`rooflow.program.set_up`
+    (the allocator's setting, matplotlib's import hook), then
+    :func:`rooflow.cli.main`. It ends through :class:`rooflow.quick_exit.QuickExit`, made
+    before the command imports anything, with :func:`run`'s exit code; a reader that
+    closed the pipe early (``rooflow table ... | head``) is not an error.
     """
+    from rooflow.program import set_up
     from rooflow.quick_exit import QuickExit
 
     ending = QuickExit()
+    set_up()
     from rooflow.cli import main
 
     try:

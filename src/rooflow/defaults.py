@@ -24,11 +24,6 @@ if TYPE_CHECKING:
 
 DATA = Path(str(files("rooflow") / "data"))
 DEFAULT_HARDWARE = DATA / "hardware.yaml"
-PACKAGED_HARDWARE_SHA256 = "fad5a7bc476967f28b4b118339fd772465a850991a5e053b7208f17e95265d44"
-"""SHA-256 of :data:`DEFAULT_HARDWARE`'s text, which the tests check against its schema
-(tests/test_layout.py): the same text needs no schema check when it is read
-(jsonschema's import and the check: ≈ 50 ms of every plot). After an edit of the file it
-is stale until updated (a test says so), and the file is checked as any other."""
 DEFAULT_FAMILIES = DATA / "families.yaml"
 
 
@@ -86,7 +81,29 @@ def _validator(name: str, definition: str | None):
 
     full = schema(name)
     target = full if definition is None else full["$defs"][definition] | {"$defs": full["$defs"]}
-    return jsonschema.validators.validator_for(full)(target, registry=_registry())
+    return jsonschema.validators.validator_for(full)(target, registry=_registry(),
+                                                      format_checker=_formats())
+
+
+@cache
+def _formats():
+    """``format: regex`` checked by the engine that matches (polars: Rust's regex crate).
+
+    Not by Python's :mod:`re`: a look-around that ``re`` takes would fail every job.
+    """
+    import jsonschema
+
+    from rooflow.selection import regex_error
+
+    checker = jsonschema.FormatChecker(formats=())
+
+    @checker.checks("regex", raises=ValueError)
+    def _regex(value: object) -> bool:
+        if isinstance(value, str) and (why := regex_error(value)) is not None:
+            raise ValueError(why)
+        return True
+
+    return checker
 
 
 @cache

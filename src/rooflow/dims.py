@@ -3,12 +3,13 @@
 The ``dims`` column of the canonical points (:mod:`rooflow.points`) holds them: a spec
 variant's numeric dims (:mod:`rooflow.adapters.specs`), a benchmark row's variant dims
 overlaid by its ``config`` (:mod:`rooflow.adapters.benchmarks`), a roofline CSV's
-``dims`` column as written; "" where the input gives none (profilers). A name is a
-letter or ``_`` then letters, digits, ``_``; a value a number written without exponent
-(``64``, ``0.5``, ``-1``, ``0.00001``), in the unit of the dim (elements, tokens,
-experts). Spaces around ``=`` and ``,`` are allowed; a name given twice is not.
-Trajectories (:mod:`rooflow.plotting.trajectory`) join the points of one kernel family
-in the order of one dim's values.
+``dims`` column as written and its number cells of columns it does not know (``SeqLen``);
+"" where the input gives none (profilers). A name is a letter or ``_`` then letters,
+digits, ``_``; a value a number written without exponent (``64``, ``0.5``, ``-1``,
+``0.00001``), in the unit of the dim (elements, tokens, experts). Spaces around ``=`` and
+``,`` are allowed; a name given twice is not. Trajectories
+(:mod:`rooflow.plotting.trajectory`) join the points of one kernel family in the order of
+one dim's values.
 """
 
 from __future__ import annotations
@@ -23,6 +24,10 @@ _VALUE = r"-?[0-9]+(?:\.[0-9]+)?"
 _ITEM = rf"\s*{_NAME}\s*=\s*{_VALUE}\s*"
 DIMS_PATTERN = rf"^(?:{_ITEM}(?:,{_ITEM})*)?$"
 """A ``dims`` cell: "" or ``NAME=VALUE`` items joined by commas."""
+DIM_NAME = rf"^{_NAME}$"
+"""A dim name, whole."""
+DIM_VALUE = rf"^{_VALUE}$"
+"""A dim value, whole (a number written without exponent)."""
 
 
 def format_dims(dims: Mapping[str, int | float]) -> str:

@@ -41,8 +41,36 @@ class InputError(Exception):
             text += f" [check: {self.check}]"
         if self.value is not None:
             text += f" (value: {self.value!r})"
-        # One line, whatever the message holds.
-        return " ".join(text.split())
+        # One line, whatever the message holds; no control character reaches a terminal.
+        return terminal_line(text)
+
+
+class WriteError(InputError):
+    """The system refused to write an output (disk full, read-only folder, no permission).
+
+    Exit 1 with one line naming the output and the OS's reason, like bad input; but it is
+    no fault of any input: a workflow job never records it as its dataset's failure
+    (:func:`rooflow.rulescript.run`), so the next run, with space freed, retries.
+    ``errno`` is the OS error number.
+    """
+
+    def __init__(self, file: str | None, message: str, *, errno: int | None = None,
+                 **kwargs) -> None:
+        self.errno = errno
+        super().__init__(file, message, **kwargs)
+
+
+def terminal_line(text: object) -> str:
+    r"""``text`` on one line, safe to print on a terminal.
+
+    Newlines, tabs and carriage returns become ``\n``, ``\t``, ``\r``; every other
+    control character (ESC, NUL, BEL, DEL, C1) and the Unicode line separators and bidi
+    overrides become ``\xNN`` / ``\uNNNN`` (:func:`rooflow.escape.terminal_text`); runs
+    of spaces become one.
+    """
+    from rooflow.escape import terminal_text
+
+    return " ".join(terminal_text(str(text)).split())
 
 
 def internal_error_line(err: BaseException, log_path: str | None = None) -> str:
@@ -64,5 +92,5 @@ def internal_error_line(err: BaseException, log_path: str | None = None) -> str:
         os.close(fd)
     with open(log_path, "a") as log:
         traceback.print_exception(err, file=log)
-    message = " ".join(str(err).split())[:300]
+    message = terminal_line(err)[:300]
     return f"rooflow: internal error: {type(err).__name__}: {message} (details in {log_path})"

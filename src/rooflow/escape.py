@@ -15,6 +15,10 @@ a link, a table cell break or a spreadsheet formula:
 - :func:`xml_text`: XML 1.0 text or attribute values (JUnit), which cannot hold most
   control characters at all, not even as character references.
 
+- :func:`terminal_text` / :func:`terminal_lines`: text printed on a terminal or in a log
+  (error lines, the stderr summaries): no control sequence (ESC), NUL, BEL or bidi
+  override reaches the terminal.
+
 HTML pages escape their own text (:mod:`rooflow.html`).
 """
 
@@ -31,9 +35,9 @@ _MD_ALWAYS = re.compile(r"([\\`*\[\]|~])")
 # `_` makes emphasis only at a word's edge (GFM): escaped there, so kernel_names stay readable.
 _MD_EDGE_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 _RST_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-"""Cell starts that make a spreadsheet read the cell as a formula (OWASP)."""
-_NEUTRALIZE = r"^'*[=+\-@\t\r]"  # a quote already there is quoted again (reversible)
+# Cell starts that make a spreadsheet read the cell as a formula (OWASP): = + - @ tab CR;
+# a quote already there is quoted again (reversible).
+_NEUTRALIZE = r"^'*[=+\-@\t\r]"
 _RESTORE = r"^'+[=+\-@\t\r]"
 
 
@@ -78,14 +82,15 @@ def one_line(text: object) -> str:
 
 
 def markdown_cell(text: object) -> str:
-    """``text`` as literal text in a Markdown (GFM) table cell.
+    r"""``text`` as literal text in a Markdown (GFM) table cell.
 
-    One line (a newline would end the table); ``|`` escaped (a cell break); HTML's ``&``,
-    ``<``, ``>`` as entities (no tag or comment passes through); backslash, backtick,
-    ``*``, ``[``, ``]``, ``~`` and ``_`` at a word's edge backslash-escaped (no code span,
-    emphasis, link or strike-through).
+    One line (a newline would end the table); other control characters (ESC, NUL, BEL)
+    written as ``\xNN`` (:func:`terminal_text`: ``cat summary.md`` runs none); ``|``
+    escaped (a cell break); HTML's ``&``, ``<``, ``>`` as entities (no tag or comment
+    passes through); backslash, backtick, ``*``, ``[``, ``]``, ``~`` and ``_`` at a word's
+    edge backslash-escaped (no code span, emphasis, link or strike-through).
     """
-    text = html.escape(one_line(text), quote=False)
+    text = html.escape(terminal_text(one_line(text)), quote=False)
     text = _MD_ALWAYS.sub(r"\\\1", text)
     return _MD_EDGE_UNDERSCORE.sub(r"\\_", text)
 
@@ -164,3 +169,8 @@ def restore_csv(frame: pl.DataFrame) -> pl.DataFrame:
         exprs.append(pl.when(text.str.contains(_RESTORE)).then(text.str.slice(1))
                      .otherwise(text).alias(name))
     return frame.with_columns(exprs) if exprs else frame
+
+
+def terminal_lines(text: str) -> str:
+    """``text`` made of lines: each line :func:`terminal_text`, the newlines between kept."""
+    return "\n".join(terminal_text(line) for line in text.split("\n"))

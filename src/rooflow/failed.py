@@ -12,7 +12,7 @@ file's metadata. Everything downstream therefore still runs:
   non-zero exit status until the input is fixed (its points job then reruns).
 
 :func:`is_whole_parquet` is the cheap check the workflow makes of every points file before
-it plans any job: a truncated or overwritten one is rebuilt, never read.
+it plans any job: a truncated or overwritten one is rebuilt in that run, never read.
 """
 
 from __future__ import annotations
@@ -54,6 +54,8 @@ def is_whole_parquet(path: str | Path) -> bool:
     Reads 8 bytes at each end: a file cut short by a killed run or a full disk, or
     overwritten with anything else, fails; a valid file always passes.
     """
+    if not os.path.isfile(path):  # a FIFO would block the open
+        return False
     try:
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size

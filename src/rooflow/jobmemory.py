@@ -10,7 +10,11 @@ rounded up to a multiple of :data:`STEP_MB`.
 * ``points`` (:func:`points_mem_mb`): the input is the raw files' bytes on disk. The typed
   CSV reader holds the file's bytes and then its columns; the row-exact re-read of a bad
   file streams (:func:`rooflow.validate.csv_batches`) and adds one batch. A gzip'd PyTorch
-  trace counts its compressed bytes: its reader streams the events and keeps few of them.
+  trace counts its bytes uncompressed (:func:`file_bytes`): its reader keeps every
+  operator, launch and GPU event, and traces compress 15–16:1 (a 10⁷-event one, 86 MB
+  gzip'd, declared 1,400 MB by its compressed size and took more); it has its own factor
+  (:data:`TRACE_MB_PER_INPUT_MB`, per MB of JSON), measured on a synthetic trace
+  (``bench/pytorch_trace.py``; figures in ``bench/NOTES.md``).
 * ``draw`` (:func:`draw_mem_mb`; any job that analyses and draws one dataset, or every
   dataset of a preset: ``aggregate``, ``html_overview``): the input is the rows of the
   points files (:func:`points_rows`, from the Parquet footer). Their bytes
@@ -42,6 +46,8 @@ POINTS_BASE_MB = 1000
 """A ``points`` job of a small input: the interpreter and the adapters' imports."""
 POINTS_MB_PER_INPUT_MB = 4.5
 """A ``points`` job's growth per MB of raw input."""
+TRACE_MB_PER_INPUT_MB = 2.2
+"""A PyTorch trace's ``points`` job's growth per MB of trace JSON (uncompressed)."""
 
 DRAW_BASE_MB = 1000
 """A ``draw`` job of a few points: matplotlib, Bokeh, the presets."""
@@ -53,12 +59,15 @@ def _rounded(mb: float) -> int:
     return int(math.ceil(mb / STEP_MB) * STEP_MB)
 
 
-def points_mem_mb(input_bytes: int) -> int:
+def points_mem_mb(input_bytes: int, kind: str = "") -> int:
     """``mem_mb`` of a ``points`` job whose raw input files hold ``input_bytes`` bytes.
 
-    Example: a 336 MB CSV of 5 M rows declares 1000 + 4.5 × 336 = 2512 → 2600 MB.
+    Example: a 336 MB CSV of 5 M rows declares 1000 + 4.5 × 336 = 2512 → 2600 MB; a
+    PyTorch trace (``kind`` ``pytorch``) of 10⁷ events, 1,395 MB of JSON (86 MB gzip'd),
+    1000 + 2.2 × 1395 = 4069 → 4100 MB.
     """
-    return _rounded(POINTS_BASE_MB + POINTS_MB_PER_INPUT_MB * input_bytes / MB)
+    factor = TRACE_MB_PER_INPUT_MB if kind == "pytorch" else POINTS_MB_PER_INPUT_MB
+    return _rounded(POINTS_BASE_MB + factor * input_bytes / MB)
 
 
 def draw_mem_mb(rows: int) -> int:
@@ -70,7 +79,7 @@ def draw_mem_mb(rows: int) -> int:
 
 
 def input_bytes(paths: Iterable[str | Path]) -> int:
-    """Bytes on disk of the files among ``paths``.
+    """Bytes of the files among ``paths`` (:func:`file_bytes`: gzip'd ones uncompressed).
 
     A folder counts nothing: a folder dataset's files are listed apart
     (:func:`rooflow.planning.source_input`).
@@ -79,7 +88,34 @@ def input_bytes(paths: Iterable[str | Path]) -> int:
         FileNotFoundError: a path is missing (Snakemake then decides the value when the
             job is ready to run).
     """
-    return sum(os.path.getsize(p) for p in paths if not os.path.isdir(p))
+    return sum(file_bytes(p) for p in paths if not os.path.isdir(p))
+
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def file_bytes(path: str | Path) -> int:
+    """Bytes of ``path`` as its reader sees them: a gzip file's uncompressed size.
+
+    That is the gzip trailer's ISIZE (RFC 1952: the size modulo 2³²), raised by 4 GiB
+    until it is no less than the compressed size. A file over 4 GiB uncompressed is
+    counted a multiple of 4 GiB short.
+
+    Raises:
+        FileNotFoundError: ``path`` is missing (:func:`os.path.getsize`).
+    """
+    size = os.path.getsize(path)
+    try:
+        with open(path, "rb") as fh:
+            if size < 18 or fh.read(2) != _GZIP_MAGIC:
+                return size
+            fh.seek(-4, os.SEEK_END)
+            plain = int.from_bytes(fh.read(4), "little")
+    except OSError:  # unreadable: its job says so
+        return size
+    while plain < size:
+        plain += 2**32
+    return plain
 
 
 def points_rows(path: str | Path) -> int:

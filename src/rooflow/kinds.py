@@ -118,8 +118,9 @@ def detect_kind(path: str | Path) -> str:
 
     Raises:
         InputError: not a folder nor a readable regular file of bounded size
-            (:func:`rooflow.safeload.check_file`); no kind matches (the line lists the
-            kinds and what each needs).
+            (:func:`rooflow.safeload.check_file`); a failed ncu profile (its ``==ERROR==``
+            lines quoted, :func:`rooflow.formats.sniffing.failed_ncu`); no kind matches
+            (the line lists the kinds and what each needs).
     """
     path = Path(path)
     if not path.is_dir():
@@ -129,6 +130,14 @@ def detect_kind(path: str | Path) -> str:
     for kind in sorted(KINDS.values(), key=lambda k: k.name == "roofline"):
         if kind.sniff(path):
             return kind.name
+    from rooflow.formats.sniffing import failed_ncu
+
+    said = failed_ncu(path)
+    if said is not None:  # ncu ran and wrote its reason instead of a table
+        raise InputError(str(path), "a failed Nsight Compute profile, no table: "
+                         + (f"the profiler reported {' | '.join(said)}" if said else
+                            "ncu wrote no kernel (profile again; see its ==PROF== lines)"),
+                         check="ncu csv header")
     raise InputError(
         str(path), "not a file rooflow reads (use --kind to force one); kinds: "
         + "; ".join(f"{k.name}: {k.description}" for k in KINDS.values()),

@@ -66,12 +66,6 @@ def canonical_level(name: str) -> str | None:
     return _CANONICAL.get(name.strip().upper())
 
 
-def level_order(name: str) -> int:
-    """Display rank of ``name`` (any synonym): DRAM 0 … LDS 4; unknown levels last."""
-    canonical = canonical_level(name)
-    return list(LEVELS).index(canonical) if canonical else len(LEVELS)
-
-
 def marker(name: str, bokeh: bool = False) -> str:
     """The marker of level ``name`` (any synonym) in matplotlib or Bokeh terms."""
     level = LEVELS.get(canonical_level(name) or "")

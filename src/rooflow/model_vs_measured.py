@@ -4,7 +4,8 @@ A model point (a spec variant, a benchmark row, a roofline-CSV row with flop and
 counts the FLOP the kernel must do and its compulsory bytes; the measured points (one per
 memory level, from any profiler) count what it did. :func:`reconcile` joins them through a
 mapping ``REGEX=TARGET`` (:func:`parse_mapping`): each measured kernel whose name the
-regular expression matches (``re.search``; the first mapping that matches wins) is set
+regular expression matches (searched, polars' engine: :func:`rooflow.selection.regex_error`;
+the first mapping that matches wins) is set
 against the model point named ``TARGET``.
 
 The table (:data:`COLUMNS`, one row per matched kernel × measured level):
@@ -30,7 +31,6 @@ A model point without a precision takes its measured kernel's, so both meet one 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
 import polars as pl
@@ -52,9 +52,12 @@ FLOP/s; ``calls`` the measured calls they are the mean of."""
 
 @dataclass(frozen=True)
 class Mapping:
-    """One ``REGEX=TARGET`` item: measured kernels the pattern finds → the model point."""
+    """One ``REGEX=TARGET`` item: measured kernels the pattern finds → the model point.
 
-    pattern: re.Pattern[str]
+    ``pattern`` is checked by :func:`rooflow.selection.regex_error` (:func:`parse_mapping`).
+    """
+
+    pattern: str
     target: str
 
 
@@ -67,11 +70,11 @@ def parse_mapping(item: str) -> Mapping:
     regex, sep, target = item.partition("=")
     if not sep or not regex.strip() or not target.strip():
         raise ValueError(f"'{item}' is not REGEX=MODEL (e.g. 'dgemm=gemm_4096')")
-    try:
-        pattern = re.compile(regex.strip())
-    except re.error as err:
-        raise ValueError(f"'{regex.strip()}' is not a regular expression: {err}") from None
-    return Mapping(pattern, target.strip())
+    from rooflow.selection import regex_error
+
+    if (why := regex_error(regex.strip())) is not None:
+        raise ValueError(f"'{regex.strip()}' is not a regular expression: {why}")
+    return Mapping(regex.strip(), target.strip())
 
 
 def _names() -> pl.Expr:
@@ -169,10 +172,15 @@ def reconcile(measured: pl.DataFrame, model: pl.DataFrame, mappings: list[Mappin
     # A roofline CSV names its rows by label or pair: the kernel column may be empty.
     measured = per_call(measured.with_columns(kernel=_names()))
     kernels = measured["kernel"].unique(maintain_order=True).to_list()
-    chosen = {k: next((m for m in mappings if m.pattern.search(k)), None) for k in kernels}
-    matched = {k: m for k, m in chosen.items() if m is not None}
+    # Matched by polars (Rust's regex crate, no backtracking): no pattern can hang this.
+    names = pl.Series("kernel", kernels, dtype=pl.String)
+    matched: dict[str, Mapping] = {}
+    for m in mappings:
+        for k in names.filter(names.str.contains(m.pattern)).to_list():
+            matched.setdefault(k, m)  # the first mapping that matches wins
+    matched = {k: matched[k] for k in kernels if k in matched}
     if not matched:
-        patterns = ", ".join(f"'{m.pattern.pattern}'" for m in mappings)
+        patterns = ", ".join(f"'{m.pattern}'" for m in mappings)
         raise InputError("--map", f"no measured kernel matches {patterns}; kernels: "
                          + ", ".join(kernels[:8]) + (" …" if len(kernels) > 8 else ""))
     targets = {m.target: model_point(model, m.target) for m in matched.values()}

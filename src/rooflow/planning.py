@@ -13,27 +13,94 @@ What exists is read from the registries: :data:`rooflow.kinds.KINDS` (dataset
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import sys
 from collections.abc import Mapping, Set
 from functools import cached_property
 from glob import glob
 
 from rooflow.draw import DrawRule, asked_for, draw_rules
+from rooflow.errors import InputError
 from rooflow.failed import is_whole_parquet
 from rooflow.formats.devices import device_names, stack_preset
 from rooflow.kinds import DATASET_NAME, KINDS
 from rooflow.preflight import unusable
 from rooflow.roofs import MEASURED
 from rooflow.roofs.preset import Preset, device_preset
+from rooflow.safeload import read_json
 
 RESOURCES = "resources"
 """The raw-input folder the workflow reads (relative to its working folder)."""
 
 _NAME_OK = re.compile(f"^{DATASET_NAME}$")
 
+NAME_MAX = 255
+"""Bytes of one file name (Linux ``NAME_MAX``; macOS and Windows take 255 characters)."""
+LONGEST_SUFFIX = ".log.traceback"
+"""The longest ending a workflow file adds to a dataset id, a preset, a comparison or a
+model check name (``logs/draw/KIND-NAME.log.traceback``, rooflow.rulescript)."""
+PERIODIC_REPEATS = 20
+"""Snakemake refuses a wildcard value ending in one substring repeated this often
+(``PeriodicWildcardError``: snakemake.io ``PeriodicityDetector``, min_repeat 20), taking
+it for a rule that calls itself without end; its whole run then builds nothing."""
 
-def discover(pattern: str, skipped: list[tuple[str, str]] | None = None) -> list[str]:
+
+def periodic_unit(value: str) -> str | None:
+    """The substring ``value`` ends in :data:`PERIODIC_REPEATS` times or more, else None.
+
+    The test Snakemake makes of every wildcard value (``run_0000…0``, ``nnnn…``): a
+    suffix ``u`` repeated 20 or more times, ``u`` of any length.
+    """
+    for length in range(1, len(value) // PERIODIC_REPEATS + 1):
+        unit = value[-length:]
+        if value.endswith(unit * PERIODIC_REPEATS):
+            return unit
+    return None
+
+
+def name_problem(name: str, file_name: str | None = None) -> str | None:
+    """Why the workflow cannot take ``name`` as a wildcard value, or None when it can.
+
+    ``file_name``: the longest file name it makes (default ``name`` +
+    :data:`LONGEST_SUFFIX`), which must fit :data:`NAME_MAX` bytes.
+    """
+    longest = file_name or name + LONGEST_SUFFIX
+    if len(longest.encode()) > NAME_MAX:
+        return (f"its files' names would be {len(longest.encode())} bytes "
+                f"({longest[:24]}…), over the {NAME_MAX} a file system takes")
+    if (unit := periodic_unit(name)) is not None:
+        return (f"it ends in {unit!r} repeated {PERIODIC_REPEATS} times or more, which "
+                "Snakemake refuses in a file name as a rule calling itself (a periodic "
+                "wildcard)")
+    return None
+
+
+def link_out(path: str, tree: str) -> str | None:
+    """The first link at ``path`` (or among a folder's entries) out of ``tree``, or None.
+
+    A raw input is read from ``resources/``; a link to ``/etc/passwd`` would put that
+    file's content into a job's error line, summary.md and the report. ``tree`` is
+    compared resolved, so ``resources/`` may itself be a link.
+    """
+    top = os.path.realpath(tree)
+    entries = [path]
+    if os.path.isdir(path) and not os.path.islink(path):
+        try:
+            entries += sorted(os.path.join(path, e) for e in os.listdir(path))
+        except OSError:
+            return None  # unusable() says why
+    for entry in entries:
+        if os.path.islink(entry):
+            target = os.path.realpath(entry)
+            if os.path.commonpath([top, target]) != top:
+                return entry
+    return None
+
+
+def discover(pattern: str, skipped: list[tuple[str, str]] | None = None,
+             tree: str | None = None) -> list[str]:
     """The NAMEs ``pattern`` matches on disk, sorted and unique.
 
     ``{name}`` stands for one path part, ``*`` for any one file of a folder. Matches what
@@ -43,7 +110,8 @@ def discover(pattern: str, skipped: list[tuple[str, str]] | None = None) -> list
     What the workflow cannot take is skipped, ``(NAME, line)`` appended to ``skipped``: a NAME
     that is not :data:`~rooflow.kinds.DATASET_NAME` (``my data.csv``, editor and OS
     droppings such as ``._x.csv``, ``.#x.csv``, ``~$x.csv``) and paths no job could read
-    (:func:`rooflow.preflight.unusable`).
+    (:func:`rooflow.preflight.unusable`), and, ``tree`` given, a link (or a folder holding
+    one) that leads out of ``tree`` (:func:`link_out`).
     One such file never stops the others.
     """
     norm = os.path.normpath(pattern)
@@ -51,7 +119,7 @@ def discover(pattern: str, skipped: list[tuple[str, str]] | None = None) -> list
         re.escape(norm).replace(r"\{name\}", "(?P<name>[^/]+)").replace(r"\*", "[^/]+") + "$"
     )
     top = os.path.dirname(norm[: norm.index("{")]) or "."
-    found, lines = [], []
+    found, lines, out = [], [], set()
     for folder, dirs, files in os.walk(top):
         for entry in (*files, *dirs):
             path = os.path.normpath(os.path.join(folder, entry))
@@ -64,11 +132,18 @@ def discover(pattern: str, skipped: list[tuple[str, str]] | None = None) -> list
                               "a letter or digit"))
             elif why := unusable(path):
                 lines.append((name, f"skipped {path!r}: {why}"))
+            elif tree is not None and (link := link_out(
+                    own := path[:match.end("name")], tree) or link_out(path, tree)):
+                # NAME a folder (ncu passes, a rocprof workload): every file in it is read
+                shown = f"{own}/" if os.path.isdir(own) else path
+                lines.append((name, f"skipped {shown!r}: {link!r} is a link out of {tree}/ "
+                              "(inputs are read from there only)"))
+                out.add(name)
             else:
                 found.append(name)
     if skipped is not None:
         skipped += sorted(set(lines))
-    return sorted(set(found))
+    return sorted(set(found) - out)
 
 
 def sources(
@@ -89,19 +164,22 @@ def sources(
         root: the raw-input folder the patterns are under.
         skipped: where ``(PREFIX-NAME, line)`` of what is skipped go (:func:`discover`),
             a NAME in two forms (``x.csv`` and ``x.parquet``, or ``x.csv`` and a folder
-            ``x/``) included: which one is meant is not guessed, so neither is built.
+            ``x/``) included: which one is meant is not guessed, so neither is built; and
+            a NAME the workflow's file names cannot hold (:func:`name_problem`: too long,
+            or periodic for Snakemake).
 
     Raises:
-        ValueError: a NAME in two forms, when no ``skipped`` list is given.
+        ValueError: a NAME in two forms or one :func:`name_problem` refuses, when no
+            ``skipped`` list is given.
     """
     names: list[tuple[str, str]] = []
     found = {name: f"{root}/{pattern}".format(name=name)
-             for name in discover(f"{root}/{pattern}", names)}
+             for name in discover(f"{root}/{pattern}", names, root)}
     twice = set()
     for form, is_folder in ((alternate, False), (folder, True)):
         if not form:
             continue
-        for name in discover(f"{root}/{form}", names):
+        for name in discover(f"{root}/{form}", names, root):
             path = f"{root}/{form}".format(name=name)
             if is_folder:
                 path = os.path.dirname(path)
@@ -114,6 +192,14 @@ def sources(
                 twice.add(name)
                 continue
             found[name] = path
+    for name, path in found.items():
+        if name not in twice and (why := name_problem(name) or name_problem(
+                f"{prefix}-{name}")):
+            line = f"{prefix}-{name}: {why}; rename {path}"
+            if skipped is None:
+                raise ValueError(f"cannot build {line}")
+            names.append((name, f"skipped {line}"))
+            twice.add(name)
     if skipped is not None:
         skipped += [(f"{prefix}-{name}", line) for name, line in names]
     return {name: path for name, path in found.items() if name not in twice}
@@ -130,6 +216,54 @@ def source_input(key: str, path: str, folder: str) -> dict[str, str | list[str]]
         files[f"{key}_files"] = sorted(
             f for f in glob(os.path.join(path, os.path.basename(folder))) if not unusable(f))
     return files
+
+
+PEAKS_CHECKED_BYTES = 16 << 20
+"""Bytes of measured-peaks files (a folder's together) at most that planning builds the
+preset of, to check it; a larger one is planned as found (``ncu-NAME``: from the metric
+names alone) and a bad one fails the jobs of its preset."""
+
+
+PEAKS_CHECKED = ".snakemake/rooflow/peaks_checked.json"
+"""The measured presets planning found whole, with their files' sizes and time stamps."""
+
+
+def _identity(path: str) -> list[list]:
+    """``[file, size, mtime_ns]`` of a peaks file, or of each file of a folder, sorted."""
+    files = sorted(os.path.join(path, f) for f in os.listdir(path)) if os.path.isdir(
+        path) else [path]
+    found = []
+    for f in files:
+        try:
+            info = os.stat(f)
+        except OSError:
+            continue
+        found.append([f, info.st_size, info.st_mtime_ns])
+    return found
+
+
+def preset_problem(key: str, path: str) -> str | None:
+    """Why measured preset ``key`` cannot be built from ``path`` (one line), or None.
+
+    The preset is built as its jobs build it (:func:`rooflow.roofs.load_preset`): an ERT
+    JSON or pti-gpu config that is malformed, an ncu export whose peaks are -1 or
+    ``n/a``, a report the reader crashes on. Left out of the plan, it fails no job; its
+    datasets are drawn on their other presets. None, unchecked, for files over
+    :data:`PEAKS_CHECKED_BYTES`.
+    """
+    from rooflow.roofs import load_preset
+
+    files = [os.path.join(path, f) for f in os.listdir(path)] if os.path.isdir(path) else [
+        path]
+    try:
+        if sum(os.path.getsize(f) for f in files if os.path.isfile(f)) > PEAKS_CHECKED_BYTES:
+            return None
+        load_preset(key, measured_file=path)
+    except InputError as err:
+        return str(err)
+    except Exception as err:  # noqa: BLE001 - any file: one line, whatever broke
+        return f"{path}: {type(err).__name__}: {' '.join(str(err).split())[:200]}"
+    return None
 
 
 DATASETS_READ = "results/datasets_read.txt"
@@ -162,6 +296,8 @@ class Plan:
             input names none are left out.
         gpu_preset: dataset id → the datasheet preset whose ``devices`` name its GPU
             (:func:`rooflow.roofs.preset.device_preset`), where one does.
+        broken: measured preset id → why it cannot be built (:func:`preset_problem`):
+            left out of ``measured``; where config names it, it is left out of the list.
         known_presets: every preset a dataset or comparison may name.
         comparisons: config ``comparisons``: name → ``{baseline, new, presets?, ...}``.
         all_presets: sorted, every preset some dataset is drawn on.
@@ -189,23 +325,29 @@ class Plan:
             for kind, found in self.sources.items()
             for name in found
         }
-        measured = [
+        # Before the peaks are built: a report's GPU is read with a time limit, and its
+        # peaks then come from the same read (rooflow.formats.ncu.native).
+        self.gpus = {
+            dataset: names
+            for dataset, (kind, name) in self.datasets.items()
+            if (names := device_names(kind, self.sources[kind][name]))
+        }
+        found = [
             (f"{prefix}-{name}", source, name, path)
             for prefix, source in MEASURED.items()
             for name, path in sources(prefix, source.pattern, source.folder, source.alternate,
                                       root=root, skipped=skipped).items()
             if source.has_peaks(path)
         ]
+        self.broken = self._check_presets([(key, path) for key, _, _, path in found])
+        if "rooflow.formats.ncu.native" in sys.modules:  # every report read: its child ends
+            sys.modules["rooflow.formats.ncu.native"].stop()
+        measured = [m for m in found if m[0] not in self.broken]
         self.measured = {
             key: source_input("measured", path, source.folder) for key, source, _, path in measured
         }
         self.own_preset = {
             f"{source.kind}-{name}": key for key, source, name, _ in measured if source.kind
-        }
-        self.gpus = {
-            dataset: names
-            for dataset, (kind, name) in self.datasets.items()
-            if (names := device_names(kind, self.sources[kind][name]))
         }
         self.gpu_preset = {
             dataset: preset
@@ -213,31 +355,76 @@ class Plan:
             if (preset := device_preset(hardware, names))
         }
         self.known_presets = set(hardware) | set(self.measured)
+        # A datasheet preset whose name no file can hold: left out (measured ones were
+        # skipped by sources()); a dataset or comparison naming it is not drawn on it.
+        self.unusable_presets = {p: why for p in sorted(_named_presets(config) & set(hardware))
+                                 if (why := name_problem(p))}
+        for preset, why in self.unusable_presets.items():
+            skipped.append((preset, f"skipped preset {preset!r}: {why}"))
+        self.known_presets -= set(self.unusable_presets)
         self.skipped = list(dict.fromkeys(line for _, line in skipped))
         gone = {key for key, _ in skipped} - set(self.datasets)
         self.comparisons: Mapping[str, Mapping] = self._comparisons(
             config.get("comparisons", {}), gone)
         self.model_checks: Mapping[str, Mapping] = self._comparisons(
             config.get("model_checks", {}), gone, ("measured", "model"))
-        self.warnings: list[str] = list(self.skipped)
+        self.warnings: list[str] = list(self.skipped) + [
+            f"preset {key!r} not built: {line}; its datasets are drawn on their other presets"
+            for key, line in self.broken.items()]
+        self.rebuild: list[str] = []  # points files removed by remove_corrupt_points
         # Decided once per dataset: the input functions ask for them per job.
         self._presets = {d: self._decide_presets(d) for d in self.datasets}
         self.all_presets = sorted({p for presets in self._presets.values() for p in presets})
+
+    def _check_presets(self, found: list[tuple[str, str]]) -> dict[str, str]:
+        """Measured preset → why it cannot be built (:func:`preset_problem`), of ``found``.
+
+        A preset built whole is noted in :data:`PEAKS_CHECKED` with its files' sizes and
+        time stamps, and not built again while they stay the same: planning runs on every
+        Snakemake invocation, and building a preset imports the validation library (about
+        a second). A bad one is checked, and warned about, on every run.
+        """
+        try:
+            checked = read_json(PEAKS_CHECKED, "rooflow's planning notes")
+        except InputError:
+            checked = {}
+        good, broken = {}, {}
+        for key, path in found:
+            files = _identity(path)
+            if isinstance(checked, dict) and checked.get(key) == files:
+                good[key] = files
+            elif line := preset_problem(key, path):
+                broken[key] = line
+            else:
+                good[key] = files
+        if good != checked:
+            from rooflow.io import atomic_path
+
+            try:
+                with atomic_path(PEAKS_CHECKED) as tmp:
+                    tmp.write_text(json.dumps(good), encoding="utf-8")
+            except OSError:
+                pass  # a folder not writable: built again next time
+        return broken
 
     def _comparisons(
         self, comparisons: Mapping[str, Mapping], gone: set[str],
         sides: tuple[str, str] = ("baseline", "new"),
     ) -> dict[str, Mapping]:
         """Config ``comparisons`` (``model_checks``) less those naming a skipped dataset."""
-        kept = {}
+        kept: dict[str, Mapping] = {}
         what = "comparison" if sides == ("baseline", "new") else "model check"
         for name, entry in comparisons.items():
             lost = [entry[s] for s in sides if entry[s] in gone]
             if lost:
                 self.skipped.append(f"skipped {what} {name!r}: its dataset {lost[0]!r} "
                                     "was skipped")
+            elif why := name_problem(name):
+                self.skipped.append(f"skipped {what} {name!r}: {why}")
             else:
-                kept[name] = entry
+                kept[name] = {**entry, **({"presets": [
+                    p for p in entry["presets"] if p not in self.unusable_presets]}
+                    if entry.get("presets") else {})}
         return kept
 
     def dataset_options(self, dataset: str) -> dict:
@@ -264,12 +451,18 @@ class Plan:
         """:meth:`dataset_presets`, computed; adds the dataset's warning, if any."""
         opts = self.dataset_options(dataset)
         gpu = self.gpu_preset.get(dataset)
-        told = opts.get("device") or opts.get("presets")
-        device = opts.get("device") or (
-            None if opts.get("presets") else self.own_preset.get(dataset, gpu)
+        # A measured preset that cannot be built is left out where it is named.
+        named = [p for p in opts.get("presets") or [] if p not in self.broken]
+        told = (opts.get("device") not in self.broken and opts.get("device")) or named
+        device = (opts.get("device") not in self.broken and opts.get("device")) or (
+            None if named else self.own_preset.get(dataset, gpu)
         )
         device = stack_preset(self, dataset, device, opts)  # a unitrace run on one stack
-        presets = opts.get("presets") or ([device] if device else self.config["presets"])
+        presets = named or ([device] if device else [
+            p for p in self.config["presets"] if p not in self.broken])
+        presets = [p for p in presets if p not in self.unusable_presets]  # said once
+        if device in self.unusable_presets:
+            device = None
         if device and device not in presets:
             raise ValueError(
                 f"config: dataset {dataset!r} was measured on {device!r}, "
@@ -329,7 +522,7 @@ class Plan:
             for p in self.dataset_presets(entry["baseline"])
             if p in self.dataset_presets(entry["new"])
         ]
-        presets = entry.get("presets") or shared
+        presets = [p for p in entry.get("presets") or [] if p not in self.broken] or shared
         unknown = sorted(set(presets) - self.known_presets)
         if unknown or not presets:
             raise ValueError(
@@ -343,7 +536,8 @@ class Plan:
         entry, problem = self.model_checks[name], ""
         if lost := [entry[s] for s in ("measured", "model") if entry[s] not in self.datasets]:
             problem = f"{lost[0]!r} is not a dataset; known: {sorted(self.datasets)}"
-        presets = [] if problem else entry.get("presets") or self.dataset_presets(
+        presets = [] if problem else [p for p in entry.get("presets") or []
+                                      if p not in self.broken] or self.dataset_presets(
             entry["measured"])
         if unknown := sorted(set(presets) - self.known_presets):
             problem = f"unknown presets {unknown}"
@@ -385,7 +579,7 @@ class Plan:
                         for preset in self.model_check_presets(name) for ext in ("png", "csv")]
         if self.datasets:
             targets += ["results/summary.md", DATASETS_READ]
-        return targets
+        return targets + [p for p in self.rebuild if p not in targets]
 
     def raw_input(self, kind: str, name: str) -> dict[str, str | list[str]]:
         """Named inputs of the ``points`` job of ``kind-name``, from its registry entry.
@@ -400,7 +594,8 @@ class Plan:
         files = source_input("raw", self.sources[kind].get(name, default), k.folder)
         for i, companion in enumerate(k.companions):
             path = f"{self.root}/{companion}".format(name=name)
-            if not unusable(path):  # else the job says it is missing: no other stops
+            if not unusable(path) and not link_out(path, self.root):  # else the job
+                # says it is missing: no other stops
                 files[f"companion{i}"] = path
         if "families" in k.reads:
             files["families"] = self.config["families"]
@@ -421,17 +616,19 @@ class Plan:
 
         A run killed while the file system was writing, a full disk or anything else
         overwriting it: read, it would fail every job after it and remove their good
-        outputs. Removed, it is never read: its ``points`` job rebuilds it when a job needs
-        it (rule ``datasets_read`` does, on a failing run; any rerun of its dataset or of
-        the aggregates does), and the outputs made from it before stay. Reads 16 bytes of
-        each (:func:`rooflow.failed.is_whole_parquet`).
+        outputs. Removed, it is never read, and it is kept in :attr:`rebuild`, which
+        :meth:`targets` asks for: its ``points`` job rebuilds it in this run even when no
+        other job needs it (the outputs made from it are then as old as before, so
+        Snakemake reruns them from the rebuilt file). Reads 16 bytes of each
+        (:func:`rooflow.failed.is_whole_parquet`).
         """
         lines = []
         for path in self.points_files().values():
             if os.path.lexists(path) and not is_whole_parquet(path):
                 os.remove(path)
+                self.rebuild.append(path)
                 lines.append(f"{path} was not a whole Parquet file (a killed run, a full "
-                             "disk?): removed, rebuilt when a job needs it")
+                             "disk?): removed, rebuilt in this run")
         return lines
 
     def aggregate_points(self, preset: str) -> list[str]:
@@ -448,3 +645,17 @@ class Plan:
             f"{p.default_memory} {p.peak_bytes_per_s / 1e9:g} GB/s, ridge point "
             f"{p.ridge_point:.4g} FLOP/byte (source: {p.source})"
         )
+
+
+def _named_presets(config: Mapping) -> set[str]:
+    """Every preset the config names.
+
+    Its ``presets``; each dataset's, comparison's and model check's ``presets`` and ``device``.
+    """
+    named = set(config.get("presets", ()))
+    for section in ("datasets", "comparisons", "model_checks"):
+        for entry in (config.get(section) or {}).values():
+            named.update(entry.get("presets") or ())
+            if entry.get("device"):
+                named.add(entry["device"])
+    return named

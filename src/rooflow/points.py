@@ -17,8 +17,9 @@ level                        cat     memory level of ``bytes``, a canonical name
                                      :data:`rooflow.levels.LEVELS` (DRAM, L3, L2, L1,
                                      LDS; a vendor's word, HBM or SLM, is mapped to it)
 precision                    cat     dominant precision (by operation count), one of
-                                     :data:`PRECISIONS`; "" → not known (judged against
-                                     the preset's default compute roof, and said so)
+                                     :data:`PRECISIONS`; "" → not given (no compute
+                                     roof is assumed: the point is not judged, and the
+                                     table, legend and summary say so)
 precision_mix                cat     operation share per precision when a kernel has
                                      several ("fp64 62.0%, fp32 38.0%", format of
                                      :func:`rooflow.adapters.breakdown.precision_mix`),

@@ -103,6 +103,8 @@ def config_error(config: Mapping) -> str | None:
         return None
     where = ".".join(str(p) for p in violation.absolute_path) or "(top level)"
     message = " ".join(violation.message.split())
+    if violation.cause is not None:  # a format's reason (a regex polars cannot match)
+        message += f": {' '.join(str(violation.cause).split())}"
     if len(message) > 300:
         message = message[:300] + "…"
     return f"rooflow: error: config, key '{where}': {message} [check: config schema]"

@@ -19,12 +19,16 @@ hardware_file_option = click.option(
     show_default=True, help="Hardware presets YAML, or a measured-peaks file (docs/cli.md).",
 )
 
-def command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file):
-    """The preset of the command line, its compute roofs taken as ``--roofs-at`` says."""
-    from rooflow.roofs import choose_preset
+def command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files=(), kind=None):
+    """The preset to draw ``files`` on, its roofs taken as ``--roofs-at`` says.
 
-    preset = choose_preset(hardware_file, hardware, peak_tflops=peak_tflops,
-                           peak_bandwidth_gbs=peak_bandwidth)
+    :func:`rooflow.inputs.select_preset` chooses it (a preset named, or the one of the
+    inputs' GPU); its notes go to stderr.
+    """
+    from rooflow.inputs import select_preset
+
+    preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files, kind,
+                           log=lambda message: click.echo(message, err=True))
     ctx = click.get_current_context(silent=True)
     roofs_at = ctx.meta.get(_ROOFS_AT, _CONFIG["roofs_at"]) if ctx else _CONFIG["roofs_at"]
     return preset.with_roofs_at(roofs_at)

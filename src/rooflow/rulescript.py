@@ -7,8 +7,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from rooflow.errors import InputError, internal_error_line
-from rooflow.plotting import files_only
+from rooflow.errors import InputError, WriteError, internal_error_line
+from rooflow.escape import terminal_text
 
 
 def traceback_path(log_path: str | Path) -> Path:
@@ -53,26 +53,35 @@ def run(
 
     ``failed``: called with the line instead of failing (the job then ends with exit 0),
     for a job whose outputs record the failure (the ``points`` job's failed points file).
+    A write the system refused (:class:`~rooflow.errors.WriteError`: disk full, read-only)
+    or another :class:`OSError` is the machine's trouble, not the input's: never recorded,
+    the job fails (exit 1, or 2 with its traceback), and the next run tries again.
 
     A job that succeeds (``failed`` included) ends its log with its peak resident memory,
     ``peak RSS N MB`` (:func:`peak_rss_mb`), to set beside the ``mem_mb`` it declared
     (:mod:`rooflow.jobmemory`); a failed job's log stays its one error line.
 
-    Plots are drawn with matplotlib's Agg (a job has no display).
+    Plots are drawn on Agg canvases outside pyplot (:func:`rooflow.plotting.new_figure`),
+    whatever matplotlib backend the job's environment names.
     """
-    files_only()  # before matplotlib's import: jobs that draw nothing never import it
     details = traceback_path(log_path)
     details.unlink(missing_ok=True)  # an earlier run's: not this one's
     with open(log_path, "w") as log_file:
         sys.stderr = log_file
 
-        def log(message: str) -> None:
-            print(message, file=log_file, flush=True)
+        def log(message: str) -> None:  # shown on screen: one line, no control character
+            print(terminal_text(message), file=log_file, flush=True)
 
+        transient = False
         try:
             step(log)
+        except WriteError as err:
+            code, line, transient = 1, f"rooflow: error: {err}", True
         except InputError as err:
             code, line = 1, f"rooflow: error: {err}"
+        except OSError as err:  # the system's, not the input's: no failure of the dataset
+            log_file.flush()
+            code, line, transient = 2, internal_error_line(err, str(details)), True
         except Exception as err:  # noqa: BLE001 - bugs become one line; traceback apart
             log_file.flush()
             code, line = 2, internal_error_line(err, str(details))
@@ -80,12 +89,15 @@ def run(
             log(f"peak RSS {peak_rss_mb():.0f} MB")
             return
         log(line)
-        if failed is not None:
+        if failed is not None and not transient:
             try:
                 failed(line)
                 log(f"peak RSS {peak_rss_mb():.0f} MB")
                 return
-            except Exception as err:  # noqa: BLE001 - e.g. a full disk: one line as well
+            except WriteError as err:  # a full disk: the job fails, nothing recorded
+                code, line = 1, f"rooflow: error: {err}"
+                log(line)
+            except Exception as err:  # noqa: BLE001 - one line as well
                 code, line = 2, internal_error_line(err, str(details))
                 log(line)
         sys.exit(code)

@@ -3,9 +3,10 @@
 Applied to the canonical points (:mod:`rooflow.points`) before any analysis, so a
 bandwidth-only row (a copy or memset: ``flop`` 0) is kept or dropped like any other row.
 
-- ``kernel``: regular expressions (Python :mod:`re`, searched anywhere in the text,
-  case-insensitive); a point is kept when any of them matches its ``kernel``, ``label``
-  or ``family``. None given: every point.
+- ``kernel``: regular expressions (the syntax of Rust's ``regex`` crate, which polars
+  matches with: no look-around or back-references, linear time on any text, so no pattern
+  can hang a run; searched anywhere in the text, case-insensitive); a point is kept when
+  any of them matches its ``kernel``, ``label`` or ``family``. None given: every point.
 - ``exclude``: regular expressions, same matching; a point any of them matches is dropped
   (after ``kernel``).
 - ``level``: memory levels (canonical names or a vendor's word: HBM → DRAM); only those rows.
@@ -21,7 +22,6 @@ Selecting nothing is an :class:`~rooflow.errors.InputError` naming the patterns.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -57,11 +57,9 @@ class Selection:
 
         for option, patterns in (("kernel", self.kernel), ("exclude", self.exclude)):
             for pattern in patterns:
-                try:
-                    re.compile(pattern)
-                except re.error as err:
+                if (why := regex_error(pattern)) is not None:
                     raise InputError(None, f"--{option} '{pattern}' is not a regular "
-                                     f"expression: {err}", check="selection") from None
+                                     f"expression: {why}", check="selection")
         for name in self.level:
             if canonical_level(name) is None:
                 raise InputError(None, f"--level '{name}' is not a memory level; known: "
@@ -119,6 +117,27 @@ class Selection:
         if self.top is not None:
             parts.append(f"--top {self.top}")
         return " ".join(parts)
+
+
+def regex_error(pattern: str) -> str | None:
+    """Why polars cannot match ``pattern`` (its first line), or None when it can.
+
+    The one check of every user pattern (``--kernel``, ``--exclude``, config ``select``,
+    ``--map``, the config schema's ``format: regex``): polars' engine, Rust's ``regex``
+    crate, is also the one that matches, so what passes here never fails a job later.
+    It has no backtracking (matching is linear in the text), and refuses look-around and
+    back-references, and patterns whose compiled program passes its size limit.
+    """
+    import polars as pl
+
+    try:
+        pl.select(pl.lit("").str.contains(pattern))
+    except pl.exceptions.PolarsError as err:
+        text = str(err).split("This error occurred in")[0]  # then polars' expression
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        said = next((line for line in lines if line.startswith("error:")), lines[0])
+        return said.removeprefix("error:").removeprefix("regex error:").strip()[:200]
+    return None
 
 
 def _matches(patterns: Iterable[str]) -> pl.Expr:

@@ -20,13 +20,15 @@ class Settings:
     """Adapter settings (config.yaml keys of the same names; see config/README.md).
 
     Defaults are the config schema's; ``families`` defaults to the packaged
-    ``families.yaml`` and ``specs_dir`` is relative to the working folder.
+    ``families.yaml``; ``specs_dir`` None: found beside each benchmarks CSV
+    (:func:`rooflow.adapters.benchmarks.find_specs`), else ``resources/specs`` of the
+    working folder.
     """
 
     families: Path = DEFAULT_FAMILIES
     family_map: Mapping[str, str] = field(default_factory=dict)
     variant_prefix: str = _D["variant_prefix"]
-    specs_dir: Path = Path(_D["specs_dir"])
+    specs_dir: Path | None = None
     min_tflops: float | None = _D["benchmarks"]["min_tflops"]
     min_ai: float | None = _D["benchmarks"]["min_ai"]
     tensor_flop_per_inst: Mapping[str, float] = field(default_factory=dict)

@@ -10,7 +10,8 @@ time they could save against the memory roof. Only what can improve is ranked:
   latest kernel, the Optimized one (else its last by ``row``, as the pair speedup of
   :mod:`rooflow.analysis` does); the others are listed as superseded;
 - a kernel whose precision has no compute roof on the preset is not judged there
-  (:func:`rooflow.analysis.no_compute_roof`): listed per missing roof;
+  (:func:`rooflow.analysis.no_compute_roof`): listed per missing roof; a kernel without
+  a precision gets no roof assumed: listed last, as "precision not given";
 - points above their roof come first, as findings (check peaks, units or clocks).
 
 Datasets the workflow could not build (:mod:`rooflow.failed`) and input files it skipped are
@@ -26,7 +27,7 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-from rooflow.analysis import KERNEL_KEY, no_compute_roof
+from rooflow.analysis import KERNEL_KEY, NO_PRECISION, no_compute_roof
 from rooflow.escape import markdown_cell as _md
 
 TOP = 20
@@ -132,16 +133,20 @@ def _superseded(rows: pl.DataFrame, top: int) -> list[str]:
 
 def _no_roof(preset: str, rows: pl.DataFrame, top: int) -> list[str]:
     """Kernels not judged on ``preset``: counts per missing compute roof, then the list."""
+    rows = rows.with_columns(pl.col("precision").cast(pl.String).fill_null(""))
+    # Kernels without a precision last: a group of their own, after the missing roofs.
+    rows = rows.sort(pl.col("precision") == "", maintain_order=True)
     counts = rows.group_by("precision", maintain_order=True).len()
-    lines = [f"Not judged on {preset}: no compute roof of their precision (no attainable, "
-             "bound, headroom or time saved; draw them on a preset with that roof):", ""]
-    lines += [f"- no {_md(p)} roof on {preset}: {n} kernel{'s' if n > 1 else ''}"
-              for p, n in counts.iter_rows()]
+    lines = [f"Not judged on {preset}: no compute roof of their precision, or no precision "
+             "given (no attainable, bound, headroom or time saved; draw them on a preset "
+             "with that roof, or give their precision):", ""]
+    lines += [f"- {f'no {_md(p)} roof on {preset}' if p else NO_PRECISION}: "
+              f"{n} kernel{'s' if n > 1 else ''}" for p, n in counts.iter_rows()]
     lines += ["", "| dataset | kernel | series | precision | achieved | time (s) |",
               "|---" * 6 + "|"]
     lines += [f"| {_md(r['dataset'])} | {_name(r)} | {_md(r['series'])} "
-              f"| {_md(r['precision'])} | {_achieved(r)[0]} | {_num(r['time_s'], '.4g')} |"
-              for r in rows.head(top).iter_rows(named=True)]
+              f"| {_md(r['precision']) or 'not given'} | {_achieved(r)[0]} "
+              f"| {_num(r['time_s'], '.4g')} |" for r in rows.head(top).iter_rows(named=True)]
     return lines + _more(rows, top)
 
 
@@ -191,7 +196,8 @@ def summary_markdown(
              "max(time / headroom, launches × the preset's launch overhead), where "
              "headroom = attainable / achieved at the kernel's binding memory level. Of a "
              "pair (Original/Optimized) only its Optimized kernel is ranked; a kernel whose "
-             "precision has no compute roof on the preset is listed apart, not ranked.", ""]
+             "precision has no compute roof on the preset, or whose precision is not given, "
+             "is listed apart, not ranked.", ""]
     lines += _not_built(failed or {}, skipped)
     if coverage:
         from rooflow.adapters.pytorch.coverage import summary_lines

@@ -128,8 +128,11 @@ def _batches(lines: Iterable[str], path: str, rows: int | None, first: int = 1,
             if _blank(record):
                 continue
             if len(record) != len(header):
+                # The first cell past the header, or the last of a short row: never the
+                # whole line (it may be any file's content, e.g. a link's target).
+                cell = record[min(len(header), len(record) - 1)][:100] if record else None
                 raise InputError(path, f"has {len(record)} fields, header has {len(header)}",
-                                 row=offset + len(batch) + 1, value=",".join(record))
+                                 row=offset + len(batch) + 1, value=cell)
             batch.append(record)
             if len(batch) == rows:
                 yield offset, _string_frame(header, batch)

@@ -21,7 +21,7 @@ rule aggregate:
         "logs/aggregate/{preset}.log",
     retries: 1
     conda:
-        "../../environment.yml"
+        ROOFLOW_ENV
     resources:
         mem_mb=analysis_mem_mb,
         runtime=30,
@@ -50,11 +50,13 @@ rule summary:
     log:
         "logs/summary.log",
     conda:
-        "../../environment.yml"
+        ROOFLOW_ENV
     params:
         presets=ALL_PRESETS,
         datasets=list(PLAN.datasets),
-        skipped=report_param(PLAN.skipped),
+        # A function: Snakemake fills a string param's {braces} as wildcards, and a
+        # skipped file's name may hold some (a{b}.csv: WildcardError, no summary).
+        skipped=lambda wildcards: report_param(PLAN.skipped),
         model_checks=model_check_keys(),
     script:
         "../scripts/summary.py"
@@ -70,7 +72,7 @@ rule datasets_read:
     log:
         "logs/datasets_read.log",
     conda:
-        "../../environment.yml"
+        ROOFLOW_ENV
     params:
         datasets=list(PLAN.datasets),
     script:

@@ -5,6 +5,7 @@ from snakemake.utils import validate
 from rooflow import jobmemory, workload_plan
 from rooflow.defaults import schema_path
 from rooflow.draw import draw_inputs, outputs_on_disk, shared_options
+from rooflow.errors import terminal_line
 from rooflow.escape import report_param, rst_text
 from rooflow.kinds import DATASET_NAME, KINDS
 from rooflow.models.families import load_families
@@ -23,18 +24,19 @@ try:
     load_checked(load_families, config["families"])
     # Datasets in resources/, presets, comparisons, targets: rooflow.planning (tested there).
     PLAN = Plan(config, HARDWARE)
-    # Asked for by all: a draw job by its first output (rooflow.draw.asked_for); all under
-    # --batch, which slices this list by position run after run; jobs list nothing.
-    _batch = getattr(workflow.dag_settings, "batch", None)
-    _main = workflow.is_main_process
+    # A points file cut short is removed and asked for (rebuilt); asked for by all: a draw
+    # job by its first output (rooflow.draw.asked_for); all under --batch, which slices
+    # this list by position run after run; jobs list nothing.
+    _batch, _main = getattr(workflow.dag_settings, "batch", None), workflow.is_main_process
+    _REMOVED = PLAN.remove_corrupt_points() if _main else []
     TARGETS = PLAN.targets(
         None if _batch else outputs_on_disk(PLAN.all_presets) if _main else set()
     )
 except ValueError as _err:
     sys.exit(one_line_error(_err))
 if workflow.is_main_process:  # jobs parse this file again: say each warning once
-    for line in PLAN.warnings + PLAN.remove_corrupt_points():
-        print(f"rooflow: warning: {line}", file=sys.stderr)
+    for line in PLAN.warnings + _REMOVED:
+        print(f"rooflow: warning: {terminal_line(line)}", file=sys.stderr)
 ALL_PRESETS = PLAN.all_presets
 COMPARISONS = PLAN.comparisons
 MODEL_CHECKS = PLAN.model_checks
@@ -81,7 +83,7 @@ def raw_input(wildcards):
 
 def points_mem_mb(wildcards, input):
     """mem_mb of a points job, from its raw files' bytes (rooflow.jobmemory)."""
-    return jobmemory.points_mem_mb(jobmemory.input_bytes(input))
+    return jobmemory.points_mem_mb(jobmemory.input_bytes(input), wildcards.kind)
 
 
 def analysis_mem_mb(wildcards, input):

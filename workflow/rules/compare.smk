@@ -22,7 +22,7 @@ rule compare:
     log:
         "logs/compare/{preset}/{comparison}.log",
     conda:
-        "../../environment.yml"
+        ROOFLOW_ENV
     resources:
         mem_mb=analysis_mem_mb,
         runtime=10,

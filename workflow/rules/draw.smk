@@ -39,7 +39,7 @@ for _draw in DRAW_RULES:
         wildcard_constraints:
             name=_draw.constraint or DATASET_NAME,
         conda:
-            "../../environment.yml"
+            ROOFLOW_ENV
         resources:
             mem_mb=analysis_mem_mb,
             runtime=10 * len(_draw.presets),

@@ -7,7 +7,7 @@ rule html_overview:
     log:
         "logs/html/{preset}/all.log",
     conda:
-        "../../environment.yml"
+        ROOFLOW_ENV
     resources:
         mem_mb=analysis_mem_mb,
         runtime=30,

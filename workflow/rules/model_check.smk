@@ -8,7 +8,7 @@ rule model_check:
     log:
         "logs/model/{preset}/{model_check}.log",
     conda:
-        "../../environment.yml"
+        ROOFLOW_ENV
     resources:
         mem_mb=analysis_mem_mb,
         runtime=10,

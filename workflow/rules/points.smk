@@ -7,7 +7,7 @@ rule points:
     log:
         "logs/points/{kind}/{name}.log",
     conda:
-        "../../environment.yml"
+        ROOFLOW_ENV
     resources:
         mem_mb=points_mem_mb,
         runtime=10,

@@ -2,14 +2,26 @@ import os
 import sys
 from pathlib import Path
 
-# Rule scripts and the workflow import rooflow from the workflow's own src/ (first on the
-# path, also for the scripts' interpreter), so a conda env needs only the pinned libraries.
-SRC = str(Path(workflow.basedir).parent / "src")
-sys.path.insert(0, SRC)
-_ENV = os.environ  # extended here, never required: not an `envvars:` entry
-_ENV.update(PYTHONPATH=os.pathsep.join(filter(None, [SRC, _ENV.get("PYTHONPATH")])))
+# The rule scripts and this workflow import the installed rooflow package (pip install
+# rooflow[workflow], or the conda environment of environment.yml): never a path of
+# this checkout, so the workflow also runs as a Snakemake module from another folder.
+try:
+    from rooflow.preflight import config_file_error
+    from rooflow.program import release_freed_memory
+except ImportError as _err:
+    sys.exit(
+        f"rooflow: error: the workflow needs the rooflow package installed ({_err}): "
+        "pip install 'rooflow[workflow]', or see docs/workflow.md"
+    )
 
-from rooflow.preflight import config_file_error
+# The jobs inherit this process's environment: polars' allocator in each of them gives
+# freed pages back at once (rooflow.program.release_freed_memory).
+release_freed_memory()
+
+# The jobs' conda environment under --sdm conda (a path from rules/), and the checkout it
+# installs rooflow from (ROOFLOW_SOURCE, which pip expands in that file).
+ROOFLOW_ENV = "../envs/rooflow.yaml"
+os.environ.setdefault("ROOFLOW_SOURCE", str(Path(workflow.current_basedir).parents[1]))
 
 # Read before Snakemake's `configfile:` does: one line, not a traceback, if it is not YAML.
 if _line := config_file_error("config/config.yaml"):

@@ -14,6 +14,7 @@ from rooflow.rulescript import run
 def step(log):
     from rooflow.adapters import kind_mismatch, load_points
     from rooflow.io import write_parquet
+    from rooflow.plotting.core import check_plottable
     from rooflow.settings import Settings
 
     sm = snakemake  # noqa: F821
@@ -22,6 +23,8 @@ def step(log):
         log(f"warning: {sm.input.raw} looks like a {other} input, not {sm.params.kind}: "
             f"move it to resources/{other}/ if it is one")
     points = load_points(sm.params.kind, sm.input.raw, Settings.from_config(sm.params.settings))
+    # A point no plot can place fails this dataset here, not every plot of its presets.
+    check_plottable(points, performance="flop_per_s")
     if sm.params.kind == "pytorch":  # where the trace's GPU time went, for summary.md
         from rooflow.adapters.pytorch.coverage import coverage_of, to_metadata
         from rooflow.io import atomic_path

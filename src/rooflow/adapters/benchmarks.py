@@ -43,6 +43,7 @@ from rooflow.dims import format_dims
 from rooflow.errors import InputError
 from rooflow.models.families import (
     FamilyModel,
+    compute_unit,
     kernel_metrics,
     load_families,
     resolve_family,
@@ -94,7 +95,8 @@ def benchmark_points(
     ``shape_key``), ``kernel`` = ``shape_key``, ``dims`` = those dims (``E=128,M=64``,
     :mod:`rooflow.dims`), ``row`` = 1-based CSV row,
     ``precision`` = the compute precision of the family's width code (e.g. ``fp8-tensor``
-    for fp8 w8a8; "" when the model gives none).
+    for fp8 w8a8), else of the variant's dtype on the family's compute unit
+    (:func:`rooflow.models.families.kernel_metrics`; "" when not given).
     ``min_tflops`` (TFLOP/s) drops a pair whose Optimized throughput is below it;
     ``min_ai`` (FLOP/byte) drops a pair whose arithmetic intensity is below it.
 
@@ -169,8 +171,10 @@ def _metrics(
     for spec_path, rows in groups.items():
         spec = next(s for s, _ in specs if s.path == spec_path)
         dims = pl.DataFrame(rows, infer_schema_length=None)
-        model = families.get(rows[0]["resolved"])
-        metrics.append(kernel_metrics(spec, dims, model, source=source, where="at", row="row")
+        family = rows[0]["resolved"]
+        metrics.append(kernel_metrics(spec, dims, families.get(family), source=source,
+                                      where="at", row="row",
+                                      unit=compute_unit(spec, family, families))
                        .with_columns(variant_flop=variant_formula(spec, dims, "flop", source,
                                                                   where="at", row="row"))
                        .select("row", "resolved", "label", "dims", "precision", "flop", "bytes",
@@ -210,7 +214,8 @@ def _read_specs(
     """
     specs_dir = Path(specs_dir)
     if not specs_dir.is_dir():
-        raise InputError(str(specs_dir), "specs directory not found")
+        raise InputError(str(specs_dir), "specs directory not found (give --specs, or config "
+                         "specs_dir, the folder of kernel spec YAMLs)")
     specs, broken = [], []
     for path in sorted([*specs_dir.glob("*.yaml"), *specs_dir.glob("*.yml")]):
         try:
@@ -281,9 +286,50 @@ def _pair_ids(rows: pl.DataFrame, source: str) -> pl.Series:
     return pair
 
 
+SPECS_SEARCH_DEPTH = 4
+"""Folders above a benchmarks CSV searched for its specs (the workflow's own layout,
+``ROOT/resources/benchmarks/NAME.csv``, finds ``ROOT/resources/specs`` one up)."""
+
+
+def find_specs(path: str | Path) -> Path:
+    """The specs folder of the benchmarks CSV ``path``, when ``--specs`` is not given.
+
+    From the CSV's folder up (:data:`SPECS_SEARCH_DEPTH` folders), the first of, in each:
+    a ``specs`` folder beside it; the ``specs_dir`` of a workflow config
+    (``config/config.yaml``, relative to that folder, default ``resources/specs``); the
+    default ``resources/specs`` under it. Else the default relative to the working folder
+    (whose reader then says it is missing).
+    """
+    from rooflow.defaults import config_defaults
+    from rooflow.safeload import read_yaml
+
+    default = Path(config_defaults()["specs_dir"])
+    for folder in list(Path(path).resolve().parents)[:SPECS_SEARCH_DEPTH]:
+        candidates = [folder / "specs"]
+        config = folder / "config" / "config.yaml"
+        if config.is_file():
+            try:
+                loaded = read_yaml(config, "a workflow config")
+            except InputError:
+                loaded = None
+            given = loaded.get("specs_dir") if isinstance(loaded, dict) else None
+            if isinstance(given, str) and given:
+                candidates.append(folder / given)
+        candidates.append(folder / default)
+        found = next((c for c in candidates if c.is_dir()), None)
+        if found is not None:
+            return found
+    return default
+
+
 def load(path: str | Path, settings: Settings) -> pl.DataFrame:
-    """Registry entry: :func:`benchmark_points` with the settings' specs and families."""
+    """Registry entry: :func:`benchmark_points` with the settings' specs and families.
+
+    Without ``settings.specs_dir`` (no ``--specs``), the specs are found beside the file
+    (:func:`find_specs`).
+    """
+    specs_dir = settings.specs_dir if settings.specs_dir is not None else find_specs(path)
     return benchmark_points(
-        path, settings.specs_dir, load_families(settings.families), settings.family_map,
+        path, specs_dir, load_families(settings.families), settings.family_map,
         min_tflops=settings.min_tflops, min_ai=settings.min_ai,
     )

@@ -14,10 +14,18 @@ the roof. Advisor-style hierarchical rows: a ``level`` column names the memory l
 of each row (CARM, L3, SLM, GTI, DRAM, ...), or ``bytes_<level>`` columns
 (``bytes_l3``, ``bytes_slm``, ...) give one point per level from the row's ``flop``.
 A ``precision`` column names the roof each row is judged against (a name of
-:data:`rooflow.points.PRECISIONS`, any case; empty: not given), a ``device`` column the
-GPU it was measured on, a ``dims`` column its shape (``M=64,N=128``, :mod:`rooflow.dims`).
-A file written by ``rooflow convert`` or a ``from-*`` command (the canonical points
-columns) is read as it is, every column kept.
+:data:`rooflow.points.PRECISIONS`, any case; empty: not given, and no roof is assumed), a
+``device`` column the GPU it was measured on, a ``dims`` column its shape (``M=64,N=128``,
+:mod:`rooflow.dims`).
+
+``kernel`` (or ``Kernel Name``, ``kernel_name``, ``name``) names the kernel; without one
+the label, else the pair id, does. ``pair`` (``group``, ``link``) joins points; without
+it, rows of one kernel, label and dims that differ only in ``series`` (Original and
+Optimized, as the original Xe-Forge script paired them by ``kernel``) are a pair. A column
+none of :data:`ALIASES` names (``SeqLen``) is carried in ``dims`` where a cell is a number
+(a trajectory dim), and one warning line names such columns
+(:mod:`rooflow.adapters.roofline_columns`). A file written by ``rooflow convert`` or a
+``from-*`` command (the canonical points columns) is read as it is, every column kept.
 """
 
 from __future__ import annotations
@@ -28,9 +36,18 @@ from typing import Any
 
 import polars as pl
 
+from rooflow.adapters.roofline_columns import (
+    EXTRA,
+    POINTS_COLUMNS,
+    canonical_header,
+    header,
+    note_unknown,
+    passthrough,
+    series_pairs,
+)
 from rooflow.errors import InputError
 from rooflow.escape import restore_csv
-from rooflow.formats.roofline import BASE_UNIT, CANONICAL, LEVEL_BYTES_PREFIX
+from rooflow.formats.roofline import BASE_UNIT, LEVEL_BYTES_PREFIX
 from rooflow.points import POINT_SCHEMA, PRECISIONS, check_points, to_points
 from rooflow.settings import Settings
 from rooflow.validate import (
@@ -47,10 +64,6 @@ from rooflow.validate import (
 )
 
 _NUMERIC = ["arithmetic_intensity", "tflops", "gflops", "flop", "time_us", "bytes"]
-
-
-# A file written by `rooflow from-ncu`/`from-rocprof` (canonical points) has these.
-_POINTS_COLUMNS = {"arithmetic_intensity", "flop_per_s", "level", "kernel"}
 
 
 def _schema():
@@ -71,36 +84,6 @@ def _schema():
         series: str = pa.Field(str_length={"min_value": 1})
 
     return RooflineRows
-
-
-def canonical_header(columns: list[str], file: str | Path) -> dict[str, str]:
-    """Map raw header names to canonical names.
-
-    Returns ``{raw: canonical}`` for the recognised columns, including
-    ``bytes_<level>`` columns (kept under their lower-cased name).
-
-    Raises:
-        InputError: two headers map to one canonical column (names both).
-    """
-    mapping: dict[str, str] = {}
-    seen: dict[str, str] = {}
-    for raw in columns:
-        key = raw.strip().lstrip("\ufeff").strip().lower()
-        name = CANONICAL.get(key)
-        if name is None and key.startswith(LEVEL_BYTES_PREFIX) and key != "bytes_moved":
-            name = key
-        if name is None:
-            continue
-        if name in seen:
-            raise InputError(
-                str(file),
-                f"columns '{seen[name]}' and '{raw}' both mean '{name}'; keep one",
-                column=raw,
-                check="alias conflict",
-            )
-        seen[name] = raw
-        mapping[raw] = name
-    return mapping
 
 
 def read_roofline_csv(path: str | Path) -> pl.DataFrame:
@@ -129,8 +112,14 @@ def read_roofline_csv(path: str | Path) -> pl.DataFrame:
         InputError: unreadable file, alias conflict, missing intensity, a non-numeric,
             zero, negative, NaN or infinite value (file, row, column, check, value).
     """
-    if Path(path).suffix.lower() == ".parquet":
-        return _read_parquet(path)
+    points = _read_parquet(path) if Path(path).suffix.lower() == ".parquet" else _read_csv(path)
+    columns = header(path)
+    note_unknown(path, columns)
+    return series_pairs(points, columns)
+
+
+def _read_csv(path: str | Path) -> pl.DataFrame:
+    """:func:`read_roofline_csv` of a CSV: the fast path, else the row-exact one."""
     try:
         return _from_frame(_fast_csv(path), path, exact=False)
     except _Recheck as recheck:
@@ -201,7 +190,7 @@ def _exact(raw: pl.DataFrame, path: str | Path, offset: int) -> pl.DataFrame:
         points = _from_frame(raw, path, exact=True)
     except InputError as err:
         raise _shifted(err, offset) from None
-    if offset and not _POINTS_COLUMNS <= set(raw.columns):  # canonical rows: their own
+    if offset and not POINTS_COLUMNS <= set(raw.columns):  # canonical rows: their own
         points = points.with_columns(pl.col("row") + offset)
     return points
 
@@ -229,7 +218,7 @@ def _fast_csv(path: str | Path) -> pl.DataFrame:
     names = [h.strip() for h in header]
     if any(not h for h in names) or len(set(names)) != len(names):
         raise _Recheck
-    if _POINTS_COLUMNS <= set(header):
+    if POINTS_COLUMNS <= set(header):
         numeric = {c for c, t in POINT_SCHEMA.items() if t.is_numeric()}
     else:
         numeric = {raw for raw, c in canonical_header(header, path).items()
@@ -255,7 +244,7 @@ def _read_parquet(path: str | Path) -> pl.DataFrame:
     """A roofline-CSV-shaped Parquet file, or canonical points (checked by the registry)."""
     try:
         schema = (scan := pl.scan_parquet(path)).collect_schema()
-        points = _POINTS_COLUMNS <= set(schema)
+        points = POINTS_COLUMNS <= set(schema)
         mapping = {} if points else canonical_header(list(schema), path)
         # Series (few values) cast as read: as text, 160 MB on 10⁷ rows until points are made.
         series = [r for r, c in mapping.items() if c == "series" and schema[r] == pl.String]
@@ -291,10 +280,11 @@ def _from_frame(raw: pl.DataFrame, path: str | Path, *, exact: bool) -> pl.DataF
     """
     if raw.is_empty():
         raise InputError(str(path), "header but no data rows", check="rows")
-    if _POINTS_COLUMNS <= set(raw.columns):
+    if POINTS_COLUMNS <= set(raw.columns):
         return _read_points_csv(raw, path, exact=exact)
     mapping = canonical_header(raw.columns, path)
-    frame = raw.select([pl.col(r).alias(c) for r, c in mapping.items()])
+    frame = raw.select([pl.col(r).alias(c) for r, c in mapping.items()]
+                       + passthrough(raw, mapping))
     level_cols = [c for c in frame.columns if c.startswith(LEVEL_BYTES_PREFIX)]
     clash = [c for c in ("level", "bytes", "arithmetic_intensity") if c in frame.columns]
     if level_cols and clash:
@@ -390,15 +380,20 @@ def _explode_levels(frame: pl.DataFrame, level_cols: list[str], path: str | Path
 
 
 def _to_canonical(frame: pl.DataFrame, path: str | Path) -> pl.DataFrame:
-    label = pl.col("label") if "label" in frame.columns else pl.lit("")
-    pair = pl.col("pair") if "pair" in frame.columns else pl.lit("")
+    def text(name: str) -> pl.Expr:
+        return (pl.col(name).cast(pl.String).fill_null("") if name in frame.columns
+                else pl.lit(""))
+
+    dims = pl.concat_str([text("dims"), text(EXTRA)], separator=",").str.strip_chars(",")
     level = (
         pl.col("level").str.to_uppercase() if "level" in frame.columns else pl.lit("DRAM")
     )
     frame = frame.with_columns(
         flop_per_s=pl.col("tflops") * 1e12,
         time_s=(pl.col("time_us") * 1e-6) if "time_us" in frame.columns else pl.lit(None),
-        kernel=pl.coalesce(label, pair, pl.lit("")),
+        kernel=pl.coalesce(*[c for c in ("kernel", "label", "pair") if c in frame.columns],
+                           pl.lit("")),
+        dims=dims,
         level=level.fill_null("DRAM"),
         source=pl.lit(str(path)),
         bytes_model=pl.lit("given"),

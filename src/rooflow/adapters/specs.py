@@ -14,7 +14,13 @@ import polars as pl
 
 from rooflow.dims import format_dims
 from rooflow.errors import InputError
-from rooflow.models.families import FamilyModel, kernel_metrics, load_families, resolve_family
+from rooflow.models.families import (
+    FamilyModel,
+    compute_unit,
+    kernel_metrics,
+    load_families,
+    resolve_family,
+)
 from rooflow.models.spec_yaml import read_spec
 from rooflow.points import empty_points, to_points
 from rooflow.settings import Settings
@@ -40,7 +46,10 @@ def spec_points(
     ``kernel`` = variant key, ``label`` = its comment line (else the key), ``series``
     = quant label (family model) or dtype name, ``family`` = resolved family,
     ``row`` = 1-based variant position in the file, ``dims`` = its numeric dims
-    (``E=128,M=64``, :mod:`rooflow.dims`), ``flop_per_s`` null. Without a family
+    (``E=128,M=64``, :mod:`rooflow.dims`), ``precision`` = the width code's, else the
+    variant's dtype on the family's compute unit (a bf16 GEMM ``bf16-tensor``, a bf16 RMS
+    norm ``bf16``; "" when not given, with a warning:
+    :func:`rooflow.models.families.kernel_metrics`), ``flop_per_s`` null. Without a family
     model, a variant without a ``flop`` formula is left out with a logged warning.
 
     Returns:
@@ -75,7 +84,8 @@ def spec_points(
         label=pl.Series([spec.variants[k].label or k for k in keys], dtype=pl.String),
         dims=pl.Series([format_dims(spec.variants[k].dims) for k in keys], dtype=pl.String),
     )
-    frame = kernel_metrics(spec, dims, model, where="at", row="index")
+    frame = kernel_metrics(spec, dims, model, where="at", row="index",
+                           unit=compute_unit(spec, family, families))
     return to_points(frame.with_columns(
         family=pl.lit(family),
         kernel=pl.col("variant"),

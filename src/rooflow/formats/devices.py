@@ -5,6 +5,8 @@ to draw a dataset on the preset of the GPU it ran on (:attr:`rooflow.roofs.prese
 it reads the names here, on every Snakemake invocation. So each reader opens at most a few
 files, reads a bounded head of each (:data:`HEAD_LIMIT`), never raises and imports only the
 standard library (but for a ``.ncu-rep`` report: NVIDIA's reader, see :func:`_ncu_report`).
+Every file is checked before it is opened, as inputs are (:func:`_regular`): a FIFO
+beside a folder dataset's files, or as its ``sysinfo.csv``, would hang planning.
 A function is named as the kind (as :mod:`rooflow.formats.sniffing`); a kind without one
 (specs, benchmarks: theoretical; rocprofv1: ``gpu-id`` is an agent index; unitrace: its
 ``Device`` column is an index too) names no GPU.
@@ -32,7 +34,9 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -126,11 +130,27 @@ def _chip_name(chip: str) -> str | None:
     return CHIP_IDS[int(chip)][0] if chip.isdigit() and int(chip) in CHIP_IDS else None
 
 
+def _regular(path: Path) -> bool:
+    """Whether ``path`` is a readable regular file (links followed), checked before opening.
+
+    The checks :func:`rooflow.safeload.check_file` makes of every input: a FIFO beside a
+    folder dataset's files would block planning forever at its ``open``, a device never
+    end.
+    """
+    try:
+        info = path.stat()
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and os.access(path, os.R_OK)
+
+
 def _rows(path: Path, limit: int = HEAD_LIMIT) -> Iterator[list[str]]:
     """CSV rows of the first ``limit`` bytes of ``path`` (none if unreadable).
 
     The last line read may be cut; a reader stops at the first row that answers it.
     """
+    if not _regular(path):
+        return iter(())
     try:
         with open(path, "rb") as handle:
             head = handle.read(limit).decode("utf-8-sig", errors="replace")
@@ -149,35 +169,35 @@ def _first_row(path: Path) -> dict[str, str]:
 
 REPORT_LIMIT = 16 << 20
 """Bytes of the largest ``.ncu-rep`` report whose GPU is read at planning time."""
+REPORT_SECONDS = 60.0
+"""Seconds NVIDIA's reader may take on one report at planning time (a report of
+:data:`REPORT_LIMIT` takes a few)."""
 
 
 def _ncu_report(path: Path) -> str:
     """``device__attribute_display_name`` of a report's first action that has it, else "".
 
     A report is binary (protobuf, its strings often compressed), so only NVIDIA's reader
-    (``ncu_report``) gets the name: its native library starts once per planning, then a
-    small report takes milliseconds (figures in the CHANGELOG). The reader loads the whole
-    file, so a report over :data:`REPORT_LIMIT` names no GPU here (set the dataset's
-    ``device:`` in config), which keeps planning within seconds; without the package a
-    report names none either. A truncated or random file gives no action (checked): no
-    name, its own job says why.
+    (``ncu_report``) gets the name, in a child process
+    (:func:`rooflow.formats.ncu.native.first_value`): a corrupt report that makes the
+    reader abort ends the child, not the planner. The reader loads the whole file, so a
+    report over :data:`REPORT_LIMIT` names no GPU here (set the dataset's ``device:`` in
+    config), which keeps planning within seconds; without the package, or for a report it
+    cannot read (crash, refusal, :data:`REPORT_SECONDS` passed), none either: its own job
+    says why.
     """
-    try:
-        if path.stat().st_size > REPORT_LIMIT:
-            return ""
-        import ncu_report
-
-        report = ncu_report.load_report(str(path))
-        for r in range(report.num_ranges()):
-            found = report.range_by_idx(r)
-            for a in range(found.num_actions() if found is not None else 0):
-                metric = found.action_by_idx(a).metric_by_name(NCU_DEVICE_METRIC)
-                value = metric.value() if metric is not None and metric.has_value() else None
-                if value:
-                    return str(value).strip()
-    except Exception:  # noqa: BLE001 - ImportError, or what the native reader raises
+    if not _regular(path) or path.stat().st_size > REPORT_LIMIT:
         return ""
-    return ""
+    from rooflow.errors import InputError
+    from rooflow.formats.ncu.native import first_value, installed
+
+    if not installed():
+        return ""
+    try:
+        name = first_value(path, NCU_DEVICE_METRIC, timeout=REPORT_SECONDS)
+    except InputError:
+        return ""
+    return "" if name == "n/a" else name
 
 
 def ncu(path: Path) -> tuple[str, ...]:

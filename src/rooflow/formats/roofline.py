@@ -18,8 +18,11 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "gflops": ("gflops",),
     "series": ("series", "backend", "kind", "category", "engine"),
     "family": ("family", "group_color", "op", "kernel_family"),
-    "label": ("label", "name", "shape", "config"),
-    "pair": ("pair", "group", "kernel", "link"),
+    # The original Xe-Forge script read `name` as a label and `kernel` as a pair id: the
+    # kernel's name was lost, and rows of two kernels with one label were one kernel.
+    "kernel": ("kernel", "kernel name", "kernel_name", "name"),
+    "label": ("label", "shape", "config"),
+    "pair": ("pair", "group", "link"),
     "flop": ("flop", "flops", "total_flop", "total_flops"),
     "time_us": ("time_us", "us", "time", "latency_us"),
     "bytes": ("bytes", "bytes_moved", "mem_bytes", "memory_bytes"),

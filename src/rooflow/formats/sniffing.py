@@ -66,6 +66,47 @@ def is_ncu_header(line: str) -> bool:
     return bool(cells) and cells[0].strip().lstrip("\ufeff") == NCU_KEY[0] and NCU_KEY[1] in cells
 
 
+PROFILER_LINE = 300
+"""Characters kept of one profiler line: ncu's ERR_NVGPUCTRPERM line, its URL included,
+is about 240."""
+
+
+def profiler_errors(lines: list[str], limit: int = 3) -> list[str]:
+    """The profiler's ``==ERROR==`` lines (at most ``limit``, each cut to :data:`PROFILER_LINE`).
+
+    ncu writes them where the table would be when it cannot profile, e.g. ``==ERROR==
+    ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance
+    Counters on the target device 0. For instructions on enabling permissions and to get
+    more information see https://developer.nvidia.com/ERR_NVGPUCTRPERM``, and keeps lines
+    it prints more than once apart (first kept).
+    """
+    return _profiler_lines(lines, "==ERROR==", limit)
+
+
+def _profiler_lines(lines: list[str], mark: str, limit: int) -> list[str]:
+    found: list[str] = []
+    for line in lines:
+        text = " ".join(line.split())
+        if text.startswith(mark) and text[:PROFILER_LINE] not in found:
+            found.append(text[:PROFILER_LINE])
+    return found[:limit]
+
+
+def failed_ncu(path: Path) -> list[str] | None:
+    """What ncu said in a file it wrote without a table (a failed profile), else None.
+
+    A file whose first 64 KiB hold ``==PROF==`` or ``==ERROR==`` lines (ncu's own) and no
+    page header: the ``==ERROR==`` lines (ERR_NVGPUCTRPERM, an application that failed),
+    else its ``==WARNING==`` lines (``No kernels were profiled.``); [] when it said neither.
+    """
+    lines = head_text(path).splitlines()
+    if not any(line.lstrip().startswith(("==PROF==", "==ERROR==")) for line in lines):
+        return None
+    if any(is_ncu_header(line) for line in lines):
+        return None
+    return profiler_errors(lines) or _profiler_lines(lines, "==WARNING==", 3)
+
+
 def _csv_files(path: Path, glob: str) -> list[Path]:
     return sorted(path.glob(glob)) if path.is_dir() else [path]
 
@@ -93,7 +134,7 @@ def specs(path: Path) -> bool:
 
 def is_ncu_report(path: Path) -> bool:
     """A ``.ncu-rep`` file that starts as Nsight Compute reports do."""
-    if path.suffix.lower() != REPORT_SUFFIX:
+    if path.suffix.lower() != REPORT_SUFFIX or not path.is_file():  # as head_text
         return False
     try:
         with open(path, "rb") as fh:
@@ -106,13 +147,18 @@ def ncu(path: Path) -> bool:
     """An ``ncu --csv`` export or ``.ncu-rep`` report, or a folder of exports (passes).
 
     A file: a report's first bytes, or a page header line (after any program output) in
-    its first 64 KiB. A folder: it holds ``*.csv`` files and every one is an export.
+    its first 64 KiB. A folder: one of its ``*.csv`` files is an export (a file of another
+    tool among the passes is skipped with a note when read,
+    :func:`rooflow.formats.ncu.passes.read_passes`).
     """
     if is_ncu_report(path):
         return True
-    files = _csv_files(path, "*.csv")
-    return bool(files) and all(
-        any(is_ncu_header(line) for line in head_text(f).splitlines()) for f in files)
+    return any(ncu_export(f) for f in _csv_files(path, "*.csv"))
+
+
+def ncu_export(path: Path) -> bool:
+    """A file with an ``ncu --csv`` page header line in its first 64 KiB."""
+    return any(is_ncu_header(line) for line in head_text(path).splitlines())
 
 
 ROCPD_TABLES = ("rocpd_kernel_dispatch", "rocpd_pmc_event", "rocpd_info_agent")

@@ -15,10 +15,19 @@ the name without its leading ``N_``.
 Without a model, FLOP comes from the variant's ``flop`` formula and bytes from its
 ``bytes`` formula (``bytes_model = "given"``) or from the tensors under ``inputs``,
 each read once at its dtype width (``"inputs-only"``).
+
+Precision (:func:`kernel_metrics`) is never assumed. A width code's ``precision`` gives it;
+else the kernel's dtype (the variant's ``dtype``, else the one floating-point dtype of the
+tensors it reads) on its compute unit (:func:`compute_unit`: ``tensor`` or ``vector``)
+does, through :data:`DTYPE_PRECISIONS`: a bf16 GEMM is ``bf16-tensor``, a bf16 RMS norm
+``bf16``. Without a unit, with mixed dtypes or a dtype the unit has no precision for, the
+point's precision is "" (not given; not judged, :mod:`rooflow.analysis`), and a warning
+(logger ``rooflow.specs``) says why.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -29,10 +38,39 @@ import polars as pl
 from rooflow.defaults import DEFAULT_FAMILIES, schema_error
 from rooflow.errors import InputError
 from rooflow.models.formula import Formula, compile_formula, evaluate
-from rooflow.models.spec_yaml import Spec, dtype_width, is_floating, read_yaml
+from rooflow.models.spec_yaml import COMPUTE_UNITS, Spec, dtype_width, is_floating, read_yaml
 from rooflow.points import PRECISIONS
 
 _ORDER_PREFIX = re.compile(r"^\d+_")
+_LOG = logging.getLogger("rooflow.specs")
+
+DTYPE_PRECISIONS: dict[str, dict[str, str]] = {
+    "float64": {"vector": "fp64", "tensor": "fp64-tensor"},
+    # float32 matrix math stays fp32: TF32 is an opt-in precision of its own (PyTorch's
+    # torch.backends.cuda.matmul.allow_tf32 is False by default since 1.12,
+    # https://pytorch.org/docs/stable/notes/cuda.html#tensorfloat-32-tf32-on-ampere-and-later-devices).
+    "float32": {"vector": "fp32", "tensor": "fp32"},
+    "float16": {"vector": "fp16", "tensor": "fp16-tensor"},
+    "bfloat16": {"vector": "bf16", "tensor": "bf16-tensor"},
+    # fp8 and int8 are tensor-unit formats; vector units compute them after widening.
+    "float8": {"tensor": "fp8-tensor"},
+    "int8": {"tensor": "int8-tensor"},
+    "int32": {"vector": "int32"},
+    "int64": {"vector": "int64"},
+}
+"""A torch dtype name (``float8_*`` as ``float8``) → its precision per compute unit
+(:data:`rooflow.points.PRECISIONS`); a unit it lacks gives no precision."""
+
+
+class Families(dict):
+    """Family name → :class:`FamilyModel`, and ``compute_units``: unit → name patterns.
+
+    ``compute_units`` (``families.yaml``'s top-level key) gives the unit of a family
+    without a model, or whose model names none, by regular expressions searched in its
+    name (case-insensitively), units in file order: ``{"tensor": ("gemm", ...), ...}``.
+    """
+
+    compute_units: dict[str, tuple[str, ...]] = {}
 
 
 @dataclass(frozen=True)
@@ -55,6 +93,7 @@ class FamilyModel:
     flop: Formula
     bytes: Formula
     source: str
+    compute_unit: str | None = None
 
     def apply(
         self, dims: pl.DataFrame, *, source: str, where: str | None = None,
@@ -114,8 +153,10 @@ class FamilyModel:
                                  precision=precision.to_series())
 
 
-def load_families(path: str | Path = DEFAULT_FAMILIES) -> dict[str, FamilyModel]:
+def load_families(path: str | Path = DEFAULT_FAMILIES) -> Families:
     """Read, schema-check and compile ``families.yaml``; family name → model.
+
+    The result's ``compute_units`` holds the file's ``compute_units`` (:class:`Families`).
 
     Raises:
         InputError: unreadable/malformed YAML, a JSON Schema violation (column = the
@@ -129,8 +170,19 @@ def load_families(path: str | Path = DEFAULT_FAMILIES) -> dict[str, FamilyModel]
         raise InputError(source, error.message, column=error.json_path, check="schema",
                          value=None if isinstance(error.instance, dict | list) else error.instance)
     assert isinstance(doc, dict), "the schema requires a mapping"
-    return {name: _compile_family(name, body, source)
-            for name, body in doc["families"].items()}
+    families = Families((name, _compile_family(name, body, source))
+                        for name, body in doc["families"].items())
+    units = doc.get("compute_units", {})
+    for unit, patterns in units.items():
+        for i, pattern in enumerate(patterns):
+            try:
+                re.compile(pattern)
+            except re.error as err:
+                raise InputError(source, f"not a regular expression: {err}",
+                                 column=f"$.compute_units.{unit}[{i}]", check="pattern",
+                                 value=pattern) from None
+    families.compute_units = {u: tuple(units[u]) for u in COMPUTE_UNITS if u in units}
+    return families
 
 
 def _string_keys(value: object) -> object:
@@ -147,7 +199,7 @@ def _compile_family(name: str, body: dict, source: str) -> FamilyModel:
                           if k not in ("label", "precision")}
               for code, entry in body["widths"].items()}
     labels = {int(code): entry["label"] for code, entry in body["widths"].items()}
-    # Without a precision the points are judged against the default roof, and say so.
+    # Without one, the dtype and compute unit give it (kernel_metrics), or none is given.
     precisions = {int(code): entry.get("precision", "")
                   for code, entry in body["widths"].items()}
     for code, precision in precisions.items():
@@ -182,6 +234,7 @@ def _compile_family(name: str, body: dict, source: str) -> FamilyModel:
         flop=compile_formula(body["flop"], source=source, what=f"flop of family {name!r}"),
         bytes=compile_formula(body["bytes"], source=source, what=f"bytes of family {name!r}"),
         source=source,
+        compute_unit=body.get("compute_unit"),
     )
 
 
@@ -201,6 +254,23 @@ def resolve_family(
     return declared or family_name(name)
 
 
+def compute_unit(spec: Spec, family: str, families: Mapping[str, FamilyModel]) -> str | None:
+    """The unit (``tensor``/``vector``) ``spec``'s kernels of ``family`` compute on, or None.
+
+    The spec's own ``compute_unit``, else the family model's, else the first unit of
+    ``families.compute_units`` (:class:`Families`) with a pattern found in ``family``.
+    """
+    if spec.compute_unit:
+        return spec.compute_unit
+    model = families.get(family)
+    if model is not None and model.compute_unit:
+        return model.compute_unit
+    for unit, patterns in getattr(families, "compute_units", {}).items():
+        if any(re.search(p, family, re.IGNORECASE) for p in patterns):
+            return unit
+    return None
+
+
 def kernel_metrics(
     spec: Spec,
     dims: pl.DataFrame,
@@ -209,13 +279,16 @@ def kernel_metrics(
     source: str | None = None,
     where: str | None = None,
     row: str | None = None,
+    unit: str | None = None,
 ) -> pl.DataFrame:
     """Add FLOP and byte counts to a frame of variant dims of ``spec``.
 
     ``dims`` is shaped like :meth:`Spec.dims_frame` (``variant``, ``dtype``, one
     Int64 column per dim, possibly overlaid). Columns added: ``flop`` (FLOP),
     ``bytes`` (byte), ``arithmetic_intensity`` (FLOP/byte), ``series`` (quant label
-    or dtype name) and ``bytes_model`` ("family", "given" or "inputs-only").
+    or dtype name), ``bytes_model`` ("family", "given" or "inputs-only") and
+    ``precision``: the width code's, else that of the row's dtype on ``unit``
+    (:func:`compute_unit`; module docstring), else "" with a warning saying why.
     A model's ``flop`` takes precedence over the variant's (causal attention counts fewer
     pairs than a spec's full-attention formula), a variant's own ``bytes`` formula over
     the model's.
@@ -255,7 +328,54 @@ def kernel_metrics(
         bytes_model=pl.when(given.is_not_null()).then(pl.lit("given"))
         .otherwise(pl.col("bytes_model")),
     )
+    frame = frame.with_columns(precision=_precisions(
+        spec, dims, frame["precision"] if "precision" in frame.columns else None, unit,
+        source))
     return frame.with_columns(arithmetic_intensity=pl.col("flop") / pl.col("bytes"))
+
+
+def _kernel_dtype(spec: Spec, variant: str, variant_dtype: str | None) -> tuple[str, str]:
+    """(dtype, "") of a variant's math, or ("", why not).
+
+    Its ``dtype``, else the one floating-point dtype of the tensors it reads (else their
+    one integer dtype).
+    """
+    if variant_dtype:
+        return variant_dtype, ""
+    names = list(dict.fromkeys(spec.inputs[t].dtype for t in spec.variants[variant].params))
+    floats = [n for n in names if is_floating(n)]
+    pick = floats or names
+    if len(pick) == 1:
+        return pick[0], ""
+    if not pick:
+        return "", "no dtype (no variant dtype, no input tensors)"
+    return "", f"mixed input dtypes {'/'.join(pick)} and no variant dtype"
+
+
+def _precisions(spec: Spec, dims: pl.DataFrame, given: pl.Series | None, unit: str | None,
+                source: str) -> pl.Series:
+    """Per row: ``given`` (a width code's precision) where set, else from dtype and unit."""
+    values: list[str] = []
+    why_not: dict[str, list[str]] = {}
+    for i, (variant, dtype) in enumerate(zip(dims["variant"], dims["dtype"], strict=True)):
+        if given is not None and given[i]:
+            values.append(given[i])
+            continue
+        dtype, why = _kernel_dtype(spec, variant, dtype)
+        key = "float8" if dtype.startswith("float8_") else dtype
+        precision = DTYPE_PRECISIONS.get(key, {}).get(unit or "", "")
+        if not precision and not why:
+            why = (f"no compute unit (tensor or vector) for {dtype}: set 'compute_unit' in "
+                   "the spec or its family, or a family 'compute_units' pattern"
+                   if unit is None else f"no {unit} precision for {dtype}")
+        if why:
+            why_not.setdefault(why, []).append(variant)
+        values.append(precision)
+    for why, variants in why_not.items():
+        _LOG.warning("%s: precision not given for %d variant%s (%s): %s", source,
+                     len(variants), "s" if len(variants) > 1 else "",
+                     ", ".join(dict.fromkeys(variants)), why)
+    return pl.Series("precision", values, dtype=pl.String)
 
 
 def variant_formula(

@@ -3,6 +3,7 @@
 A spec file looks like ``resources/specs/1_BatchedMoE.yaml`` (Xe-Forge's ``examples/vllm/``)::
 
     family: BatchedMoE            # optional; else from the file name (see rooflow.models.families)
+    compute_unit: tensor          # optional: tensor or vector (see rooflow.models.families)
     inputs:                       # tensor -> shape (dim names or ints) and dtype
       A: {shape: [E, M, K], dtype: bfloat16}
     inits:                        # Model.__init__ arguments: {param: DIM or a literal}
@@ -20,12 +21,13 @@ A spec file looks like ``resources/specs/1_BatchedMoE.yaml`` (Xe-Forge's ``examp
 What is accepted follows Xe-Forge's own loader (``xe_forge/core/spec_loader.py``,
 ``parse_spec``): every top-level key whose value is a list is a variant, every other one
 (``default_variant``, a ``lowering:`` mapping, ...) is not and is ignored with a debug line
-(logger ``rooflow.specs``); ``family`` is rooflow's own. A list of several mappings gives
-variants ``KEY``, ``KEY[1]``, ``KEY[2]``, ... (Xe-Forge's variant index); ``inits`` entries
-are ``{param: value}`` mappings whose value is a dim of the variant or a literal; an input
-without ``dtype`` is ``float32``; ``flop`` may be a number, or left out (such a variant is
-no point). YAML is read
-with :func:`rooflow.safeload.load_yaml` (``yaml.safe_load`` after an event pass that refuses
+(logger ``rooflow.specs``); ``family`` and ``compute_unit`` (the unit the kernel's math
+runs on, ``tensor`` or ``vector``: with the dtype it gives the precision) are rooflow's own.
+A list of several mappings gives variants ``KEY``, ``KEY[1]``, ``KEY[2]``, ... (Xe-Forge's
+variant index); ``inits`` entries are ``{param: value}`` mappings whose value is a dim of
+the variant or a literal; an input without ``dtype`` is ``float32``; ``flop`` may be a
+number, or left out (such a variant is no point). YAML is read with
+:func:`rooflow.safeload.load_yaml` (``yaml.safe_load`` after an event pass that refuses
 alias bombs and deep nesting); comments are read from the raw text because YAML drops them.
 """
 
@@ -60,7 +62,9 @@ DTYPE_WIDTHS: dict[str, int] = {
     "int8": 1,
     "uint8": 1,
 }
-_RESERVED = {"family", "inputs", "inits"}
+_RESERVED = {"family", "compute_unit", "inputs", "inits"}
+COMPUTE_UNITS = ("tensor", "vector")
+"""Units a kernel's math runs on: tensor / matrix / XMX units, or vector units."""
 _VARIANT_KEYS = {"params", "dims", "flop", "bytes", "dtype"}
 """Keys of a variant's mapping: a top-level mapping holding one is a mis-written variant."""
 _LOG = logging.getLogger("rooflow.specs")
@@ -68,7 +72,7 @@ _LOG = logging.getLogger("rooflow.specs")
 RESERVED_COLUMNS = frozenset({
     "variant", "index", "dtype", "at", "label", "series", "flop", "bytes",
     "arithmetic_intensity", "bytes_model", "family", "kernel", "source", "row", "resolved",
-    "dims",
+    "dims", "precision",
 })
 # A top-level mapping key: at column 0, optionally quoted, then ':' and a value or nothing.
 _KEY_LINE = re.compile(r"""^(?P<q>['"]?)(?P<key>[^\s#'":-][^#'":]*?)(?P=q)\s*:(?:\s|$)""")
@@ -104,6 +108,7 @@ class Spec:
     family_key: str | None
     inputs: dict[str, Tensor]
     variants: dict[str, Variant]
+    compute_unit: str | None = None
 
     def dims_frame(self, keys: list[str] | None = None) -> pl.DataFrame:
         """One row per variant (``keys``, default all, in that order).
@@ -238,6 +243,11 @@ def read_spec(path: str | Path) -> Spec:
     if family is not None and (not isinstance(family, str) or not family.strip()):
         raise InputError(source, f"{at('family')}'family' must be a non-empty string",
                          column="family", value=family)
+    unit = doc.get("compute_unit")
+    if unit is not None and unit not in COMPUTE_UNITS:
+        raise InputError(source, f"{at('compute_unit')}'compute_unit' must be one of "
+                         f"{', '.join(COMPUTE_UNITS)}", column="compute_unit",
+                         check="compute unit", value=unit)
     inputs = _read_inputs(doc.get("inputs"), source, at("inputs"))
     inits = _read_inits(doc.get("inits"), source, at("inits"))
 
@@ -263,7 +273,8 @@ def read_spec(path: str | Path) -> Spec:
     if not variants:
         raise InputError(source, "spec has no variants", check="structure")
 
-    spec = Spec(path=path, family_key=family, inputs=inputs, variants=variants)
+    spec = Spec(path=path, family_key=family, inputs=inputs, variants=variants,
+                compute_unit=unit)
     table = spec.dims_frame()
     table = table.rename({c: f"dim:{c}" for c in table.columns[3:]})
     try:

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import polars as pl
 
-from rooflow.analysis import no_compute_roof
+from rooflow.analysis import NO_PRECISION, no_compute_roof
 from rooflow.errors import InputError
 from rooflow.points import PRECISIONS
 from rooflow.roofs.preset import Preset
@@ -53,17 +53,23 @@ def _decade_ceil(v: float) -> float:
     return 10.0 ** math.ceil(math.log10(v))
 
 
-def _check_plottable(table: pl.DataFrame) -> None:
-    """Every placed point's intensity and performance within :data:`PLOT_RANGE`.
+def check_plottable(table: pl.DataFrame, performance: str = "performance") -> None:
+    """Every point's intensity and performance, where positive, within :data:`PLOT_RANGE`.
+
+    Args:
+        table: an analysis table, or canonical points (``performance="flop_per_s"``: the
+            workflow's ``points`` job checks them, so a point no plot can place fails its
+            own dataset, not every plot of its presets).
+        performance: the column of the performance (FLOP/s).
 
     Raises:
         InputError: the first point outside, naming its source file, row and value.
     """
     lo, hi = PLOT_RANGE
     for column, what, unit in (("arithmetic_intensity", "arithmetic intensity", "FLOP/byte"),
-                               ("performance", "performance", "FLOP/s")):
+                               (performance, "performance", "FLOP/s")):
         outside = table.lazy().filter(
-            (pl.col("arithmetic_intensity") > 0) & (pl.col("performance") > 0)
+            (pl.col(column) > 0)
             & ((pl.col(column) < lo) | (pl.col(column) > hi) | ~pl.col(column).is_finite())
         ).head(1).collect()
         if outside.height:
@@ -101,7 +107,7 @@ def axis_limits(preset: Preset, tables: Sequence[pl.DataFrame] = ()) -> Limits:
         ).collect(engine="streaming").row(0)
         if lo_x is not None:
             if not (PLOT_RANGE[0] <= min(lo_x, lo_y) and max(hi_x, hi_y) <= PLOT_RANGE[1]):
-                _check_plottable(t)
+                check_plottable(t)
             xmin, xmax = min(xmin, lo_x / 2), max(xmax, hi_x * 2)
             ymin, ymax = min(ymin, lo_y / 2), max(ymax, hi_y * 2)
     if not all(1e-300 < v < 1e300 for v in (xmin, xmax, ymin, ymax)):
@@ -400,13 +406,19 @@ def split_no_roof(table: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
 
 
 def no_roof_label(rows: pl.DataFrame, sep: str = " ") -> str:
-    """Legend text of the drawn points without a compute roof: precisions and count.
+    """Legend text of the drawn points without a compute roof: why, and their count.
 
-    ``sep`` goes before "not judged" (a line break where the legend is narrow).
+    "no fp8-tensor roof", and "precision not given" for points without a precision (no
+    roof is assumed for them). ``sep`` goes after the reason (a line break where the legend
+    is narrow: "precision not given: 200,000 points" does not fit its width).
     """
-    names = ", ".join(rows["precision"].cast(pl.String).unique(maintain_order=True).to_list())
+    precisions = rows["precision"].cast(pl.String).fill_null("").unique(maintain_order=True)
+    names = ", ".join(p for p in precisions.to_list() if p)
+    why = [f"no {names} roof"] if names else []
+    if (precisions == "").any():
+        why.append(NO_PRECISION)
     n = rows.height
-    return f"no {names} roof: {n:,} point{'s' if n != 1 else ''},{sep}not judged"
+    return f"{', '.join(why)}:{sep}{n:,} point{'s' if n != 1 else ''}, not judged"
 
 
 # --- comparisons --------------------------------------------------------------------------

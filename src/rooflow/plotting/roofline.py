@@ -244,7 +244,8 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     if options.trajectory:  # the unjudged points' sweeps too: `roof_notes` holds every row
         handles += draw_trajectories(ax, roof_notes, options.trajectory, scale,
                                      *png_colors(table, options.color_by, options.top_n))
-    handles += _draw_no_roof(ax, unjudged, scale)
+    dense_unjudged = use_density(unjudged.height, options.density, options.density_threshold)
+    handles += _draw_no_roof(ax, unjudged, scale, limits if dense_unjudged else None)
     n_above = _draw_above_roof(ax, table, scale)
     if n_above:
         handles.append(Line2D([], [], ls="", **mk.ABOVE_ROOF, label="above the roof"))
@@ -266,12 +267,22 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     return fig
 
 
-def _draw_no_roof(ax, rows: pl.DataFrame, scale: float) -> list:
-    """The points without a compute roof of their precision, ⊗ in grey; their legend entry."""
+def _draw_no_roof(ax, rows: pl.DataFrame, scale: float, limits: core.Limits | None) -> list:
+    """The points without a compute roof of their precision, ⊗ in grey; their legend entry.
+
+    With ``limits`` (as many as the judged points draw as density) a grey density image:
+    a whole file without a precision is not judged, and is as many points as it is.
+    """
     if not rows.height:
         return []
-    ax.plot(rows["arithmetic_intensity"].to_numpy(), rows["performance"].to_numpy() / scale,
-            ls="", zorder=5, gid="no-compute-roof", **mk.NO_ROOF)
+    if limits is None:
+        ax.plot(rows["arithmetic_intensity"].to_numpy(), rows["performance"].to_numpy() / scale,
+                ls="", zorder=5, gid="no-compute-roof", **mk.NO_ROOF)
+    else:
+        counts, ex, ey = log_counts(rows["arithmetic_intensity"], rows["performance"],
+                                    (limits.xmin, limits.xmax), (limits.ymin, limits.ymax))
+        draw_density(ax, counts, ex, ey - np.log10(scale), core.NO_ROOF_COLOR,
+                     gid="no-compute-roof", max_alpha=0.6)
     return [Line2D([], [], ls="", **mk.NO_ROOF, label=core.no_roof_label(rows, "\n"))]
 
 

@@ -146,8 +146,9 @@ def _roofs(path: Path, empirical: object, section: str) -> pl.DataFrame:
             isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)
             and isinstance(pair[1], int | float) and not isinstance(pair[1], bool)
         ):
+            text = repr(pair)  # the offending entry, cut: never the rest of the file
             raise InputError(str(path), "expected a [label, number] pair", row=i, column=where,
-                             value=pair)
+                             value=pair if len(text) <= 100 else text[:100] + "…")
     frame = pl.DataFrame(
         {"label": [p[0] for p in pairs], "value": [float(p[1]) for p in pairs]},
         schema={"label": pl.String, "value": pl.Float64},

@@ -47,8 +47,11 @@ NAME_KEY = "PlatformName"
 
 def sniff(path: str | Path) -> bool:
     """Whether ``path`` looks like a device config (a ``*_GFLOPS`` or ``*_BW_*`` key line)."""
+    if not Path(path).is_file():  # a FIFO would block the open, a device never end
+        return False
     try:
-        head = Path(path).read_bytes()[:65536].decode("utf-8", errors="replace")
+        with open(path, "rb") as handle:
+            head = handle.read(65536).decode("utf-8", errors="replace")
     except OSError:
         return False
     keys = [line.split(",", 1)[0].strip() for line in head.splitlines() if "," in line]
@@ -66,16 +69,15 @@ def intel_preset(path: str | Path) -> dict:
         ``empirical`` False (the shipped configs hold peak figures).
 
     Raises:
-        InputError: unreadable file; a line that is not ``key,value``; a key given twice;
+        InputError: not a readable regular file of at most
+            :data:`~rooflow.safeload.MAX_CONFIG_BYTES`, not UTF-8; a line that is not
+            ``key,value``; a key given twice;
             a roof value that is not a finite number > 0; no compute or no memory roof.
     """
+    from rooflow.safeload import MAX_CONFIG_BYTES, read_text
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(str(path), "file not found") from None
-    except (IsADirectoryError, UnicodeDecodeError) as err:
-        raise InputError(str(path), f"not a text file ({err})") from None
+    text = read_text(path, "a pti-gpu device config", max_bytes=MAX_CONFIG_BYTES)
     try:
         rows = list(csv.reader(io.StringIO(text), strict=True))
     except csv.Error as err:
@@ -88,8 +90,9 @@ def intel_preset(path: str | Path) -> dict:
         if not cells:
             continue
         if len(cells) != 2 or not cells[0]:
+            # The first cell past the pair, or the lone cell: never the whole line.
             raise InputError(str(path), "expected one 'key,value' pair", row=line,
-                             value=",".join(row), check="key,value")
+                             value=cells[min(2, len(cells) - 1)][:100], check="key,value")
         if cells[0] in entries:
             raise InputError(str(path), "key given twice", row=line, column=cells[0])
         entries[cells[0]] = (line, cells[1])

@@ -112,6 +112,8 @@ def has_peaks(paths: str | Path | Sequence[str | Path]) -> bool:
     found: set = set()
     try:
         for path in export_files(paths):
+            if not path.is_file():  # a FIFO would block the open, a device never end
+                continue
             with open(path, "rb") as handle:
                 tail = b""
                 while chunk := handle.read(1 << 20):

@@ -116,9 +116,10 @@ class Preset:
         """(key, FLOP/s or OP/s) of the compute roof for ``precision``, or None.
 
         A point is judged against the roof of its own precision only: a preset without
-        that roof gives None (never another unit's roof). "" (precision not known) gets
-        the default compute roof; a command-line roof (:data:`CUSTOM_ROOF`) serves every
-        FLOP precision, and no integer one. ``counted``: the FLOP were read from hardware
+        that roof gives None (never another unit's roof), and so does "" (precision not
+        given: no roof is assumed for it, the default one neither). A command-line roof
+        (:data:`CUSTOM_ROOF`) serves every FLOP precision, "" too (the one roof the user
+        gave), and no integer one. ``counted``: the FLOP were read from hardware
         counters, so the precision's per-instruction roof (:data:`PER_INSTRUCTION`) judges
         them where the preset has one, else its ``compute`` roof.
         """
@@ -126,8 +127,6 @@ class Preset:
             return key, self.compute[key]
         if precision in self.compute:
             return precision, self.compute[precision]
-        if precision == "":
-            return self.default_compute, self.peak_flop_per_s
         if CUSTOM_ROOF in self.compute and op_unit(precision) == "FLOP":
             return CUSTOM_ROOF, self.compute[CUSTOM_ROOF]
         return None

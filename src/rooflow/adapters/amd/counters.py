@@ -181,13 +181,51 @@ FAMILIES = {  # gfx target → formula family
     "gfx908": "gfx908", "gfx90a": "gfx90a",
     "gfx940": "gfx942", "gfx941": "gfx942", "gfx942": "gfx942", "gfx950": "gfx950",
 }
+RDNA = "rdna"
+"""Family of RDNA GPUs and APUs (gfx10xx, gfx11xx such as gfx1100 and the gfx1150/gfx1151
+APUs, gfx12xx): no MFMA units and no TCC_EA/TCC_EA0 request counters in rocprof's
+roofline sets, so their DRAM bytes come from rocprof's derived FETCH_SIZE and WRITE_SIZE."""
 _HBM = {  # family → HBM formulas, preferred first
     "gfx908": (HBM_EA, HBM_KIB), "gfx90a": (HBM_EA, HBM_KIB),
     "gfx942": (HBM_BUBBLE, HBM_KIB), "gfx950": (HBM_SIZES, HBM_BUBBLE, HBM_KIB),
+    RDNA: (HBM_KIB, HBM_SIZES, HBM_BUBBLE, HBM_EA),
     None: (HBM_SIZES, HBM_BUBBLE, HBM_EA, HBM_KIB),
 }
+_OPS_VALU = {p: f for p, f in _OPS_CDNA2.items() if not f.name.startswith("MFMA")}
 _OPS = {"gfx908": {}, "gfx90a": _OPS_CDNA2, "gfx942": _OPS_CDNA3, "gfx950": _OPS_CDNA4,
-        None: _OPS_CDNA4}
+        RDNA: _OPS_VALU, None: _OPS_CDNA4}
+
+
+def family(arch: str | None) -> str | None:
+    """The formula family of gfx target ``arch`` (None when unknown).
+
+    A value of :data:`FAMILIES`, or :data:`RDNA` for gfx10xx–gfx12xx.
+    """
+    target = gfx_target(arch or "")
+    if target is None:
+        return None
+    if target in FAMILIES:
+        return FAMILIES[target]
+    return RDNA if len(target) >= 7 and target[3] == "1" else None
+
+
+TOOLS = ("rocprofv3", "rocprofv1", "rocprof-compute")
+"""The profilers whose exports :func:`plan` reads, for the command line its advice gives."""
+
+
+def collect_command(tool: str, counters: Iterable[str]) -> str:
+    """The command line that collects ``counters`` with ``tool`` (one of :data:`TOOLS`).
+
+    rocprofv3: ``--pmc`` and CSV output (rocprofv3 docs, "Using rocprofv3", counter
+    collection); rocprof v1: an input file of ``pmc:`` lines (``-i``; ROCm rocprofv1 docs);
+    rocprof-compute collects its roofline counters itself (``profile``).
+    """
+    names = " ".join(dict.fromkeys(counters))
+    if tool == "rocprofv1":
+        return f"rocprof -i input.txt ./app, input.txt holding 'pmc: {names}'"
+    if tool == "rocprof-compute":
+        return "rocprof-compute profile -n NAME -- ./app (it collects " + names + ")"
+    return f"rocprofv3 --pmc {names} --output-format csv -- ./app"
 COUNTERS = frozenset(
     c for f in (*_OPS_CDNA4.values(), _LDS, _L1, _L2, HBM_EA, HBM_BUBBLE, HBM_SIZES, HBM_KIB)
     for c in f.weights
@@ -293,11 +331,12 @@ def _flop_counters(family: str | None) -> list[str]:
 def roofline_counters(arch: str | None) -> list[str]:
     """Counters a full roofline of ``arch`` reads: FLOP (VALU, MFMA) and HBM, L2, L1, LDS.
 
-    Integer and FP8/FP6 counters are optional and not listed; None → gfx950's set.
+    Integer and FP8/FP6 counters are optional and not listed; None → gfx950's set; RDNA:
+    its VALU counters, FETCH_SIZE and WRITE_SIZE (no cache levels in rocprof's set).
     """
-    family = FAMILIES.get(gfx_target(arch) or "") if arch else None
-    return [*_flop_counters(family), *_HBM[family][0].weights, *_L2.weights, *_L1.weights,
-            *_LDS.weights]
+    fam = family(arch)
+    caches = () if fam == RDNA else (*_L2.weights, *_L1.weights, *_LDS.weights)
+    return [*_flop_counters(fam), *_HBM[fam][0].weights, *caches]
 
 
 def _complete(formula: Formula, present: set[str], partial: list[str]) -> bool:
@@ -314,7 +353,8 @@ def _complete(formula: Formula, present: set[str], partial: list[str]) -> bool:
     return True
 
 
-def plan(arch: str | None, counters: Iterable[str], source: str) -> Plan:
+def plan(arch: str | None, counters: Iterable[str], source: str,
+         tool: str = "rocprofv3") -> Plan:
     """Pick the formulas for ``arch`` and check the counters of an export.
 
     A precision or level whose counters are all absent is left out (with a note); one
@@ -326,42 +366,47 @@ def plan(arch: str | None, counters: Iterable[str], source: str) -> Plan:
             names, :func:`arch_from_counters`).
         counters: counter names present (canonical, see :func:`canonical_columns`).
         source: file named in errors.
+        tool: the profiler that wrote the export (:data:`TOOLS`), for the command line
+            a refusal gives (:func:`collect_command`).
 
     Raises:
         InputError: a precision or level with part of its counters (names the missing
-            ones); no complete byte counters for any level (names what to collect).
+            ones); no complete byte counters for any level (names what to collect):
+            the counters of the file's own architecture (gfx90a ``TCC_EA_*``, gfx942
+            and gfx950 ``TCC_EA0_*``, RDNA ``FETCH_SIZE``/``WRITE_SIZE``) and the
+            ``tool`` command line that collects them.
     """
     present = set(counters)
     arch = gfx_target(arch) if arch else arch_from_counters(present)
-    family = FAMILIES.get(arch or "")
+    fam = family(arch)
     notes: list[str] = []
-    if arch and family is None:
+    if arch and fam is None:
         notes.append(f"{arch} has no rocprof-compute roofline; formulas chosen by counter names")
     partial: list[str] = []
     ops = {}
-    for precision, formula in _OPS[family].items():
+    for precision, formula in _OPS[fam].items():
         if _complete(formula, present, partial):
             ops[precision] = formula
-    if family == "gfx908":
+    if fam == "gfx908":
         notes.append("gfx908 (MI100) has no per-precision VALU or MFMA counters (rocprof-compute "
                      "has no roofline for it either): memory rows only, no FLOP")
     elif not ops:
         notes.append("no FLOP counters: memory rows only; collect "
-                     + " ".join(_flop_counters(family)))
+                     + " ".join(_flop_counters(fam)))
     else:
-        absent = [f.name for p, f in _OPS[family].items()
+        absent = [f.name for p, f in _OPS[fam].items()
                   if p not in ops and p not in _OPTIONAL_OPS and not f.touched(present)]
         if absent:
             notes.append("not collected, counted as no work: " + ", ".join(absent))
     levels: dict[str, Formula] = {}
-    candidates = _HBM[family]
+    candidates = _HBM[fam]
     hbm = next((f for f in candidates if f.touched(present) and not f.missing(present)), None)
     if hbm is not None:
         levels["HBM"] = hbm
-        if hbm is HBM_KIB and family in FETCH_SIZE_NOTES:
+        if hbm is HBM_KIB and fam in FETCH_SIZE_NOTES:
             notes.append(f"HBM bytes by {hbm.name}: {arch}'s own counters were not "
-                         f"collected; {FETCH_SIZE_NOTES[family]}")
-        elif hbm is not candidates[0] and family in ("gfx942", "gfx950"):
+                         f"collected; {FETCH_SIZE_NOTES[fam]}")
+        elif hbm is not candidates[0] and fam in ("gfx942", "gfx950"):
             notes.append(f"HBM bytes by {hbm.name}: {arch}'s own counters "
                          f"({', '.join(candidates[0].weights)}) were not collected; "
                          "reads of 128-byte requests are undercounted")
@@ -374,19 +419,25 @@ def plan(arch: str | None, counters: Iterable[str], source: str) -> Plan:
             if left_out:
                 notes.append(f"{formula.name} bytes count {', '.join(left_out)} as 0 "
                              "(not collected)")
+    gpu = f"{arch}'s" if arch else "the"
     if not levels:
-        wanted = [*candidates[0].weights, *_L2.weights, *_L1.weights, *_LDS.weights]
-        flop = "" if ops else "no FLOP counters (collect " + " ".join(
-            _flop_counters(family)) + ") and "
+        caches = () if fam == RDNA else (*_L2.weights, *_L1.weights, *_LDS.weights)
+        wanted = [*candidates[0].weights, *caches]
+        flop = "" if ops or fam == "gfx908" else "no FLOP counters (collect " + " ".join(
+            _flop_counters(fam)) + ") and "
+        lacking = [c for c in wanted if c not in present]
         raise InputError(
             source, f"{flop}no complete byte counters for any memory level (found: "
-            f"{', '.join(sorted(present & COUNTERS)) or 'none'}); collect "
-            + " ".join(c for c in wanted if c not in present),
+            f"{', '.join(sorted(present & COUNTERS)) or 'none'}); collect {gpu} "
+            + " ".join(lacking) + ": " + collect_command(
+                tool, [*([] if ops or fam == "gfx908" else _flop_counters(fam)), *lacking]),
             check="required counters",
         )
     if partial:
-        raise InputError(source, "incomplete counter set; collect the missing counters: "
-                         + "; ".join(partial), check="required counters")
+        missing = [c for line in partial for c in line.split(": ", 1)[1].split(", ")]
+        raise InputError(source, f"incomplete counter set; collect {gpu} missing counters: "
+                         + "; ".join(partial) + ": " + collect_command(tool, missing),
+                         check="required counters")
     missing_levels = [lv for lv in ("HBM", "L2", "L1", "LDS") if lv not in levels]
     if missing_levels:
         notes.append("no counters for level(s) " + ", ".join(missing_levels))

@@ -96,15 +96,6 @@ def sysinfo(folder: Path) -> dict[str, str]:
     return {k: (v or "").strip() for k, v in frame.row(0, named=True).items()}
 
 
-def gpu_of_sysinfo(folder: Path) -> tuple[str | None, str]:
-    """(gfx target or None, GPU name or "") from ``sysinfo.csv``; (None, "") without it.
-
-    Raises:
-        InputError: an unreadable ``sysinfo.csv``.
-    """
-    return _gpu(sysinfo(folder))
-
-
 def _gpu(info: dict[str, str]) -> tuple[str | None, str]:
     chip = info.get("chip_id", "")
     name, chip_arch = CHIP_IDS.get(int(chip), ("", None)) if chip.isdigit() else ("", None)
@@ -141,7 +132,8 @@ def _pivot(long: pl.DataFrame, arch: str | None, pmc: Path) -> pl.DataFrame:
         i = int(long["Counter_Name"].is_null().arg_true()[0])
         raise InputError(str(pmc), "empty counter name", row=i + 1, column="Counter_Name")
     found = canonical_columns(long["Counter_Name"].unique().to_list())
-    read = {*(found[c] for c in plan(arch, found, str(pmc)).counters), CYCLES}
+    formulas = plan(arch, found, str(pmc), tool="rocprof-compute")
+    read = {*(found[c] for c in formulas.counters), CYCLES}
     wanted = pl.col("Counter_Name").is_in(list(read))
     # Only the values the formulas read are checked, each on its own line.
     long = check_values(long.with_columns(
@@ -279,7 +271,7 @@ def read_workload(path: str | Path) -> Dispatches:
             (pl.col("End_Timestamp") - pl.col("Start_Timestamp")).alias(DURATION)
         )
     found = canonical_columns(frame.columns)
-    formulas = plan(arch, found, str(pmc))
+    formulas = plan(arch, found, str(pmc), tool="rocprof-compute")
     frame = frame.rename({col: name for name, col in found.items() if col != name})
     frame, notes = cycle_time(frame, info, arch, device, pmc,
                               pl.int_range(1, frame.height + 1, eager=True)
@@ -293,11 +285,6 @@ def read_workload(path: str | Path) -> Dispatches:
         dispatches = replace(dispatches, notes=(
             *notes, f"VALU work counted × {lanes} lanes per instruction (wave size: {source})"))
     return dispatches
-
-
-def omniperf_kernels(path: str | Path) -> pl.DataFrame:
-    """Per-kernel breakdown (:meth:`~rooflow.adapters.amd.kernels.Dispatches.kernels`)."""
-    return read_workload(path).kernels()
 
 
 def omniperf_points(path: str | Path) -> pl.DataFrame:

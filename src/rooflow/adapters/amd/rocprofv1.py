@@ -124,7 +124,7 @@ def read_runs(path: str | Path) -> Dispatches:
                              maintain_order="left")
         merged, taken = joined, taken | set(new)
     found = canonical_columns(merged.columns)
-    formulas = plan(None, found, str(path))
+    formulas = plan(None, found, str(path), tool="rocprofv1")
     merged = merged.rename({col: name for name, col in found.items() if col != name})
     default = wave_size(formulas.arch)
     wave: str | float = default

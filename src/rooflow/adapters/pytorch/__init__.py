@@ -102,7 +102,7 @@ def report_lines(source: str, result: OperatorTable) -> list[str]:
     for model, values in sorted(result.assumed.items()):
         lines.append(f"{source}: {model}: no Concrete Inputs for some calls, assumed "
                      + ", ".join(sorted(values)))
-    lines += [f"{source}: {note}" for note in result.devices]
+    lines += [f"{source}: {note}" for note in result.devices + result.skipped]
     return lines
 
 
@@ -128,11 +128,10 @@ def pytorch_points(
     bytes_model "operator", device the GPU's ``deviceProperties`` name, row the first
     call's event index (0 when calls are summed), launches the GPU kernels the calls
     launched (the launch floor of potential time saved, :mod:`rooflow.analysis`).
-    Bandwidth-only operators (copies,
-    Inductor Triton kernels) have flop 0. Operators without a model, communication, host
-    transfers and unlinked GPU time are listed in the log (``log``, default the
-    ``rooflow.pytorch`` logger), never silently dropped; their shares are kept for
-    :func:`.coverage.coverage_of`.
+    Bandwidth-only operators (copies, Inductor Triton kernels) have flop 0. Operators
+    without a model, communication, host transfers and unlinked GPU time are listed in
+    the log (``log``, default the ``rooflow.pytorch`` logger), never silently dropped;
+    their shares are kept for :func:`.coverage.coverage_of`.
 
     Raises:
         InputError: as :func:`pytorch_table`; no operator with a model ran on the GPU.

@@ -27,10 +27,11 @@ _SEEN: dict[str, dict] = {}
 
 
 def coverage(result: OperatorTable) -> dict:
-    """``{"gpu_time_s", "shares": {share: s}, "no_model": [[op, s, calls], ...]}``.
+    """``{"gpu_time_s", "shares": {share: s}, "no_model": [[op, s, calls], ...], "skipped"}``.
 
     ``shares`` holds every share of :data:`SHARES` (GPU seconds); ``no_model`` the
-    operators without a model with the most GPU time (:data:`NO_MODEL_LISTED`).
+    operators without a model with the most GPU time (:data:`NO_MODEL_LISTED`);
+    ``skipped`` the notes on events the reader left out (wrong types, negative durations).
     """
     missing = (result.operators.filter(pl.col("status") == "no model")
                .group_by("op").agg(pl.col("time_s").sum(), pl.col("launches").sum())
@@ -38,7 +39,8 @@ def coverage(result: OperatorTable) -> dict:
     return {"gpu_time_s": sum(result.shares.values()),
             "shares": {name: result.shares[name] for name in SHARES},
             "no_model": [[r["op"], r["time_s"], r["launches"]]
-                         for r in missing.head(NO_MODEL_LISTED).iter_rows(named=True)]}
+                         for r in missing.head(NO_MODEL_LISTED).iter_rows(named=True)],
+            "skipped": list(result.skipped)}
 
 
 def remember(source: str | Path, result: OperatorTable) -> None:
@@ -87,7 +89,7 @@ def ranked_note(source: str, table: pl.DataFrame, preset: str, top: int = 5) -> 
     if cov is None:
         return []
     whole = cov["gpu_time_s"]
-    lines = []
+    lines = [f"{source}: {note}" for note in cov.get("skipped", ())]
     if whole:
         covered = cov["shares"]["modelled"] + cov["shares"]["bandwidth-only"]
         lines.append(f"{source}: its points cover {_pct(covered, whole)} of the GPU time "

@@ -48,6 +48,7 @@ class OperatorTable:
         contradicted: External id matches refused because time containment disagreed.
         assumed: model name → values assumed for calls without Concrete Inputs.
         devices: notes on GPUs named only by their properties.
+        skipped: notes on the events the reader left out (:attr:`.trace.Trace.notes`).
     """
 
     operators: pl.DataFrame
@@ -56,6 +57,7 @@ class OperatorTable:
     contradicted: int
     assumed: dict[str, set[str]] = field(default_factory=dict)
     devices: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
 
 
 def _share(work: Work, op: Op | None) -> str | None:
@@ -79,10 +81,13 @@ def device_names(trace: Trace) -> tuple[dict, list[str]]:
     names: dict = {}
     notes = []
     for props in trace.devices:
+        if not isinstance(props.get("id"), str | int | float | None):
+            continue  # an id no kernel can name (a list, an object)
         name = str(props.get("name") or "").strip()
         if name in GENERIC_DEVICE_NAMES:
             units = "CUs" if props.get("warpSize") == 64 else "SMs"
-            memory = (props.get("totalGlobalMem") or 0) / 2**30
+            memory = props.get("totalGlobalMem")
+            memory = memory / 2**30 if isinstance(memory, int | float) else 0
             name = (f"{name or 'unnamed GPU'} (compute {props.get('computeMajor')}."
                     f"{props.get('computeMinor')}, {props.get('numSms')} {units}, "
                     f"{memory:.0f} GiB)")
@@ -180,7 +185,7 @@ def operator_table(trace: Trace, models: OperatorModels, *, per_launch: bool = F
         pl.DataFrame(schema=TABLE_SCHEMA)
     return OperatorTable(table.sort("time_s", descending=True, maintain_order=True), shares,
                          Counter(w.method for w in trace.work), trace.contradicted,
-                         dict(assumed), notes)
+                         dict(assumed), notes, trace.notes)
 
 
 def _distinct_labels(rows: list[dict], trace: Trace, per_launch: bool) -> None:

@@ -92,6 +92,8 @@ class Trace:
     launches: dict = field(default_factory=dict)
     flows: dict = field(default_factory=dict)
     contradicted: int = 0
+    notes: list[str] = field(default_factory=list)
+    """Events left out (wrong types, negative durations): one line per check."""
 
     @property
     def has_shapes(self) -> bool:
@@ -109,17 +111,31 @@ def open_trace(path: Path):
     return fh
 
 
+_BUF = 2048
+"""Bytes ijson parses at a time. Its C parser makes every event of a buffer, each with its
+prefix (``traceEvents.item.item...``, 5 characters a level), before :func:`_bounded` sees
+the first: over a 64 KiB buffer of ``[`` that is 64 Ki prefixes of up to 320 KiB, tens of
+GB. Over 2 KiB, past at most :data:`~rooflow.safeload.MAX_DEPTH` levels already checked,
+it is at most 2 Ki prefixes of 11 KiB (≈ 11 MB) before the bound refuses the file."""
+_READ_ERRORS = (ijson.JSONError, OSError, EOFError, zlib.error, UnicodeDecodeError)
+"""What a broken file raises while it is read: bad JSON, a truncated or corrupt gzip."""
+
+
 def _device_properties(path: Path) -> list[dict]:
-    """``deviceProperties`` from the head of the file (Kineto writes them first)."""
-    with open_trace(path) as fh:
-        head = fh.read(_HEAD)
+    """``deviceProperties`` from the head of the file (Kineto writes them first).
+
+    A head that cannot be read (a truncated gzip) gives none: :func:`read_trace` then
+    reports the file.
+    """
     found: list[dict] = []
     try:
-        events = _bounded(ijson.parse(io.BytesIO(head), use_float=True), path)
+        with open_trace(path) as fh:
+            head = fh.read(_HEAD)
+        events = _bounded(ijson.parse(io.BytesIO(head), use_float=True, buf_size=_BUF), path)
         for item in ijson.items(events, "deviceProperties.item"):
             if isinstance(item, dict):
                 found.append(item)
-    except ijson.JSONError:
+    except _READ_ERRORS:
         pass  # the head is cut mid-document: the complete entries before it are kept
     return found
 
@@ -130,7 +146,8 @@ def _bounded(events: Iterator[tuple[str, str, object]], path: Path
 
     Counted from the events, before any object is built: a deeper document (a hostile
     one, thousands of levels) never reaches the builder or the code that walks what it
-    built.
+    built. The parser is given :data:`_BUF` bytes at a time, which bounds what it makes
+    before this count sees it.
 
     Raises:
         InputError: the nesting passes the bound (naming ``path``).
@@ -148,47 +165,175 @@ def _bounded(events: Iterator[tuple[str, str, object]], path: Path
         yield event
 
 
+class _Skip(Exception):  # noqa: N818 - not an error: one event left out, and why
+    """An event whose field has the wrong type or value: ``field``, ``why``, ``value``."""
+
+    def __init__(self, field: str, why: str, value: object) -> None:
+        super().__init__(field)
+        self.field, self.why, self.value = field, why, value
+
+
+def _number(ev: dict, key: str, *, duration: bool = False) -> float:
+    """``ev[key]`` as a number (0 when absent); a duration is also ≥ 0."""
+    value = ev.get(key, 0.0)
+    if value is None and duration:
+        return 0.0
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value \
+            or value in (float("inf"), float("-inf")):
+        raise _Skip(key, "not a number of µs", value)
+    if duration and value < 0:
+        raise _Skip(key, "a negative duration", value)
+    return float(value)
+
+
+_SCALAR = (str, int, float, type(None))
+
+
+def _scalar(holder: dict, key: str, default: object = None) -> object:
+    """``holder[key]``: an id (a string, a number or null), never a list or an object."""
+    value = holder.get(key, default)
+    if not isinstance(value, _SCALAR):
+        raise _Skip(key, "not a string or number", value)
+    return value
+
+
+def _text(ev: dict, key: str) -> str:
+    value = ev.get(key, "")
+    if not isinstance(value, str):
+        raise _Skip(key, "not a string", value)
+    return value
+
+
+def _args(ev: dict) -> dict:
+    value = ev.get("args")
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _Skip("args", "not an object", value)
+    return value
+
+
+def _dims(value: object, level: int = 0) -> bool:
+    """Whether ``value`` is Input Dims: a list (per input) of shapes.
+
+    A shape is a list of finite numbers ≥ 0; a TensorList's, a list of those.
+    """
+    if not isinstance(value, list):
+        return False
+    if level == 0:
+        return all(_dims(v, 1) for v in value)
+    return level < 3 and all(
+        _dims(v, level + 1) if isinstance(v, list)
+        else isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v < float("inf")
+        for v in value)
+
+
+def _list_of(args: dict, key: str, kinds: tuple) -> list | None:
+    value = args.get(key)
+    if value is None:
+        return None
+    if not (isinstance(value, list) and all(isinstance(v, kinds) for v in value)):
+        raise _Skip(f"args.{key}", "not a list of strings", value)
+    return value
+
+
+@dataclass
+class _Skipped:
+    """Events left out of a trace, per check: how many and the first one."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+    first: dict[str, str] = field(default_factory=dict)
+
+    def add(self, index: int, ev: dict, skip: _Skip) -> None:
+        check = f"'{skip.field}' {skip.why}"
+        if check not in self.counts:
+            name = ev.get("name")
+            named = f" ({name!r})" if isinstance(name, str) else ""
+            value = repr(skip.value)
+            value = value if len(value) <= 60 else value[:57] + "..."
+            self.first[check] = f"first event {index}{named}: {skip.field} = {value}"
+        self.counts[check] = self.counts.get(check, 0) + 1
+
+    def notes(self) -> list[str]:
+        return [f"{n:,} event{'' if n == 1 else 's'} skipped, {check}: {self.first[check]}"
+                for check, n in self.counts.items()]
+
+
 def read_trace(path: str | Path) -> Trace:
     """Stream ``path`` and keep operators, launches, flows and GPU work.
 
     Memory holds only those events: ``python_function`` and other events are dropped as
-    they stream by (figures for a 239k-event trace: docs/speed.md).
+    they stream by (figures for a 239k-event trace: docs/speed.md). A kept event whose
+    field has the wrong type (a ``dur`` that is a string, ``args`` or ``pid`` a list,
+    ``name`` a number, dims that are no numbers) or a negative ``dur`` is left out, and
+    :attr:`Trace.notes` says how many per check and the first one (its 1-based index in
+    ``traceEvents``, name, field and value).
 
     Raises:
-        InputError: not JSON (or a broken gzip), or nested deeper than
-            :data:`rooflow.safeload.MAX_DEPTH` levels, naming the event reached.
+        InputError: not JSON (or a truncated or broken gzip, or garbage after the JSON),
+            or nested deeper than :data:`rooflow.safeload.MAX_DEPTH` levels, naming the
+            event reached.
     """
     path = Path(path)
     trace = Trace(source=str(path), devices=_device_properties(path))
     ops, work, launches, flows = trace.ops, trace.work, trace.launches, trace.flows
+    skipped = _Skipped()
+    # One object per distinct name, thread, dims, types and scalars: a 10⁷-event trace
+    # repeats a few hundred, and each parsed copy costs ~100 bytes to ~1 KB.
+    names: dict[str, str] = {}
+    threads: dict[tuple, tuple] = {}
+    shared: dict[tuple, list] = {}
     index = 0
     try:
         with open_trace(path) as fh:
-            events = _bounded(ijson.parse(fh, use_float=True), path)
+            events = _bounded(ijson.parse(fh, use_float=True, buf_size=_BUF), path)
             for index, ev in enumerate(ijson.items(events, "traceEvents.item"), 1):
                 if not isinstance(ev, dict):
                     continue
                 ph, cat = ev.get("ph"), ev.get("cat")
-                if ph == "X":
-                    if cat == "cpu_op":
-                        args = ev.get("args") or {}
-                        ts = ev.get("ts", 0.0)
-                        ops.append(Op(index, ev.get("name", ""), (ev.get("pid"), ev.get("tid")),
-                                      ts, ts + (ev.get("dur") or 0.0), args.get("External id"),
-                                      args.get("Input Dims"), args.get("Input type"),
-                                      args.get("Concrete Inputs")))
-                    elif cat in RUNTIME_CATEGORIES:
-                        args = ev.get("args") or {}
-                        if (corr := args.get("correlation")) is not None:
-                            launches[corr] = ((ev.get("pid"), ev.get("tid")), ev.get("ts", 0.0))
-                    elif cat in GPU_CATEGORIES:
-                        args = ev.get("args") or {}
-                        work.append(Work(index, ev.get("name", ""), cat, ev.get("dur") or 0.0,
-                                         args.get("correlation"), args.get("External id"),
-                                         args.get("device", ev.get("pid"))))
-                elif ph == "s" and cat == "ac2g" and "id" in ev:
-                    flows[ev["id"]] = ((ev.get("pid"), ev.get("tid")), ev.get("ts", 0.0))
-    except (ijson.JSONError, OSError, EOFError, zlib.error, UnicodeDecodeError) as err:
+                if not isinstance(cat, str):
+                    continue
+                try:
+                    if ph == "X":
+                        if cat == "cpu_op":
+                            args = _args(ev)
+                            ts = _number(ev, "ts")
+                            thread = (_scalar(ev, "pid"), _scalar(ev, "tid"))
+                            name = _text(ev, "name")
+                            dims = args.get("Input Dims")
+                            if dims is not None and not _dims(dims):
+                                raise _Skip("args.Input Dims", "not lists of numbers ≥ 0", dims)
+                            ops.append(Op(index, names.setdefault(name, name),
+                                          threads.setdefault(thread, thread), ts,
+                                          ts + _number(ev, "dur", duration=True),
+                                          _scalar(args, "External id"),
+                                          _shared(shared, "d", dims),
+                                          _shared(shared, "t", _list_of(args, "Input type",
+                                                                        (str,))),
+                                          _shared(shared, "c", _list_of(
+                                              args, "Concrete Inputs", _SCALAR))))
+                        elif cat in RUNTIME_CATEGORIES:
+                            args = _args(ev)
+                            if (corr := _scalar(args, "correlation")) is not None:
+                                thread = (_scalar(ev, "pid"), _scalar(ev, "tid"))
+                                launches[corr] = (threads.setdefault(thread, thread),
+                                                  _number(ev, "ts"))
+                        elif cat in GPU_CATEGORIES:
+                            args = _args(ev)
+                            name = _text(ev, "name")
+                            work.append(Work(index, names.setdefault(name, name), cat,
+                                             _number(ev, "dur", duration=True),
+                                             _scalar(args, "correlation"),
+                                             _scalar(args, "External id"),
+                                             _scalar(args, "device", _scalar(ev, "pid"))))
+                    elif ph == "s" and cat == "ac2g" and "id" in ev:
+                        thread = (_scalar(ev, "pid"), _scalar(ev, "tid"))
+                        if (corr := _scalar(ev, "id")) not in launches:  # else unused
+                            flows[corr] = (threads.setdefault(thread, thread),
+                                           _number(ev, "ts"))
+                except _Skip as skip:
+                    skipped.add(index, ev, skip)
+    except _READ_ERRORS as err:
         raise InputError(str(path), f"not a readable trace JSON: {err}", row=index + 1 or None,
                          check="JSON") from None
     except InputError as err:  # too deep
@@ -196,7 +341,21 @@ def read_trace(path: str | Path) -> Trace:
     if not index:
         raise InputError(str(path), "no traceEvents: not a PyTorch profiler trace",
                          check="trace events")
+    for corr in [c for c in flows if c in launches]:  # :func:`link` asks launches first
+        del flows[corr]
+    trace.notes = skipped.notes()
     return trace
+
+
+def _freeze(value: object) -> object:
+    return tuple(_freeze(v) for v in value) if isinstance(value, list) else value
+
+
+def _shared(cache: dict[tuple, list], kind: str, value: list | None) -> list | None:
+    """The first list equal to ``value`` read so far (never changed after reading)."""
+    if value is None:
+        return None
+    return cache.setdefault((kind, _freeze(value)), value)
 
 
 def link(trace: Trace) -> None:

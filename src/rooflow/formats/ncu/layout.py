@@ -36,7 +36,7 @@ import polars as pl
 
 from rooflow.errors import InputError
 from rooflow.formats.devices import NCU_DEVICE_METRIC
-from rooflow.formats.sniffing import REPORT_SUFFIX, is_ncu_header
+from rooflow.formats.sniffing import REPORT_SUFFIX, is_ncu_header, profiler_errors
 from rooflow.formats.units import number, to_base_units
 from rooflow.validate import check, read_text
 
@@ -83,24 +83,9 @@ def _table_rows(path: Path) -> list[list[str]]:
     for i, row in enumerate(rows[1:], start=1):
         if len(row) > width:
             raise InputError(str(path), f"has {len(row)} fields, header has {width}", row=i,
-                             value=",".join(row)[:200])
+                             value=row[width][:100])  # the first cell past the header
         row.extend([""] * (width - len(row)))
     return [header, *rows[1:]]
-
-
-def profiler_errors(lines: list[str], limit: int = 3) -> list[str]:
-    """The profiler's ``==ERROR==`` lines (at most ``limit``, each cut to 200 characters).
-
-    ncu writes them where the table would be when it cannot profile, e.g. ``==ERROR==
-    ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance
-    Counters ...``, and keeps lines it prints more than once apart (first kept).
-    """
-    found: list[str] = []
-    for line in lines:
-        text = " ".join(line.split())
-        if text.startswith("==ERROR==") and text not in found:
-            found.append(text[:200])
-    return found[:limit]
 
 
 def _frame(header: list[str], rows: list[list[str]]) -> pl.DataFrame:

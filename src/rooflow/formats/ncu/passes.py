@@ -76,11 +76,35 @@ def _file_clocks(frame: pl.DataFrame) -> pl.DataFrame:
     return out
 
 
+def _same_run(
+    frames: list[pl.DataFrame], files: list[Path], notes: list[str]
+) -> tuple[list[pl.DataFrame], list[Path], list[str]]:
+    """The passes of one run: a file sharing no kernel with the others is left out, said.
+
+    Passes of one run profile the same kernels. When some files share kernels, the one
+    sharing kernels with most files (the first of equals) is the run, and a file with no
+    kernel in common with it (another run's export) is skipped with a note. Files that
+    share no kernel at all are kept: merged, they are the kernels of each.
+    """
+    names = [set(frame["kernel"].unique().to_list()) for frame in frames]
+    shared = [sum(bool(a & b) for j, b in enumerate(names) if j != i)
+              for i, a in enumerate(names)]
+    if len(frames) < 3 or not any(shared):
+        return frames, files, notes  # of two files, which one is the stranger is not known
+    run = names[shared.index(max(shared))]
+    keep = [i for i, kernels in enumerate(names) if kernels & run]
+    notes = notes + [f"{files[i]}: no kernel in common with the other passes (another "
+                     "run's export?): skipped" for i in range(len(files)) if i not in keep]
+    return [frames[i] for i in keep], [files[i] for i in keep], notes
+
+
 def read_passes(files: Sequence[Path]) -> tuple[pl.DataFrame, list[str]]:
     """Metrics of every launch, merged over ``files``.
 
     Returns:
-        (table, notes). table: one row per (kernel, launch, metric id): ``file`` (str),
+        (table, notes). Files of another tool (no ncu page header) and, of three or
+        more, a file with no kernel in common with the run are skipped, one note each.
+        table: one row per (kernel, launch, metric id): ``file`` (str),
         ``order`` (i64, file index), ``row``, ``launch``, ``kernel``, ``cc``, ``device``,
         ``metric`` (metric id), ``unit``, ``value``, ``text`` (see ``read_ncu``; ``cc`` and
         ``device`` the first non-empty ones of the launch in any file), and the clocks of
@@ -95,21 +119,28 @@ def read_passes(files: Sequence[Path]) -> tuple[pl.DataFrame, list[str]]:
     # Imported here: it loads pandera (a slow import), which export_files' callers at the
     # workflow's start-up (preset discovery) do not need.
     from rooflow.formats.ncu.layout import read_ncu
+    from rooflow.formats.sniffing import REPORT_SUFFIX, ncu_export
 
-    frames = []
-    for i, path in enumerate(files):
-        frame = read_ncu(path)
+    notes: list[str] = []
+    if len(files) > 1:  # a file of another tool among the passes: left out, said
+        kept = [f for f in files if f.suffix.lower() == REPORT_SUFFIX or ncu_export(f)]
+        notes += [f"{f}: not an Nsight Compute export (no \"ID\",...,\"Kernel Name\" "
+                  "header: nvprof's or another tool's?): skipped" for f in files
+                  if f not in kept]
+        files = kept or list(files)  # none an export: the first one's reader says why
+    frames = [read_ncu(path) for path in files]
+    frames, files, notes = _same_run(frames, list(files), notes)
+    for i, (frame, path) in enumerate(zip(frames, files, strict=True)):
         ids = {name: canonical(name) for name in frame["metric"].unique().to_list()}
-        frames.append(_file_clocks(frame.with_columns(
+        frames[i] = _file_clocks(frame.with_columns(
             pl.lit(str(path)).alias("file"), pl.lit(i, dtype=pl.Int64).alias("order"),
             pl.col("metric").replace_strict(ids, return_dtype=pl.String),
-        )))
+        ))
     table = pl.concat(frames).sort("order", "row", maintain_order=True).with_columns(
         # A pass may lack what another gives (a details page has no device name, a raw page
         # may have no CC): a launch takes the first non-empty value of any file.
         pl.col(c).replace("", None).drop_nulls().first().over("kernel", "launch")
         .fill_null("") for c in ("cc", "device"))
-    notes = []
     if len(files) > 1:
         spread = (
             table.filter(pl.col("value").is_not_null())
