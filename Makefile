@@ -29,6 +29,7 @@ lint: $(STAMP)
 	$(BIN)/snakefmt --check workflow
 	$(BIN)/snakemake --lint --cores 1
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 # Everything: every test tier, Snakemake runs, Chromium and Slurm included (~15 min on 2 cores);
 # -m "" lifts pyproject.toml's default selection (the fast tier). Without ../shared/data, one
@@ -43,6 +44,7 @@ test: $(STAMP) lint $(CHROMIUM)
 test-fast: $(STAMP)
 	$(BIN)/ruff check src tests workflow/scripts
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q tests
 
 clean:

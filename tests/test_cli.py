@@ -54,7 +54,7 @@ def test_plot_with_preset_and_table(repo, tmp_path):
 
 
 def test_program_ends_without_teardown_but_keeps_output_and_cleanups(repo, tmp_path):
-    """The program ends by os._exit after the atexit handlers (rooflow.commands.console):
+    """The program ends by os._exit after the atexit handlers (rooflow.program.console):
     block-buffered stdout still arrives whole, exit codes stand, and a library's own
     cleanup still runs: matplotlib, given a config folder it cannot write, makes a
     temporary one and removes it at exit."""

@@ -87,14 +87,13 @@ def test_cli_history_table_and_labels(tmp_path):
     assert proc.returncode == 0, proc.stderr
     table = pl.read_csv(out)
     assert {"run", "kernel", "time_s", "pct_of_roof", "regressed"} <= set(table.columns)
-    # A roofline CSV's "kernel" header is its pair column (rooflow.formats.roofline), which
-    # check matches kernels by as well.
     flagged = table.filter(pl.col("regressed"))
-    assert flagged.select("run", "pair").rows() == [("c3", "gemm")]
+    assert flagged.select("run", "kernel").rows() == [("c3", "gemm")]
     assert "1 regressed" in proc.stderr
     assert png.read_bytes()[:4] == b"\x89PNG"
     assert "c3" in page.read_text() and "gemm" in page.read_text()
     bad = subprocess.run([ROOFLOW, "history", *paths, "--peak-tflops", "100",
                           "--peak-bandwidth", "1000", "--label", "a,b"],
                          capture_output=True, text=True, timeout=120)
-    assert bad.returncode == 1 and "2 labels for 3 runs" in bad.stderr
+    # A usage error (the options disagree): exit 2.
+    assert bad.returncode == 2 and "2 labels for 3 runs" in bad.stderr

@@ -19,8 +19,9 @@ import yaml
 
 from rooflow.cli import main
 from rooflow.model_vs_measured import parse_mapping, reconcile
+from rooflow.patterns import regex_error
 from rooflow.preflight import config_error
-from rooflow.selection import Selection, regex_error
+from rooflow.selection import Selection
 
 REPO = Path(__file__).resolve().parents[1]
 ROOFLOW = str(Path(sys.executable).with_name("rooflow"))
@@ -89,7 +90,8 @@ def test_what_polars_refuses_is_refused_everywhere_up_front(capsys, files, tmp_p
     model, measured = files
     code, lines = run(capsys, "table", measured, "--hardware", "a100-sxm", "--kernel",
                       pattern, "-o", tmp_path / "t.csv")
-    assert code == 1 and len(lines) == 1, lines
+    # An option value refused is a usage error, exit 2 (docs/cli.md).
+    assert code == 2 and len(lines) == 1, lines
     assert lines[0].startswith(f"rooflow: error: --kernel '{pattern}' is not a regular "
                                "expression:"), lines
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
@@ -114,9 +116,9 @@ def test_what_the_schema_takes_the_filter_takes(files):
 
     points = load_points("roofline", files[1])
     kept = Selection(kernel=(REDOS,))(points)
-    assert set(kept["label"]) == {"aaaa"}
+    assert set(kept["kernel"]) == {"aaaa"}
     kept = Selection(exclude=("b$",))(points)
-    assert set(kept["label"]) == {"aaaa"}
+    assert set(kept["kernel"]) == {"aaaa"}
 
 
 def test_a_pattern_too_big_to_compile_is_refused():

@@ -84,12 +84,12 @@ def test_csv_and_json_round_trip_the_name(capsys, hostile, tmp_path):
     csv, js = tmp_path / "t.csv", tmp_path / "t.json"
     assert run(capsys, "table", hostile, *PEAKS, "-o", csv)[0] == 0
     assert run(capsys, "table", hostile, *PEAKS, "-o", js)[0] == 0
-    names = pl.read_csv(csv)["label"].to_list()
+    names = pl.read_csv(csv)["kernel"].to_list()
     assert EVIL in names  # CSV quoting keeps every character
     assert "'=HYPERLINK(\"http://x\")" in names  # a formula start neutralised (OWASP)
     text = js.read_text()
     assert not re.search("[\x00-\x1f]", text.replace("\n", ""))  # json writes \u001b
-    labels = [r["label"] for r in json.loads(text)["records"]]
+    labels = [r["kernel"] for r in json.loads(text)["records"]]
     assert EVIL in labels
 
 

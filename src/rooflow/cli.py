@@ -12,12 +12,19 @@ import click
 
 from rooflow.adapter_options import adapter_options, tensor_option
 from rooflow.adapter_options import settings as _settings
-from rooflow.commands import CheckedCommand, Group, run, table_options
-from rooflow.defaults import DEFAULT_FAMILIES, config_defaults, plot_defaults
+from rooflow.commands import (
+    CheckedCommand,
+    Group,
+    check_command,
+    model_check_command,
+    run,
+    table_options,
+)
+from rooflow.defaults import DEFAULT_FAMILIES, DEFAULT_HARDWARE, config_defaults, plot_defaults
 from rooflow.errors import InputError
 from rooflow.kinds import KINDS
-from rooflow.preset_options import command_preset, hardware_file_option, preset_options
 
+_positive = click.FloatRange(min=0, min_open=True)
 _PLOT = plot_defaults()
 _CONFIG = config_defaults()
 
@@ -35,6 +42,10 @@ def _load_presets(path: Path):
     return read_presets(path)
 
 
+hardware_file_option = click.option(
+    "--hardware-file", type=click.Path(path_type=Path), default=DEFAULT_HARDWARE,
+    show_default=True, help="Hardware presets YAML, or a measured-peaks file (docs/cli.md).",
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]}, cls=Group)
@@ -44,6 +55,21 @@ def cli() -> None:
 
 
 cli.command_class = CheckedCommand  # inputs and outputs checked before a command runs
+cli.lazy = {  # built on first use, from the same options and loaders as compare
+    "check": lambda: check_command(preset_options, kind_option, _load_files, _select_preset),
+    "model-check": lambda: model_check_command(preset_options, kind_option, _load_files,
+                                               _select_preset),
+    "project": lambda: _workload("project_command")(kind_option, _load_files),
+    "history": lambda: _workload("history_command")(preset_options, kind_option,
+                                                    _load_files, _select_preset),
+}
+
+
+def _workload(name: str):
+    """A command builder of :mod:`rooflow.workload_commands`, imported when first used."""
+    from rooflow import workload_commands
+
+    return getattr(workload_commands, name)
 
 
 files_argument = click.argument("files", nargs=-1, required=True,
@@ -92,6 +118,24 @@ def _image_format(output: Path) -> str:
     return fmt
 
 
+def _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files=(), kind=None):
+    """The preset to draw ``files`` on (:func:`rooflow.inputs.select_preset`)."""
+    from rooflow.inputs import select_preset
+
+    return select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files, kind,
+                         log=_warn)
+
+
+def preset_options(command):
+    """--hardware / --peak-tflops / --peak-bandwidth / --hardware-file."""
+    for option in reversed([
+        click.option("--hardware", "hardware", help="Hardware preset (see `rooflow hardware`)."),
+        click.option("--peak-tflops", type=_positive, help="Peak compute, TFLOP/s."),
+        click.option("--peak-bandwidth", type=_positive, help="Peak DRAM/HBM bandwidth, GB/s."),
+        hardware_file_option,
+    ]):
+        command = option(command)
+    return command
 
 
 @cli.command()
@@ -128,7 +172,7 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
 
     output = output or Path(files[0].stem + ".png")
     fmt = _image_format(output)
-    preset = command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files, kind)
+    preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files, kind)
     _import_in_background("rooflow.plotting", "plot_roofline")
     points = selection(_load_files(files, kind, _warn), preset)
     from rooflow.plotting import PlotOptions
@@ -176,8 +220,8 @@ def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware
 
     output = output or Path(f"{baseline.stem}-vs-{new.stem}.png")
     _image_format(output)
-    preset = command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file,
-                           (baseline, new), kind)
+    preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file,
+                            (baseline, new), kind)
     runs = selection.runs([_load_files((f,), kind, _warn) for f in (baseline, new)], preset)
     tables = [analyze(run, preset) for run in runs]
     comp = compare_tables(*tables, normalize=normalize_names)
@@ -204,7 +248,7 @@ def table(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, out
     """Analysis table of any input rooflow reads (kind detected from the content)."""
     from rooflow.pipeline import report
 
-    preset = command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files, kind)
+    preset = _select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files, kind)
     report(selection(_load_files(files, kind, _warn), preset), preset, table_path=output or "-",
            plot_path=None, log=_warn)
 
@@ -228,13 +272,6 @@ def hardware_cmd(hardware_file) -> None:
             click.echo(f"  {key}  {value.rjust(width - len(key))}  {source}".rstrip())
         if p.no_cache_roofs:
             click.echo(f"  cache roofs: {p.no_cache_roofs}")
-        if p.roof_clock_hz:
-            base = f", base {p.base_clock_hz / 1e6:,.0f} MHz" if p.base_clock_hz else ""
-            click.echo(f"  clocks: compute roofs at {p.roof_clock_hz / 1e6:,.0f} MHz{base}; "
-                       f"{p.clock_source}")
-        if p.launch_overhead_s:
-            click.echo(f"  launch overhead: {p.launch_overhead_s * 1e6:g} µs; "
-                       f"{p.launch_overhead_source}")
         click.echo("")
 
 

@@ -5,13 +5,13 @@
   added to the command group by :class:`Group` when first asked for.
 - :class:`CheckedCommand` and :func:`run`: a command's files checked before it runs, its
   outputs written all or none, its failure one line alone.
-- :func:`console`: the ``rooflow`` program itself, which ends without Python's teardown.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
@@ -36,37 +36,24 @@ def table_options(*, top: bool = True):
 
 
 class Group(click.Group):
-    """The ``rooflow`` command group: :mod:`rooflow.cli`, ``check``, ``project``, ``history``.
+    """The ``rooflow`` command group: the commands of :mod:`rooflow.cli`, and ``check``.
 
     ``check`` is built on first use from the CLI's own preset and kind options and input
     loaders, so it reads inputs and presets exactly as ``compare`` does.
     """
 
+    lazy: dict[str, Callable[[], click.Command]] = {}
+    """Command name → a function that builds it (``check``, ``model-check``): set by
+    :mod:`rooflow.cli`, which owns the options and loaders they are built from."""
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         """Every command's name, ``check`` included."""
-        return sorted({*super().list_commands(ctx), "check", "model-check", "project",
-                       "history"})
+        return sorted({*super().list_commands(ctx), *self.lazy})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         """The command ``cmd_name``; ``check`` is built and added on first use."""
-        if cmd_name == "check" and cmd_name not in self.commands:
-            from rooflow import cli
-
-            self.add_command(check_command(cli.preset_options, cli.kind_option,
-                                           cli._load_files, cli.command_preset))
-        if cmd_name == "model-check" and cmd_name not in self.commands:
-            from rooflow import cli
-
-            self.add_command(model_check_command(cli.preset_options, cli.kind_option,
-                                                 cli._load_files, cli.command_preset))
-        if cmd_name in ("project", "history") and cmd_name not in self.commands:
-            from rooflow import cli
-            from rooflow.workload_commands import history_command, project_command
-
-            self.add_command(project_command(cli.kind_option, cli._load_files)
-                             if cmd_name == "project" else
-                             history_command(cli.preset_options, cli.kind_option,
-                                             cli._load_files, cli.command_preset))
+        if cmd_name in self.lazy and cmd_name not in self.commands:
+            self.add_command(self.lazy[cmd_name](), cmd_name)
         return super().get_command(ctx, cmd_name)
 
 
@@ -363,31 +350,3 @@ def run(group: click.Group, argv: list[str] | None) -> None:
         click.echo(terminal_line(line), err=True)
     if code:
         sys.exit(code)
-
-
-def console() -> None:
-    """The ``rooflow`` program (its console script, ``python -m rooflow``): the command, then exit.
-
-    The only place where rooflow changes its process: :func:`rooflow.program.set_up`
-    (the allocator's setting, matplotlib's import hook), then
-    :func:`rooflow.cli.main`. It ends through :class:`rooflow.quick_exit.QuickExit`, made
-    before the command imports anything, with :func:`run`'s exit code; a reader that
-    closed the pipe early (``rooflow table ... | head``) is not an error.
-    """
-    from rooflow.program import set_up
-    from rooflow.quick_exit import QuickExit
-
-    ending = QuickExit()
-    set_up()
-    from rooflow.cli import main
-
-    try:
-        main()
-        ending.code = 0
-    except SystemExit as stop:
-        code = stop.code
-        ending.code = code if isinstance(code, int) else int(code is not None)
-        raise
-    except KeyboardInterrupt:
-        ending.code = 130
-        raise

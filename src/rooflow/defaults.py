@@ -93,7 +93,7 @@ def _formats():
     """
     import jsonschema
 
-    from rooflow.selection import regex_error
+    from rooflow.patterns import regex_error
 
     checker = jsonschema.FormatChecker(formats=())
 

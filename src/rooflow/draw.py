@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 DRAW_FOLDERS = {"table": "results/tables", "plot": "results/plots", "page": "results/html"}
 """Output → the folder draw jobs write it in, one subfolder per preset."""
 
+
+def points_file(kind: str, name: str) -> str:
+    """The canonical points table the ``points`` job writes for dataset ``kind-name``."""
+    return f"results/points/{kind}/{name}.parquet"
+
 RULE = "draw"
 """Name of the draw rule of the largest group; the others are ``draw_1``, ``draw_2``..."""
 
@@ -149,8 +154,6 @@ def draw_inputs(plan: Plan, presets: Sequence[str]) -> dict[str, str | list[str]
     (:meth:`rooflow.planning.Plan.preset_input`). The same for every dataset of the
     rule: fixed paths, not an input function, which Snakemake would call once per job.
     """
-    from rooflow.planning import points_file
-
     inputs: dict[str, str | list[str]] = {"points": points_file("{kind}", "{name}")}
     for i, preset in enumerate(presets):
         for key, files in plan.preset_input(preset).items():

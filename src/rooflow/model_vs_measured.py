@@ -4,7 +4,7 @@ A model point (a spec variant, a benchmark row, a roofline-CSV row with flop and
 counts the FLOP the kernel must do and its compulsory bytes; the measured points (one per
 memory level, from any profiler) count what it did. :func:`reconcile` joins them through a
 mapping ``REGEX=TARGET`` (:func:`parse_mapping`): each measured kernel whose name the
-regular expression matches (searched, polars' engine: :func:`rooflow.selection.regex_error`;
+regular expression matches (searched, polars' engine: :func:`rooflow.patterns.regex_error`;
 the first mapping that matches wins) is set
 against the model point named ``TARGET``.
 
@@ -54,7 +54,7 @@ FLOP/s; ``calls`` the measured calls they are the mean of."""
 class Mapping:
     """One ``REGEX=TARGET`` item: measured kernels the pattern finds → the model point.
 
-    ``pattern`` is checked by :func:`rooflow.selection.regex_error` (:func:`parse_mapping`).
+    ``pattern`` is checked by :func:`rooflow.patterns.regex_error` (:func:`parse_mapping`).
     """
 
     pattern: str
@@ -70,7 +70,7 @@ def parse_mapping(item: str) -> Mapping:
     regex, sep, target = item.partition("=")
     if not sep or not regex.strip() or not target.strip():
         raise ValueError(f"'{item}' is not REGEX=MODEL (e.g. 'dgemm=gemm_4096')")
-    from rooflow.selection import regex_error
+    from rooflow.patterns import regex_error
 
     if (why := regex_error(regex.strip())) is not None:
         raise ValueError(f"'{regex.strip()}' is not a regular expression: {why}")

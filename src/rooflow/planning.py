@@ -21,7 +21,7 @@ from collections.abc import Mapping, Set
 from functools import cached_property
 from glob import glob
 
-from rooflow.draw import DrawRule, asked_for, draw_rules
+from rooflow.draw import DrawRule, asked_for, draw_rules, points_file
 from rooflow.errors import InputError
 from rooflow.failed import is_whole_parquet
 from rooflow.formats.devices import device_names, stack_preset
@@ -268,11 +268,6 @@ def preset_problem(key: str, path: str) -> str | None:
 
 DATASETS_READ = "results/datasets_read.txt"
 """Output of rule ``datasets_read``, written when every dataset was read (:mod:`rooflow.failed`)."""
-
-
-def points_file(kind: str, name: str) -> str:
-    """The canonical points table the ``points`` job writes for dataset ``kind-name``."""
-    return f"results/points/{kind}/{name}.parquet"
 
 
 class Plan:

@@ -2,7 +2,7 @@
 
 Everything here changes the whole process: an environment variable, the import system.
 A library must not do that to the program that imports it, so ``import rooflow`` and the
-library API never call this module; only :func:`rooflow.commands.console` (the ``rooflow``
+library API never call this module; only :func:`console` (the ``rooflow``
 command, ``python -m rooflow``) does, through :func:`set_up`, before it imports anything
 else; the workflow (its own program) calls :func:`release_freed_memory` alone. Each step
 is kept for a gain measured on the 2-point ``rooflow plot`` (≥ 50 ms) or on memory
@@ -114,3 +114,31 @@ class LeanImport(MetaPathFinder):
 
         spec.loader.exec_module = exec_module  # type: ignore[method-assign]
         return spec
+
+
+def console() -> None:
+    """The ``rooflow`` program (its console script, ``python -m rooflow``): the command, then exit.
+
+    The only place where rooflow changes its process: :func:`rooflow.program.set_up`
+    (the allocator's setting, matplotlib's import hook), then
+    :func:`rooflow.cli.main`. It ends through :class:`rooflow.quick_exit.QuickExit`, made
+    before the command imports anything, with :func:`run`'s exit code; a reader that
+    closed the pipe early (``rooflow table ... | head``) is not an error.
+    """
+    from rooflow.program import set_up
+    from rooflow.quick_exit import QuickExit
+
+    ending = QuickExit()
+    set_up()
+    from rooflow.cli import main
+
+    try:
+        main()
+        ending.code = 0
+    except SystemExit as stop:
+        code = stop.code
+        ending.code = code if isinstance(code, int) else int(code is not None)
+        raise
+    except KeyboardInterrupt:
+        ending.code = 130
+        raise

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from rooflow.errors import InputError
 from rooflow.levels import canonical_level, known_levels
+from rooflow.patterns import regex_error
 
 if TYPE_CHECKING:
     import polars as pl
@@ -117,27 +118,6 @@ class Selection:
         if self.top is not None:
             parts.append(f"--top {self.top}")
         return " ".join(parts)
-
-
-def regex_error(pattern: str) -> str | None:
-    """Why polars cannot match ``pattern`` (its first line), or None when it can.
-
-    The one check of every user pattern (``--kernel``, ``--exclude``, config ``select``,
-    ``--map``, the config schema's ``format: regex``): polars' engine, Rust's ``regex``
-    crate, is also the one that matches, so what passes here never fails a job later.
-    It has no backtracking (matching is linear in the text), and refuses look-around and
-    back-references, and patterns whose compiled program passes its size limit.
-    """
-    import polars as pl
-
-    try:
-        pl.select(pl.lit("").str.contains(pattern))
-    except pl.exceptions.PolarsError as err:
-        text = str(err).split("This error occurred in")[0]  # then polars' expression
-        lines = [line.strip() for line in text.splitlines() if line.strip()]
-        said = next((line for line in lines if line.startswith("error:")), lines[0])
-        return said.removeprefix("error:").removeprefix("regex error:").strip()[:200]
-    return None
 
 
 def _matches(patterns: Iterable[str]) -> pl.Expr:

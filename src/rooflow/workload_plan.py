@@ -63,3 +63,19 @@ def targets(config: Mapping, plan: Plan) -> list[str]:
              for ext in ("png", "csv", "kernels.csv", "html")]
             + [f"results/history/{n}.{ext}" for n in histories(config, plan)
                for ext in ("png", "csv", "html")])
+
+
+def project_input(plan: Plan, entry: Mapping) -> dict[str, str]:
+    """Rule project's inputs: the projected dataset's points and hardware.yaml."""
+    from rooflow.planning import points_file
+
+    return {"points": points_file(*plan.datasets[entry["dataset"]]),
+            "hardware": plan.config["hardware"]}
+
+
+def history_input(plan: Plan, entry: Mapping) -> dict:
+    """Rule history's inputs: the runs' points files, in order, and the preset's files."""
+    from rooflow.planning import points_file
+
+    return {"runs": [points_file(*plan.datasets[r]) for r in entry["runs"]],
+            **plan.preset_input(entry["preset"])}

@@ -2,7 +2,7 @@ import sys
 
 from snakemake.utils import validate
 
-from rooflow import jobmemory, workload_plan
+from rooflow import jobmemory
 from rooflow.defaults import schema_path
 from rooflow.draw import draw_inputs, outputs_on_disk, shared_options
 from rooflow.errors import terminal_line
@@ -24,10 +24,12 @@ try:
     load_checked(load_families, config["families"])
     # Datasets in resources/, presets, comparisons, targets: rooflow.planning (tested there).
     PLAN = Plan(config, HARDWARE)
-    # A points file cut short is removed and asked for (rebuilt); asked for by all: a draw
-    # job by its first output (rooflow.draw.asked_for); all under --batch, which slices
-    # this list by position run after run; jobs list nothing.
-    _batch, _main = getattr(workflow.dag_settings, "batch", None), workflow.is_main_process
+    # Asked for by all: a cut-short points file (removed, rebuilt), a draw job by its first
+    # output (rooflow.draw.asked_for); all under --batch (sliced by position); jobs: none.
+    _batch, _main = (
+        getattr(workflow.dag_settings, "batch", None),
+        workflow.is_main_process,
+    )
     _REMOVED = PLAN.remove_corrupt_points() if _main else []
     TARGETS = PLAN.targets(
         None if _batch else outputs_on_disk(PLAN.all_presets) if _main else set()
@@ -57,8 +59,6 @@ wildcard_constraints:
     preset=DATASET_NAME,
     comparison=DATASET_NAME,
     model_check=DATASET_NAME,
-    projection=DATASET_NAME,
-    history=DATASET_NAME,
 
 
 def dataset_id(wildcards):
@@ -150,30 +150,3 @@ def model_check_keys():
 def all_points(wildcards):
     """The points file of every dataset (which of them failed: rooflow.failed)."""
     return list(PLAN.points_files().values())
-
-
-# Config `projections` and `history` (rooflow.workload_plan): rules project and history.
-try:
-    PROJECTIONS = workload_plan.projections(config, PLAN)
-    HISTORIES = workload_plan.histories(config, PLAN)
-    TARGETS += workload_plan.targets(config, PLAN)  # asked for by rule all
-except ValueError as _err:
-    sys.exit(one_line_error(_err))
-
-
-def project_input(wildcards):
-    """The projected dataset's points and hardware.yaml (datasheet presets only)."""
-    entry = PROJECTIONS[wildcards.projection]
-    return {
-        "points": points_file(*PLAN.datasets[entry["dataset"]]),
-        "hardware": config["hardware"],
-    }
-
-
-def history_input(wildcards):
-    """The runs' points files, in order, and the preset's files."""
-    entry = HISTORIES[wildcards.history]
-    return {
-        "runs": [points_file(*PLAN.datasets[r]) for r in entry["runs"]],
-        **PLAN.preset_input(entry["preset"]),
-    }

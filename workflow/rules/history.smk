@@ -1,7 +1,19 @@
+from rooflow import workload_plan
+
+try:  # config `history` (rooflow.workload_plan); one line and exit 1 when wrong
+    HISTORIES = workload_plan.histories(config, PLAN)
+except ValueError as _err:
+    sys.exit(one_line_error(_err))
+
+
+wildcard_constraints:
+    history=DATASET_NAME,
+
+
 rule history:
     """Runs of config `history` in order: each kernel's trend, steps judged as `check`."""
     input:
-        unpack(history_input),
+        unpack(lambda wc: workload_plan.history_input(PLAN, HISTORIES[wc.history])),
     output:
         plot=report(
             "results/history/{history}.png",

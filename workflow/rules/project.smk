@@ -1,7 +1,21 @@
+from rooflow import workload_plan
+
+try:  # config `projections` (rooflow.workload_plan); one line and exit 1 when wrong
+    PROJECTIONS = workload_plan.projections(config, PLAN)
+    # Asked for by rule all: the projections' and the histories' outputs.
+    TARGETS += workload_plan.targets(config, PLAN)
+except ValueError as _err:
+    sys.exit(one_line_error(_err))
+
+
+wildcard_constraints:
+    projection=DATASET_NAME,
+
+
 rule project:
     """A dataset of config `projections` on several presets: roofline and projected times."""
     input:
-        unpack(project_input),
+        unpack(lambda wc: workload_plan.project_input(PLAN, PROJECTIONS[wc.projection])),
     output:
         plot=report(
             "results/project/{projection}.png",

@@ -41,13 +41,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from rooflow.formats.roofline import CANONICAL
-from rooflow.formats.sniffing import HEAD_BYTES, NCU_KEY, ROCPROFV3_SUFFIX, json_head
+from rooflow.formats.sniffing import (
+    HEAD_BYTES,
+    NCU_DEVICE_METRIC,
+    NCU_KEY,
+    ROCPROFV3_SUFFIX,
+    json_head,
+)
 
 HEAD_LIMIT = 1 << 20
 """Bytes read at most from one file: an ncu raw page's header line alone can be ~100 KiB."""
-
-NCU_DEVICE_METRIC = "device__attribute_display_name"
-"""The ncu metric (raw-page column) holding the GPU's name."""
 
 CHIP_IDS = {  # PCI device id → (name, gfx target); RC src/utils/mi_gpu_spec.yaml @10c3c1ec
     29580: ("MI100", "gfx908"), 29711: ("MI210", "gfx90a"), 29708: ("MI250", "gfx90a"),

@@ -16,6 +16,9 @@ from pathlib import Path
 
 HEAD_BYTES = 65_536
 
+NCU_DEVICE_METRIC = "device__attribute_display_name"
+"""The ncu metric (raw-page column) holding the GPU's name."""
+
 NCU_KEY = ("ID", "Kernel Name")
 """First cell and a further cell of an ``ncu --csv`` header line (details and raw pages)."""
 REPORT_SUFFIX = ".ncu-rep"

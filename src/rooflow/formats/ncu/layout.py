@@ -35,8 +35,12 @@ import pandera.polars as pa
 import polars as pl
 
 from rooflow.errors import InputError
-from rooflow.formats.devices import NCU_DEVICE_METRIC
-from rooflow.formats.sniffing import REPORT_SUFFIX, is_ncu_header, profiler_errors
+from rooflow.formats.sniffing import (
+    NCU_DEVICE_METRIC,
+    REPORT_SUFFIX,
+    is_ncu_header,
+    profiler_errors,
+)
 from rooflow.formats.units import number, to_base_units
 from rooflow.validate import check, read_text
 
