@@ -26,10 +26,7 @@ try:
     PLAN = Plan(config, HARDWARE)
     # Asked for by all: a cut-short points file (removed, rebuilt), a draw job by its first
     # output (rooflow.draw.asked_for); all under --batch (sliced by position); jobs: none.
-    _batch, _main = (
-        getattr(workflow.dag_settings, "batch", None),
-        workflow.is_main_process,
-    )
+    _batch, _main = getattr(workflow.dag_settings, "batch", None), workflow.is_main_process
     _REMOVED = PLAN.remove_corrupt_points() if _main else []
     TARGETS = PLAN.targets(
         None if _batch else outputs_on_disk(PLAN.all_presets) if _main else set()
