@@ -220,7 +220,7 @@ def analyze(
     if "pair_speedup" in columns:
         frame = _pair_speedup(frame)
     if set(GUIDANCE) & set(columns):  # limiter, reuse pattern (rooflow.guidance)
-        frame = add_guidance(frame, levels, preset.launch_overhead_s)
+        frame = add_guidance(frame, levels, preset.launch_overhead_s, KERNEL_KEY)
         columns = [*columns, *ratio_columns(levels)]
     return frame.select(columns).collect()
 

@@ -62,20 +62,19 @@ def ratio_columns(levels: Sequence[str]) -> list[str]:
 
 
 def add_guidance(frame: pl.LazyFrame, levels: Sequence[str],
-                 launch_overhead_s: float | None) -> pl.LazyFrame:
+                 launch_overhead_s: float | None, key: Sequence[str]) -> pl.LazyFrame:
     """``frame`` (analysis rows with roofs) with :data:`COLUMNS` and the traffic ratios.
 
-    ``levels``: the levels of the table (:func:`ratio_columns`). Needs the columns
-    KERNEL_KEY, level, flop, bytes, time_s, launches, theoretical, bandwidth_only,
-    compute_roof_name, compute_roof, memory_roof.
+    ``levels``: the levels of the table (:func:`ratio_columns`); ``key``: the columns that
+    name a kernel (:data:`rooflow.analysis.KERNEL_KEY`). Needs those and level, flop,
+    bytes, time_s, launches, theoretical, bandwidth_only, compute_roof_name, compute_roof,
+    memory_roof.
     """
-    from rooflow.analysis import KERNEL_KEY
-
     present = list(dict.fromkeys(lv for lv in levels if lv))
     # One row per kernel: its roofs' times and its bytes per level (one row per level),
     # from one group_by; the limiters are then picked across columns, not by sorting rows.
     # Collected once: the group_by and the join below would each run the whole plan above.
-    frame = frame.with_columns(_gk=pl.struct(KERNEL_KEY).hash()).collect().lazy()
+    frame = frame.with_columns(_gk=pl.struct(key).hash()).collect().lazy()
     at = {lv: pl.col("level") == lv for lv in present}
     per = frame.group_by("_gk").agg(
         # Masked columns and max(): group_by's fast path (filter().first() runs group by group).

@@ -15,7 +15,6 @@ from pathlib import Path
 import polars as pl
 from matplotlib.ticker import FuncFormatter
 
-from rooflow.html.page import time_text
 from rooflow.io import atomic_path
 from rooflow.plotting import core
 from rooflow.plotting.roofline import new_figure, plain_text
@@ -65,7 +64,7 @@ def figure(table: pl.DataFrame, *, title: str):
                     mfc="none", mec=REGRESSED_COLOR, mew=2, zorder=5)
     time_ax.set(yscale="log", ylabel=axis_title, title=title)
     # As text (plain_text shows no math text: no 10^{-3} from the log formatter).
-    text = time_text if column == "time_s" else (lambda v: f"{v:.3g}")
+    text = (lambda v: f"{v * 1e3:.3g} ms") if column == "time_s" else (lambda v: f"{v:.3g}")
     for axis_format in (time_ax.yaxis.set_major_formatter, time_ax.yaxis.set_minor_formatter):
         axis_format(FuncFormatter(lambda v, _pos: text(v)))
     pct_ax.set(ylabel="% of roof", xlabel="Run")
