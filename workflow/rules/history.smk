@@ -32,7 +32,7 @@ rule history:
     log:
         "logs/history/{history}.log",
     conda:
-        "../../environment.yml"
+        ROOFLOW_ENV
     resources:
         mem_mb=analysis_mem_mb,
         runtime=10,

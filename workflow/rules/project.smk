@@ -35,7 +35,7 @@ rule project:
     log:
         "logs/project/{projection}.log",
     conda:
-        "../../environment.yml"
+        ROOFLOW_ENV
     resources:
         mem_mb=analysis_mem_mb,
         runtime=10,
