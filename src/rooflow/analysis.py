@@ -51,6 +51,8 @@ from collections.abc import Sequence
 import polars as pl
 
 from rooflow.clocks import own_gpu
+from rooflow.guidance import COLUMNS as GUIDANCE
+from rooflow.guidance import add_guidance, ratio_columns
 from rooflow.points import PER_CALL_SCHEMA, distinct, has_per_call, op_unit
 from rooflow.roofs.preset import Preset
 
@@ -86,7 +88,8 @@ TABLE_COLUMNS = [
     "bandwidth_only", "compute_roof_name", "compute_roof", "memory_roof_name", "memory_roof",
     "attainable", "bound", "pct_of_roof", "achieved_bandwidth", "pct_of_memory_roof",
     "headroom", "above_roof", "roof_note", "binding", "kernel_bound", "kernel_headroom",
-    "potential_time_saved_s", "pair_speedup", "bytes_model", "device", "source", "row",
+    "potential_time_saved_s", "limiter", "next_limiter", "speedup_to_roof", "pattern",
+    "pair_speedup", "bytes_model", "device", "source", "row",
     "launches", "clock_hz", "roof_clock_hz", "memory_clock_hz",
 ]  # fmt: skip
 
@@ -94,8 +97,9 @@ TABLE_COLUMNS = [
 TABLE_NUMBERS = [
     "flop", "bytes", "time_s", "arithmetic_intensity", "performance", "compute_roof",
     "memory_roof", "attainable", "pct_of_roof", "achieved_bandwidth", "pct_of_memory_roof",
-    "headroom", "kernel_headroom", "potential_time_saved_s", "pair_speedup", "clock_hz",
-    "roof_clock_hz", "memory_clock_hz", *list(PER_CALL_SCHEMA)[1:],
+    "headroom", "kernel_headroom", "potential_time_saved_s", "speedup_to_roof",
+    "pair_speedup", "clock_hz", "roof_clock_hz", "memory_clock_hz",
+    *list(PER_CALL_SCHEMA)[1:],
 ]  # fmt: skip
 """The f64 columns of :data:`TABLE_COLUMNS` (FLOP, byte, s, FLOP/byte, FLOP/s, %, ×, Hz)."""
 
@@ -109,8 +113,8 @@ def read_table(path) -> pl.DataFrame:
     (:func:`rooflow.escape.restore_csv` undoes it).
     """
     table = pl.read_csv(path, infer_schema_length=None)
-    return table.with_columns(pl.col(c).cast(pl.Float64, strict=False)
-                              for c in TABLE_NUMBERS if c in table.columns)
+    return table.with_columns(pl.col(c).cast(pl.Float64, strict=False) for c in table.columns
+                              if c in TABLE_NUMBERS or c.startswith("traffic_ratio_"))
 
 
 KERNEL_COLUMNS = ["binding", "kernel_bound", "kernel_headroom", "potential_time_saved_s"]
@@ -133,7 +137,9 @@ def analyze(
         One row per input row, columns ``columns`` (:data:`TABLE_COLUMNS` by default),
         and, where ``points`` carry them and ``columns`` has ``time_s``, the per-call
         columns (:data:`rooflow.points.PER_CALL_SCHEMA`: calls, time per call in s)
-        after ``time_s``.
+        after ``time_s``; where a guidance column (limiter, next_limiter, speedup_to_roof
+        ×, pattern) is asked for, ``traffic_ratio_<UPPER>_<LOWER>`` for the levels
+        present (:mod:`rooflow.guidance`).
         performance, compute_roof, attainable in FLOP/s (OP/s where ``unit`` is OP);
         memory_roof and achieved_bandwidth in byte/s; pct_of_roof, pct_of_memory_roof in
         %. Rows whose level has no memory roof on ``preset`` keep null roofs and analysis
@@ -220,6 +226,9 @@ def analyze(
         frame = _kernel_level(frame, preset.launch_overhead_s)
     if "pair_speedup" in columns:
         frame = _pair_speedup(frame)
+    if set(GUIDANCE) & set(columns):  # limiter, reuse pattern (rooflow.guidance)
+        frame = add_guidance(frame, levels, preset.launch_overhead_s, KERNEL_KEY)
+        columns = [*columns, *ratio_columns(levels)]
     return frame.select(columns).collect()
 
 

@@ -55,7 +55,17 @@ cli.lazy = {  # built on first use, from the same options and loaders as compare
     "check": lambda: check_command(preset_options, kind_option, _load_files, command_preset),
     "model-check": lambda: model_check_command(preset_options, kind_option, _load_files,
                                                command_preset),
+    "project": lambda: _workload("project_command")(kind_option, _load_files),
+    "history": lambda: _workload("history_command")(preset_options, kind_option,
+                                                    _load_files, command_preset),
 }
+
+
+def _workload(name: str):
+    """A command builder of :mod:`rooflow.workload_commands`, imported when first used."""
+    from rooflow import workload_commands
+
+    return getattr(workload_commands, name)
 
 
 files_argument = click.argument("files", nargs=-1, required=True,

@@ -252,7 +252,8 @@ def model_check_command(preset_options, kind_option, load_files, select_preset) 
     return model_check
 
 
-OUTPUTS = ("output", "table", "html_page", "preset_out", "markdown_path", "junit_path")
+OUTPUTS = ("output", "table", "html_page", "preset_out", "markdown_path", "junit_path",
+           "plot_path")
 """The parameters naming files a command writes; every other path parameter is an input."""
 
 

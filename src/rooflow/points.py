@@ -173,13 +173,16 @@ def with_per_call(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def concat_tables(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
-    """Points or analysis tables one under the other; per-call columns kept if any has them."""
+    """Points or analysis tables one under the other, every column of any of them kept.
+
+    Tables differ in their optional columns: the per-call ones (:data:`PER_CALL_SCHEMA`,
+    where calls were aggregated) and an analysis table's ``traffic_ratio_*`` (the levels
+    of its data, :mod:`rooflow.guidance`); a table without one has it null.
+    """
     frames = list(frames)
-    carrying = [f for f in frames if has_per_call(f)]
-    if carrying and len(carrying) < len(frames):
-        order = carrying[0].columns
-        frames = [with_per_call(f).select(order) for f in frames]
-    return pl.concat(frames, how="vertical")
+    if all(f.columns == frames[0].columns for f in frames):
+        return pl.concat(frames, how="vertical")
+    return pl.concat(frames, how="diagonal_relaxed")
 
 
 _DEFAULTS: dict[str, object] = {

@@ -111,6 +111,17 @@ def _kernels(table: pl.DataFrame) -> pl.DataFrame:
         "_i", "_pos")
 
 
+def _guidance(rows: pl.DataFrame) -> list[str]:
+    """One sentence per ranked kernel (:func:`rooflow.guidance.sentence`), numbered alike."""
+    from rooflow.guidance import sentence
+
+    if "limiter" not in rows.columns:
+        return []
+    lines = [f"{i}. {_name(r)}: {_md(text)}"
+             for i, r in enumerate(rows.iter_rows(named=True), 1) if (text := sentence(r))]
+    return [*lines, ""] if lines else []
+
+
 def _more(rows: pl.DataFrame, top: int) -> list[str]:
     """The line after a list cut at ``top`` rows."""
     return [f"… and {rows.height - top} more", ""] if rows.height > top else [""]
@@ -232,7 +243,7 @@ def summary_markdown(
             lines += [_row(i, r) + f" {t['time_s']} | {t['potential_time_saved_s']} |"
                       for i, (r, t) in enumerate(
                           zip(shown.iter_rows(named=True), times, strict=True), 1)]
-            lines.append("")
+            lines += ["", *_guidance(shown)]
         if untimed.height:
             lines += ["Without measured time (ranked by headroom):", "", header,
                       "|---" * 9 + "|"]

@@ -37,6 +37,7 @@ def step(log):
                 preset).insert_column(0, pl.lit(dataset).alias("dataset"))
         for dataset, path, select in built
     ]
+    # each dataset has the per-call and traffic ratio columns of its own (concat_tables)
     table = concat_tables(tables)
     write_csv(table, sm.output.table)
     # One level per kernel on the overview: the preset's DRAM/HBM roof.

@@ -28,6 +28,7 @@ def step(log):
                            "no dataset drawn on this preset could be read")
         log("no dataset read")
         return
+    # each dataset has the per-call and traffic ratio columns of its own (concat_tables)
     table = concat_tables([
         analyze(select_points(read_points(p), Selection.from_mapping(s), preset, p),
                 preset).insert_column(0, pl.lit(d).alias("dataset"))

@@ -30,6 +30,7 @@ import polars as pl
 
 from rooflow.clocks import clock_note
 from rooflow.defaults import plot_defaults
+from rooflow.guidance import sentence
 from rooflow.html.figure import FRAME, canvas_text, note, roofline_figure, write_page
 from rooflow.levels import LEVELS
 from rooflow.levels import marker as level_marker
@@ -58,7 +59,7 @@ TOOLTIPS = [("kernel", "@kernel"), ("label", "@label"), ("dims", "@dims"),
             ("calls", "@calls_txt"), ("time per call", "@per_call_txt"),
             ("intensity", "@ai_txt"), ("achieved", "@perf_txt"),
             ("attainable", "@att_txt"), ("% of roof", "@pct_txt"), ("bound", "@bound"),
-            ("headroom", "@headroom_txt")]
+            ("headroom", "@headroom_txt"), ("guidance", "@guidance")]
 
 
 def num_text(v, fmt: str, suffix: str = "") -> str:
@@ -127,6 +128,8 @@ def hover_columns(table: pl.DataFrame) -> dict[str, list]:
         "att_txt": [rate_text(r["attainable"], u) for r, u in zip(rows, units, strict=True)],
         "pct_txt": [num_text(r["pct_of_roof"], ".1f", " %") for r in rows],
         "headroom_txt": [num_text(r["headroom"], ".3g", "×") for r in rows],
+        # The kernel's limiter, next limiter and reuse pattern (rooflow.guidance).
+        "guidance": [sentence(r) or "–" for r in rows],
     }
 
 

@@ -1,0 +1,89 @@
+"""The history plot (PNG/SVG/PDF): each kernel's time per call and % of roof, run by run.
+
+Two panels sharing the run axis (in the runs' order): time per call (log scale; runs
+without times: achieved performance) and % of roof. One line per kernel, the
+:data:`KERNELS` slowest in the last run named and coloured, the rest grey; a step
+``check`` judged a regression is ringed in red.
+
+Columns in: :data:`rooflow.history.COLUMNS`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+from matplotlib.ticker import FuncFormatter
+
+from rooflow.io import atomic_path
+from rooflow.plotting import core
+from rooflow.plotting.roofline import new_figure, plain_text
+
+KERNELS = 10
+REGRESSED_COLOR = "#d62728"
+
+
+def kernel_names(table: pl.DataFrame) -> pl.DataFrame:
+    """``table`` with ``name``: a kernel's shown name (kernel, else pair, with its series)."""
+    name = pl.coalesce(pl.col("kernel").replace("", None), pl.col("pair").replace("", None),
+                       pl.lit(""))
+    return table.with_columns(name=name)
+
+
+def trend(table: pl.DataFrame) -> tuple[str, str]:
+    """(column, axis title) of the upper panel: time per call, else achieved performance.
+
+    Runs without times are drawn by their performance, in the unit of its first value.
+    """
+    if table["time_s"].is_not_null().any():
+        return "time_s", "Time per call"
+    unit = table["unit"].drop_nulls()
+    return "performance", f"Achieved ({unit[0] if unit.len() else 'FLOP/s'})"
+
+
+def figure(table: pl.DataFrame, *, title: str):
+    """The figure of :func:`plot_history`, not saved: axes 0 time per call, 1 % of roof."""
+    table = kernel_names(table)
+    runs = table["run"].unique(maintain_order=True).to_list()
+    last = table.filter(pl.col("step") == pl.col("step").max())
+    column, axis_title = trend(table)
+    names = last.sort(column, descending=True, nulls_last=True)["name"].to_list()
+    names += [n for n in table["name"].unique(maintain_order=True) if n not in names]
+    colors = dict(zip(names[:KERNELS], core.palette(min(len(names), KERNELS)), strict=True))
+    fig = new_figure()
+    time_ax = fig.add_axes((0.08, 0.55, 0.62, 0.37))
+    pct_ax = fig.add_axes((0.08, 0.1, 0.62, 0.37), sharex=time_ax)
+    for name in reversed(names):
+        rows = table.filter(name=name).sort("step")
+        color = colors.get(name, "0.75")
+        for ax, col in ((time_ax, column), (pct_ax, "pct_of_roof")):
+            ax.plot(rows["step"].to_list(), rows[col].to_list(), marker="o", ms=4, color=color,
+                    label=name[:40] if ax is time_ax and name in colors else None)
+            bad = rows.filter(pl.col("regressed"))
+            ax.plot(bad["step"].to_list(), bad[col].to_list(), ls="", marker="o", ms=11,
+                    mfc="none", mec=REGRESSED_COLOR, mew=2, zorder=5)
+    time_ax.set(yscale="log", ylabel=axis_title, title=title)
+    # As text (plain_text shows no math text: no 10^{-3} from the log formatter).
+    text = (lambda v: f"{v * 1e3:.3g} ms") if column == "time_s" else (lambda v: f"{v:.3g}")
+    for axis_format in (time_ax.yaxis.set_major_formatter, time_ax.yaxis.set_minor_formatter):
+        axis_format(FuncFormatter(lambda v, _pos: text(v)))
+    pct_ax.set(ylabel="% of roof", xlabel="Run")
+    pct_ax.set_xticks(range(len(runs)), [r[:16] for r in runs], rotation=30, ha="right")
+    time_ax.tick_params(labelbottom=False)
+    for ax in (time_ax, pct_ax):
+        ax.grid(True, ls=":", lw=0.6, color="0.8")
+    time_ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+    flagged = int(table["regressed"].sum())
+    fig.text(0.72, 0.1, f"red ring: a regression by check's noise model ({flagged})",
+             fontsize=8, color=REGRESSED_COLOR)
+    return fig
+
+
+def plot_history(table: pl.DataFrame, out: str | Path, *, title: str, dpi: int = 150) -> Path:
+    """Write the history plot of ``table`` to ``out``."""
+    with plain_text():
+        fig = figure(table, title=title)
+        out = Path(out)
+        with atomic_path(out) as tmp:
+            fig.savefig(tmp, dpi=dpi, format=out.suffix.lstrip(".") or "png")
+    return out

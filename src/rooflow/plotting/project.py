@@ -1,0 +1,96 @@
+"""The projection plot (PNG/SVG/PDF): the workload on each preset, side by side.
+
+One roofline panel per preset, in the ranking's order, every panel on identical axes (the
+union of :func:`.core.axis_limits` of every preset and point): a kernel sits at its
+arithmetic intensity and its projected performance there (FLOP / projected time, filled),
+or, without a measured time, at its roofline bound (hollow). Kernels are coloured alike
+in every panel; bandwidth-only kernels (no FLOP) and kernels without a roof on a preset
+are not drawn there, and the panel's title counts them.
+
+Columns in: a :class:`rooflow.project.Projection`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import polars as pl
+from matplotlib.lines import Line2D
+
+from rooflow.io import atomic_path
+from rooflow.plotting import core
+from rooflow.plotting.roofline import new_figure, plain_text
+from rooflow.plotting.roofs import roofline_axes
+from rooflow.project import PROJECTED, Projection, display_name
+from rooflow.roofs.preset import Preset
+
+KERNELS = 12  # kernels coloured and named, the longest measured first; the rest grey
+
+
+def drawn(result: Projection) -> pl.DataFrame:
+    """The points drawn: preset, arithmetic_intensity, name, performance, projected."""
+    k = result.kernels.filter((pl.col("status") == PROJECTED) & (pl.col("flop") > 0))
+    time = pl.coalesce("projected_time_s", "roofline_time_s")
+    return k.select("preset", "arithmetic_intensity", name=display_name(),
+                    performance=pl.col("flop") / time,
+                    projected=pl.col("projected_time_s").is_not_null())
+
+
+def plot_projection(result: Projection, presets: Mapping[str, Preset], out: str | Path, *,
+                    dpi: int = 150) -> Path:
+    """Write the side-by-side projection plot of ``result`` to ``out``."""
+    with plain_text():
+        fig = figure(result, presets)
+        out = Path(out)
+        with atomic_path(out) as tmp:
+            fig.savefig(tmp, dpi=dpi, format=out.suffix.lstrip(".") or "png")
+    return out
+
+
+def figure(result: Projection, presets: Mapping[str, Preset]):
+    """The figure of :func:`plot_projection`, not saved: one axes per preset, ranked."""
+    points = drawn(result)
+    order = result.totals["preset"].to_list()
+    # Identical axes: a frame of the corners of every preset's own window, halved and
+    # doubled back by axis_limits (its margin) onto the same decades.
+    windows = [core.axis_limits(presets[p], [points.filter(preset=p)]) for p in order]
+    corners = pl.DataFrame({
+        "arithmetic_intensity": [min(w.xmin for w in windows) * 2.0001,
+                                 max(w.xmax for w in windows) / 2.0001],
+        "performance": [min(w.ymin for w in windows) * 2.0001,
+                        max(w.ymax for w in windows) / 2.0001]})
+    names = (result.kernels.filter(preset=result.measured_on)
+             .sort("measured_time_s", descending=True, nulls_last=True)
+             .with_columns(name=display_name())
+             ["name"].unique(maintain_order=True).to_list())
+    colors = dict(zip(names[:KERNELS], core.palette(min(len(names), KERNELS)), strict=True))
+    fig = new_figure()
+    fig.set_size_inches(4.2 * len(order) + 2.2, 4.8)
+    width = 0.8 / len(order)
+    precisions = result.kernels["precision"].drop_nulls().unique().to_list()
+    for i, key in enumerate(order):
+        rect = (0.06 + i * width, 0.13, width * 0.82, 0.72)
+        ax, _, scale, _ = roofline_axes(fig, rect, presets[key], [corners], ["DRAM"],
+                                        precisions)
+        rows = points.filter(preset=key)
+        for r in rows.iter_rows(named=True):
+            color = colors.get(r["name"], "0.6")
+            ax.plot(r["arithmetic_intensity"], r["performance"] / scale, ls="", marker="o",
+                    ms=7, color=color, mfc=color if r["projected"] else "none", mec=color,
+                    zorder=5)
+        total = result.totals.filter(preset=key).row(0, named=True)
+        proj = total["projected_time_s"]
+        apart = f", {total['not_projected']} not projected" if total["not_projected"] else ""
+        ax.set_title(f"{total['rank']}. {key}: "
+                     + (f"{proj * 1e3:.4g} ms" if proj is not None else "no projected time")
+                     + apart, fontsize=9)
+        if i:
+            ax.set_ylabel("")
+    handles = [Line2D([], [], ls="", marker="o", color=c, label=n[:40])
+               for n, c in colors.items()]
+    fig.legend(handles=handles, loc="center left", bbox_to_anchor=(0.86, 0.5), fontsize=7,
+               frameon=False)
+    fig.suptitle(f"Workload projected from {result.measured_on} (filled: at its measured "
+                 "% of roof; hollow: roofline bound)", fontsize=10)
+    return fig

@@ -1,0 +1,99 @@
+"""`rooflow history`: kernels across runs, each step judged by check (issue 36, item 3)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from rooflow.analysis import analyze
+from rooflow.history import FIRST, history
+from rooflow.points import to_points
+from rooflow.roofs.preset import select_preset
+
+ROOFLOW = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "rooflow")
+PRESET = select_preset({}, None, peak_tflops=100, peak_bandwidth_gbs=1000)
+GEMM_US = [2000, 2000, 2600]
+# Five calls a run, ±0.5 % apart: median m, MAD 0.005 m → σ = 1.4826 × 0.5 % = 0.7413 %;
+# se of a median = 1.2533 × 0.7413 % / √5 = 0.41549 %, combined √2 × that = 0.58760 %;
+# t(99.9 %, 4 df) = 7.1732 → allowed max(5 %, 7.1732 × 0.58760 % = 4.2150 %) = 5 %.
+SPREAD = [1.0, 1.005, 0.995, 1.0, 1.0]
+
+
+def run(gemm_us: float) -> pl.DataFrame:
+    """One run's points, a row per call: gemm (10⁹ FLOP, 10⁸ B) and copy (10⁸ B, no FLOP)."""
+    rows = ([("gemm", 1e9, 1e8, gemm_us * f) for f in SPREAD]
+            + [("copy", 0.0, 1e8, 2000 * f) for f in SPREAD])
+    frame = pl.DataFrame(rows, schema=["kernel", "flop", "bytes", "us"], orient="row")
+    return analyze(to_points(frame.with_columns(
+        time_s=pl.col("us") / 1e6, row=pl.int_range(1, pl.len() + 1, dtype=pl.Int64),
+        arithmetic_intensity=pl.when(pl.col("flop") > 0).then(pl.col("flop") / pl.col("bytes")),
+        flop_per_s=pl.col("flop") / (pl.col("us") / 1e6), source=pl.lit("run.csv"))), PRESET)
+
+
+def test_only_the_third_gemm_step_regresses():
+    table = history([run(us) for us in GEMM_US], ["a1", "b2", "c3"])
+    rows = {(r["run"], r["kernel"]): r for r in table.iter_rows(named=True)}
+    # gemm 2,000 → 2,000 µs: 0 % slower; 2,000 → 2,600 µs: +30 % > 5 % allowed.
+    assert [r["regressed"] for r in table.filter(kernel="gemm").iter_rows(named=True)] == [
+        False, False, True]
+    assert not table.filter(kernel="copy")["regressed"].any()
+    assert rows["c3", "gemm"]["slowdown_pct"] == pytest.approx(30.0)
+    assert rows["c3", "gemm"]["allowed_pct"] == pytest.approx(5.0)
+    assert rows["a1", "gemm"]["status"] == FIRST
+    # Time per call is the median of the calls; % of roof from 100 / kernel headroom:
+    # gemm AI = 10 FLOP/B, attainable min(100, 10 × 1) = 10 TFLOP/s; at 2,000 µs it does
+    # 10⁹ / 2e-3 = 0.5 TFLOP/s = 5 % of roof, at 2,600 µs 0.3846 TFLOP/s = 3.846 %.
+    assert rows["c3", "gemm"]["time_s"] == pytest.approx(2.6e-3)
+    assert rows["a1", "gemm"]["pct_of_roof"] == pytest.approx(5.0)
+    assert rows["c3", "gemm"]["pct_of_roof"] == pytest.approx(3.8462, rel=1e-4)
+    assert rows["a1", "gemm"]["performance"] == pytest.approx(0.5e12)
+    # copy, bandwidth only: 10⁸ B / 2e-3 s = 50 GB/s.
+    assert rows["a1", "copy"]["performance"] == pytest.approx(5e10)
+    assert rows["a1", "copy"]["unit"] == "byte/s"
+
+
+def test_trend_figure_rings_the_regressed_step():
+    from rooflow.plotting.history import REGRESSED_COLOR, figure
+
+    table = history([run(us) for us in GEMM_US], ["a1", "b2", "c3"])
+    time_ax = figure(table, title="t").axes[0]
+    rings = [line for line in time_ax.lines if line.get_markeredgecolor() == REGRESSED_COLOR
+             and len(line.get_xdata())]
+    # One ring, on gemm's third run (step 2) at 2.6 ms.
+    assert [(list(r.get_xdata()), list(r.get_ydata())) for r in rings] == [([2], [2.6e-3])]
+
+
+def test_labels_must_match_the_runs():
+    with pytest.raises(ValueError, match="2 labels for 3 runs"):
+        history([run(us) for us in GEMM_US], ["a", "b"])
+
+
+def test_cli_history_table_and_labels(tmp_path):
+    paths = []
+    for name, us in zip(("r1.csv", "r2.csv", "r3.csv"), GEMM_US, strict=True):
+        lines = ["kernel,flop,bytes,time_us"]
+        lines += [f"gemm,1e9,1e8,{us * f}" for f in SPREAD]
+        lines += [f"copy,1e9,1e9,{2000 * f}" for f in SPREAD]
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+        paths.append(str(tmp_path / name))
+    out, png, page = tmp_path / "h.csv", tmp_path / "h.png", tmp_path / "h.html"
+    proc = subprocess.run([ROOFLOW, "history", *paths, "--peak-tflops", "100",
+                           "--peak-bandwidth", "1000", "--label", "c1,c2,c3", "-o", str(out),
+                           "--plot", str(png), "--html", str(page)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    table = pl.read_csv(out)
+    assert {"run", "kernel", "time_s", "pct_of_roof", "regressed"} <= set(table.columns)
+    flagged = table.filter(pl.col("regressed"))
+    assert flagged.select("run", "kernel").rows() == [("c3", "gemm")]
+    assert "1 regressed" in proc.stderr
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    assert "c3" in page.read_text() and "gemm" in page.read_text()
+    bad = subprocess.run([ROOFLOW, "history", *paths, "--peak-tflops", "100",
+                          "--peak-bandwidth", "1000", "--label", "a,b"],
+                         capture_output=True, text=True, timeout=120)
+    # A usage error (the options disagree): exit 2.
+    assert bad.returncode == 2 and "2 labels for 3 runs" in bad.stderr

@@ -1,0 +1,48 @@
+from rooflow import workload_plan
+
+try:  # config `projections` (rooflow.workload_plan); one line and exit 1 when wrong
+    PROJECTIONS = workload_plan.projections(config, PLAN)
+    # Asked for by rule all: the projections' and the histories' outputs.
+    TARGETS += workload_plan.targets(config, PLAN)
+except ValueError as _err:
+    sys.exit(one_line_error(_err))
+
+
+wildcard_constraints:
+    projection=DATASET_NAME,
+
+
+rule project:
+    """A dataset of config `projections` on several presets: roofline and projected times."""
+    input:
+        unpack(lambda wc: workload_plan.project_input(PLAN, PROJECTIONS[wc.projection])),
+    output:
+        plot=report(
+            "results/project/{projection}.png",
+            caption="../report/project.rst",
+            category="projections",
+            labels={"projection": "{projection}", "output": "plot"},
+        ),
+        table=report(
+            "results/project/{projection}.csv",
+            caption="../report/project.rst",
+            category="projections",
+            labels={"projection": "{projection}", "output": "totals"},
+        ),
+        kernels="results/project/{projection}.kernels.csv",
+        # Not in the Snakemake report: the page inlines Bokeh's JS, too big to repeat there.
+        html="results/project/{projection}.html",
+    log:
+        "logs/project/{projection}.log",
+    conda:
+        ROOFLOW_ENV
+    resources:
+        mem_mb=analysis_mem_mb,
+        runtime=10,
+    params:
+        name="{projection}",
+        dataset=lambda wc: PROJECTIONS[wc.projection]["dataset"],
+        presets=lambda wc: PROJECTIONS[wc.projection]["presets"],
+        measured_on=lambda wc: PROJECTIONS[wc.projection]["measured_on"],
+    script:
+        "../scripts/project.py"
