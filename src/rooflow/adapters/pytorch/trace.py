@@ -11,6 +11,9 @@ Kineto's ``libkineto/src/output_json.cpp`` and the traces in the test data:
   same categories for HIP calls) and ``kernel`` / ``gpu_memcpy`` / ``gpu_memset`` (GPU
   work: ``args.correlation``, ``args.device``); flow events ``ac2g`` (``ph`` ``s`` on the
   launching thread, ``id`` = correlation) join a launch to its GPU work.
+* 2021 traces (PyTorch 1.8–1.10) name these ``Operator``, ``Runtime``, ``Kernel``,
+  ``Memcpy``, ``Memset`` and spell the GPU event's ``external id`` in lower case; the reader
+  maps them onto today's (:data:`ERA_2021`), so nothing past it sees the era.
 * ``deviceProperties`` (written before ``traceEvents``): ``id``, ``name``,
   ``computeMajor``/``computeMinor``, ``numSms``, ``totalGlobalMem``. ROCm kernels carry an
   agent index as ``device`` that is often no ``id`` there.
@@ -43,6 +46,16 @@ from rooflow.safeload import MAX_DEPTH
 
 GPU_CATEGORIES = frozenset({"kernel", "gpu_memcpy", "gpu_memset"})
 RUNTIME_CATEGORIES = frozenset({"cuda_runtime", "cuda_driver"})
+ERA_2021 = {"Operator": "cpu_op", "Runtime": "cuda_runtime", "Kernel": "kernel",
+            "Memcpy": "gpu_memcpy", "Memset": "gpu_memset",
+            "operator": "cpu_op", "runtime": "cuda_runtime", "memcpy": "gpu_memcpy",
+            "memset": "gpu_memset"}
+"""The 2021 Kineto categories (PyTorch 1.8–1.10) → today's, read as Kineto's own viewer
+reads both eras: pytorch/kineto @ 041e7ce99f1562dd81232ee58b7c454ef16bfae2
+``tb_plugin/torch_tb_profiler/profiler/trace.py`` (``EventTypeMap``, keyed by the lower-cased
+``cat``). The writer of that era (``libkineto/src/output_json.cpp`` @ cbae6007) gives
+``Runtime`` / ``Kernel`` / ``Memcpy`` / ``Memset`` events ``args."external id"`` (lower
+case; the launching ``Operator``'s ``External id``) and ``args.correlation``, in integer µs."""
 _GZIP_MAGIC = b"\x1f\x8b"
 _HEAD = 1 << 20  # deviceProperties lead the file; 1 MiB holds any device list
 
@@ -197,6 +210,16 @@ def _scalar(holder: dict, key: str, default: object = None) -> object:
     return value
 
 
+def _external_id(args: dict) -> object:
+    """The GPU event's operator id: ``external id``, else ``External id``.
+
+    The 2021 spelling first (:data:`ERA_2021`), in the order Kineto's tb_plugin asks them
+    (``DurationEvent``).
+    """
+    found = _scalar(args, "external id")
+    return _scalar(args, "External id") if found is None else found
+
+
 def _text(ev: dict, key: str) -> str:
     value = ev.get(key, "")
     if not isinstance(value, str):
@@ -293,6 +316,7 @@ def read_trace(path: str | Path) -> Trace:
                 ph, cat = ev.get("ph"), ev.get("cat")
                 if not isinstance(cat, str):
                     continue
+                cat = ERA_2021.get(cat, cat)
                 try:
                     if ph == "X":
                         if cat == "cpu_op":
@@ -324,7 +348,7 @@ def read_trace(path: str | Path) -> Trace:
                             work.append(Work(index, names.setdefault(name, name), cat,
                                              _number(ev, "dur", duration=True),
                                              _scalar(args, "correlation"),
-                                             _scalar(args, "External id"),
+                                             _external_id(args),
                                              _scalar(args, "device", _scalar(ev, "pid"))))
                     elif ph == "s" and cat == "ac2g" and "id" in ev:
                         thread = (_scalar(ev, "pid"), _scalar(ev, "tid"))
