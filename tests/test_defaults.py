@@ -81,7 +81,10 @@ def test_plot_options_fields_are_the_plot_defaults(expected):
 def test_settings_fields_are_the_config_defaults(expected):
     s = Settings()
     assert s.variant_prefix == expected["variant_prefix"]
-    assert s.specs_dir == Path(expected["specs_dir"])
+    # Outside the workflow the specs folder is found beside each benchmarks CSV
+    # (adapters.benchmarks.find_specs: a `specs` folder, a config's specs_dir, or the
+    # schema's default resources/specs above it); the workflow passes its config's.
+    assert s.specs_dir is None
     assert dict(s.family_map) == expected["family_map"]
     assert (s.min_tflops, s.min_ai) == (expected["benchmarks"]["min_tflops"],
                                         expected["benchmarks"]["min_ai"])
@@ -93,8 +96,7 @@ def test_settings_fields_are_the_config_defaults(expected):
 
 def test_settings_from_an_empty_config_equal_the_defaults(expected, tmp_path):
     s = Settings.from_config({}, root=tmp_path)
-    assert dataclasses.replace(s, families=DEFAULT_FAMILIES,
-                               specs_dir=Path(expected["specs_dir"])) == Settings()
+    assert dataclasses.replace(s, families=DEFAULT_FAMILIES, specs_dir=None) == Settings()
     assert s.families == tmp_path / expected["families"]
     assert s.specs_dir == tmp_path / expected["specs_dir"]
 
@@ -107,7 +109,7 @@ def test_cli_defaults_are_the_schema_defaults(expected):
     for flag in ("connect", "annotate", "key"):
         assert _cli_default("plot", flag) is plot[flag]
     assert _cli_default("from-spec", "variant_prefix") == expected["variant_prefix"]
-    assert _cli_default("from-benchmark", "specs_dir") == Path(expected["specs_dir"])
+    assert _cli_default("from-benchmark", "specs_dir") is None  # found beside the CSV
     assert _cli_default("from-benchmark", "min_tflops") == expected["benchmarks"]["min_tflops"]
     assert _cli_default("from-benchmark", "min_ai") == expected["benchmarks"]["min_ai"]
     assert _cli_default("from-ncu", "per_launch") is expected["ncu"]["per_launch"]
@@ -121,7 +123,8 @@ def test_snakemake_fills_every_default_into_a_minimal_config(expected):
     assert config == {"presets": ["x"], **expected}
     # What the workflow then hands to the adapters equals the CLI's settings.
     s = Settings.from_config(config)
-    assert dataclasses.replace(s, families=DEFAULT_FAMILIES) == Settings()
+    assert s.specs_dir == Path(expected["specs_dir"])
+    assert dataclasses.replace(s, families=DEFAULT_FAMILIES, specs_dir=None) == Settings()
 
 
 def test_snakemake_keeps_given_values_and_fills_the_rest(expected):

@@ -25,9 +25,9 @@ from rooflow.cli import main
 main(sys.argv[2:])
 """
 
-# Label placement (adjustText, which imports scipy.spatial, numpy.fft, numpy.f2py and pyplot
-# on import: loaded only when labels crowd), the pages (bokeh), the readers that validate
-# (pandera).
+# What a plot never needs: adjustText (no longer used: rooflow.plotting.layout places labels)
+# and what it imported (scipy.spatial, numpy.fft, numpy.f2py, pyplot), the pages (bokeh),
+# the readers that validate (pandera).
 # matplotlib.projections.geo is not listed: matplotlib.projections imports it, whatever
 # the axes drawn (matplotlib 3.11).
 LABEL_PLACEMENT = ("adjustText", "scipy", "matplotlib.pyplot", "numpy.fft", "numpy.f2py")
@@ -48,15 +48,9 @@ def _loaded(modules: set[str], roots: tuple[str, ...]) -> list[str]:
 
 def test_labelled_small_plot_imports_no_bokeh_or_pandera(tmp_path):
     """The first plot of a new user: 4 points, labelled (automatic), and nothing more."""
-    # The shipped file with its precision stated: judged points are the labelled ones.
-    text = Path(FLASH).read_text().splitlines()
-    flash = tmp_path / "flash.csv"
-    flash.write_text("\n".join([text[0] + ",precision"]
-                               + [line + ",fp16-tensor" for line in text[1:]]) + "\n")
-    modules = _modules(tmp_path, "plot", str(flash), "--hardware", "arc-pro-b70", "-o",
-                       "x.png")
+    # The shipped file states its precision: its judged points are the labelled ones.
+    modules = _modules(tmp_path, "plot", FLASH, "--hardware", "arc-pro-b70", "-o", "x.png")
     assert (tmp_path / "x.png").stat().st_size > 0
-    assert "adjustText" in modules, "its labels crowd: moved apart by adjustText"
     assert not _loaded(modules, NOT_FOR_A_PLOT)
 
 

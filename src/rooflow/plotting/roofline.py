@@ -154,7 +154,7 @@ def new_figure() -> Figure:
     not for speed: an A/B showed no difference; bench/NOTES.md).
     """
     fig = Figure(figsize=(11, 6.5))
-    FigureCanvasAgg(fig)  # a renderer for text extents (adjustText) before saving
+    FigureCanvasAgg(fig)  # a renderer for text extents (the layout pass) before saving
     return fig
 
 
