@@ -39,8 +39,11 @@ family_map:
 """
 # Files of the shared data that are documentation of a capture, not profiler output:
 # SOURCES.md, and ncu's notes of the version and metrics of bytes-time-rtx5070.
+# The graph-capture folders' execution_details.json: the batch size and mode of a capture.
 NOT_INPUTS = {"SOURCES.md", "ncu/bytes-time-rtx5070/ncu_version.txt",
-              "ncu/bytes-time-rtx5070/metrics_used.txt"}
+              "ncu/bytes-time-rtx5070/metrics_used.txt",
+              "pytorch/tracelens-mi300x-vllm-graph-replay/capture_traces/execution_details.json",
+              "pytorch/tracelens-mi300x-sglang-decode-graph/capture_traces/execution_details.json"}
 NAME = re.compile(DATASET_NAME)
 
 
@@ -123,6 +126,14 @@ def _place(data: Path, res: Path) -> tuple[dict[str, str], set[str]]:
         name = _name(trace.parent.name)
         ext = ".json.gz" if trace.name.endswith(".gz") else ".json"
         put(trace, res / "pytorch" / f"{name}{ext}", f"pytorch-{name}")
+    # The capture half of a graph capture/replay pair: a trace of its own.
+    for trace in sorted((data / "pytorch").glob("*/capture_traces/*.json.gz")):
+        name = _name(trace.parent.parent.name, "capture")
+        put(trace, res / "pytorch" / f"{name}.json.gz", f"pytorch-{name}")
+    # rocprof-compute 3.5 analysis databases: kind rocprof, one file each.
+    for db in sorted((data / "rocprof-compute-db").glob("*/*.db")):
+        name = _name("db", db.parent.name)
+        put(db, res / "rocprof" / f"{name}.db", f"rocprof-{name}")
     return placed, used
 
 
