@@ -24,10 +24,9 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from cli_run import run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from rooflow.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 SPECS = REPO / "resources" / "specs"
@@ -38,15 +37,6 @@ ALIAS_BOMB = "".join(
     for p, k in zip(["", "a", "b", "c", "d", "e", "f"], "abcdefg", strict=True))
 
 
-def run(capsys, *args: object) -> tuple[int, list[str]]:
-    """``rooflow ARGS`` in this process: (exit code, stderr lines)."""
-    capsys.readouterr()
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as exit_:
-        code = exit_.code if isinstance(exit_.code, int) else 1
-    return code, capsys.readouterr().err.splitlines()
 
 
 def snapshot(folder: Path) -> dict[str, tuple]:

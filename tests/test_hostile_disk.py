@@ -19,21 +19,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
-from rooflow.cli import main
+from cli_run import run
 
 PEAKS = ["--peak-tflops", "100", "--peak-bandwidth", "1000"]
 
 
-def run(capsys, *args: object) -> tuple[int, list[str]]:
-    """``rooflow ARGS`` in this process: (exit code, stderr lines)."""
-    capsys.readouterr()
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as exit_:
-        code = exit_.code if isinstance(exit_.code, int) else 1
-    return code, capsys.readouterr().err.splitlines()
 
 
 def _roofline(path: Path, rows: int = 3) -> Path:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from cli_run import run
 
-from rooflow.cli import main
 from rooflow.model_vs_measured import parse_mapping, reconcile
 from rooflow.patterns import regex_error
 from rooflow.preflight import config_error
@@ -31,14 +31,6 @@ LOOK_AROUND = ["(?<=a)b", "a(?=b)", "a(?!b)", "(?<!x)gemm"]
 BACK_REFERENCE = r"(a)\1"
 
 
-def run(capsys, *args: object) -> tuple[int, list[str]]:
-    capsys.readouterr()
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as exit_:
-        code = exit_.code if isinstance(exit_.code, int) else 1
-    return code, capsys.readouterr().err.splitlines()
 
 
 @pytest.fixture

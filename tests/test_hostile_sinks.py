@@ -18,8 +18,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from cli_run import run_full as run
 
-from rooflow.cli import main
 from rooflow.errors import InputError, internal_error_line
 from rooflow.escape import markdown_cell, terminal_lines, terminal_text
 
@@ -29,15 +29,6 @@ RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u
 """What must never reach a terminal or a log raw (newline and tab excepted: line ends)."""
 
 
-def run(capsys, *args: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as exit_:
-        code = exit_.code if isinstance(exit_.code, int) else 1
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 @pytest.fixture

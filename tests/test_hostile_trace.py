@@ -19,9 +19,9 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from cli_run import run
 
 from rooflow.adapters.pytorch import pytorch_points
-from rooflow.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "resources" / "pytorch" / "h100_llama_layer.json"
@@ -33,14 +33,6 @@ FIRST_LAUNCH = next(i for i, e in enumerate(DOC["traceEvents"])
                     if e.get("cat") == "cuda_runtime")
 
 
-def run(capsys, *args: object) -> tuple[int, list[str]]:
-    capsys.readouterr()
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as exit_:
-        code = exit_.code if isinstance(exit_.code, int) else 1
-    return code, capsys.readouterr().err.splitlines()
 
 
 def _broken(tmp_path: Path, index: int, change) -> Path:

@@ -108,9 +108,11 @@ def markdown_text(text: object, *, in_table: bool = True) -> str:
     code span, where GFM shows every character as it is and makes no tag, so the Markdown
     holds no ``&lt;``/``&gt;``/``&amp;`` entities for a reader of the file; its fence is
     one backtick longer than the longest run inside, and in a table ``|`` is escaped (GFM
-    splits the cells first, even in a code span). Other text: :func:`markdown_cell`.
+    splits the cells first, even in a code span). Control characters are written as their
+    Python escape in both (:func:`terminal_text`: ``cat summary.md`` runs none). Other
+    text: :func:`markdown_cell`.
     """
-    line = one_line(text)
+    line = terminal_text(one_line(text))
     if not re.search(r"[<>&]", line):
         return markdown_cell(line)
     fence = "`" * (max((len(r) for r in re.findall(r"`+", line)), default=0) + 1)
