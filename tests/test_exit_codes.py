@@ -27,6 +27,8 @@ BAD_INPUT = {
     "from-rocprof": ["BAD", "-o", "out.csv"],
     "from-unitrace": ["BAD", "-o", "out.csv"],
     "hardware": ["--hardware-file", "YAML"],
+    "project": ["BAD", "--hardware", "h100-sxm,mi300x", "-o", "out.csv"],
+    "history": ["BAD", "BAD2", *PEAKS, "-o", "out.csv"],
 }
 
 
