@@ -76,8 +76,8 @@ def test_pair_speedup_and_above_roof(repo, presets):
     from rooflow.adapters.roofline import read_roofline_csv
 
     points = read_roofline_csv(repo / "resources/roofline/flash_attention.csv")
-    # The shipped file gives no precision: its points meet no roof (none is assumed).
-    t = analyze(points, presets["arc-pro-b70"])
+    # Without its precision column the points meet no roof (none is assumed).
+    t = analyze(points.with_columns(pl.lit("").alias("precision")), presets["arc-pro-b70"])
     assert t["roof_note"].unique().to_list() == ["precision not given"]
     assert t["pct_of_roof"].null_count() == t.height
     # fa-72-2k: 74 / 35 = 2.1143; fa-32-4k: 71 / 18 = 3.9444 (a ratio: needs no roof)

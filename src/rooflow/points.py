@@ -182,7 +182,10 @@ def concat_tables(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
     frames = list(frames)
     if all(f.columns == frames[0].columns for f in frames):
         return pl.concat(frames, how="vertical")
-    return pl.concat(frames, how="diagonal_relaxed")
+    # The widest table's order (the per-call columns after time_s), then any others.
+    order = list(max(frames, key=lambda f: f.width).columns)
+    order += [c for f in frames for c in f.columns if c not in order]
+    return pl.concat(frames, how="diagonal_relaxed").select(order)
 
 
 _DEFAULTS: dict[str, object] = {
