@@ -18,6 +18,8 @@ from rooflow.plotting.core import decade_label, fmt
 from rooflow.style import BANDWIDTH_AXIS, BANDWIDTH_COLOR, bandwidth_title
 
 PANEL_RECT = (0.835, 0.08, 0.155, 0.22)
+PANEL_TITLE_ROOM = 0.04
+"""Figure fraction above :data:`PANEL_RECT` that the panel's title takes."""
 
 
 def bandwidth_only_rows(table: pl.DataFrame) -> pl.Series:

@@ -48,7 +48,11 @@ from rooflow.levels import LEVELS
 from rooflow.levels import marker as level_marker
 from rooflow.plotting import core
 from rooflow.plotting import markers as mk
-from rooflow.plotting.bandwidth import bandwidth_only_rows, draw_bandwidth_panel
+from rooflow.plotting.bandwidth import (
+    PANEL_TITLE_ROOM,
+    bandwidth_only_rows,
+    draw_bandwidth_panel,
+)
 from rooflow.plotting.density import draw_density, log_counts, use_density
 from rooflow.plotting.labels import AUTO_LABEL_MAX, label_points, notes
 from rooflow.plotting.roofs import register_notes, roofline_axes, settle_labels
@@ -237,6 +241,9 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     dense_unjudged = use_density(unjudged.height, options.density, options.density_threshold)
     no_roof_handles = _draw_no_roof(ax, unjudged, scale, limits if dense_unjudged else None)
     n_above = _draw_above_roof(ax, table, scale)
+    # The bandwidth-only panel first: the kernel key beside it ends above it.
+    if bw_rows.height:
+        draw_bandwidth_panel(fig, bw_rows, core.order(bw_rows["level"], list(LEVELS)))
     handles: list = []
     if table.height and len(levels) > 1:
         handles = _draw_hierarchical(ax, table, levels, scale, options, dense, limits,
@@ -267,8 +274,6 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
             color="firebrick", gid="notes",
             bbox={"boxstyle": "round", "fc": "white", "ec": "0.8", "alpha": 0.9}))
     settle_labels(ax)
-    if bw_rows.height:
-        draw_bandwidth_panel(fig, bw_rows, core.order(bw_rows["level"], list(LEVELS)))
     title = options.title or f"{preset.name}"
     if preset.overridden:
         title += f" (overridden: {', '.join(preset.overridden)})"
@@ -421,8 +426,8 @@ def _kernel_key(ax, table: pl.DataFrame, top: list[str], palette: list,
     """Numbered list of the coloured kernels, then the kernels not judged (⊗).
 
     Each entry is two lines, the name then its bound and headroom (or missing roof): one
-    line ran off the canvas. As many entries as fit above the canvas's bottom edge; the
-    rest are counted.
+    line ran off the canvas. As many entries as fit above the canvas's bottom edge, or
+    above the bandwidth-only panel where one is drawn; the rest are counted.
     """
     from rooflow.plotting.labels import short_names
 
@@ -443,7 +448,10 @@ def _kernel_key(ax, table: pl.DataFrame, top: list[str], palette: list,
                 in zip(short_names(no_roof["kernel"], 30), no_roof["precision"], strict=True)]
     n_more = table["kernel"].n_unique() - len(top)
     line = 6.5 * 1.2 / (ax.figure.get_figheight() * 72 * AXES_RECT[3])  # axes fraction
-    bottom = -AXES_RECT[1] / AXES_RECT[3]  # the canvas's bottom edge
+    # The canvas's bottom edge, or the top of the bandwidth-only panel and its title.
+    floor = max((a.get_position().y1 + PANEL_TITLE_ROOM for a in ax.figure.axes
+                 if a.get_gid() == "bandwidth-only"), default=0.0)
+    bottom = (floor - AXES_RECT[1]) / AXES_RECT[3]  # in axes fraction
     y, more = 0.55, f"+{n_more} more kernels (grey)"
     for i, (text, color) in enumerate(entries):
         # Room for this entry and, unless it is the last, the count line.
