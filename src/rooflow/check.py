@@ -376,6 +376,21 @@ def parse_fraction(text: str) -> float:
     return value
 
 
+def parse_confidence(text: str) -> float:
+    """``99.9%`` or ``0.999`` → the one-sided level of the noise bound, 0.5 < level < 1.
+
+    Raises:
+        ValueError: not a percentage or fraction, or outside (50 %, 100 %), said in words.
+    """
+    try:
+        level = parse_fraction(text)
+    except ValueError:
+        raise ValueError(f"'{text}' is not a percentage (5%) or a fraction (0.05)") from None
+    if not 0.5 < level < 1:
+        raise ValueError(f"'{text}' is not between 50% and 100%")
+    return level
+
+
 def _md(text: object) -> str:
     """Text as a Markdown cell, control characters visible (a CI log shows the file raw)."""
     return markdown_cell(terminal_text(text))

@@ -148,7 +148,14 @@ def check_command(preset_options, kind_option, load_files, select_preset) -> cli
         """
         from rooflow.adapter_options import read_per_launch
         from rooflow.analysis import analyze
-        from rooflow.check import check_runs, junit, markdown, parse_override, write
+        from rooflow.check import (
+            check_runs,
+            junit,
+            markdown,
+            parse_confidence,
+            parse_override,
+            write,
+        )
         from rooflow.escape import terminal_text
         from rooflow.export import write_table
 
@@ -156,9 +163,10 @@ def check_command(preset_options, kind_option, load_files, select_preset) -> cli
             allow = dict(parse_override(o) for o in overrides)
         except ValueError as err:
             _bad_input(f"--allow: {err}")
-        level = fraction("--confidence", confidence)
-        if not 0.5 < level < 1:
-            _bad_input(f"--confidence '{confidence}' is not between 50% and 100%")
+        try:
+            level = parse_confidence(confidence)
+        except ValueError as err:
+            _bad_input(f"--confidence {err}")
         pair_calls = read_per_launch()  # every call is read; --per-launch pairs them
         try:
             preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file,

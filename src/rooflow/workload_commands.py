@@ -110,7 +110,7 @@ def history_command(preset_options, kind_option, load_files, select_preset) -> c
         """
         from rooflow.adapter_options import read_per_launch
         from rooflow.analysis import analyze
-        from rooflow.check import parse_fraction
+        from rooflow.check import parse_confidence, parse_fraction
         from rooflow.export import write_table
         from rooflow.history import history as run_history
         from rooflow.history import summary
@@ -121,12 +121,13 @@ def history_command(preset_options, kind_option, load_files, select_preset) -> c
             raise click.BadParameter(f"{len(names)} labels for {len(runs)} runs",
                                      param_hint="--label")
         try:
-            floor, level = parse_fraction(max_slowdown), parse_fraction(confidence)
+            floor = parse_fraction(max_slowdown)
         except ValueError as err:
-            raise click.BadParameter(str(err)) from None
-        if not 0.5 < level < 1:
-            raise click.BadParameter(f"'{confidence}' is not between 50% and 100%",
-                                     param_hint="--confidence")
+            raise click.BadParameter(str(err), param_hint="--max-slowdown") from None
+        try:
+            level = parse_confidence(confidence)
+        except ValueError as err:
+            raise click.BadParameter(str(err), param_hint="--confidence") from None
         read_per_launch()  # every call is read: the noise model needs them
         preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
         tables = [analyze(load_files((r,), kind), preset) for r in runs]
