@@ -22,6 +22,8 @@ NCU_DEVICE_METRIC = "device__attribute_display_name"
 NCU_KEY = ("ID", "Kernel Name")
 """First cell and a further cell of an ``ncu --csv`` header line (details and raw pages)."""
 REPORT_SUFFIX = ".ncu-rep"
+SQLITE_MAGIC = b"SQLite format 3\x00"
+"""First 16 bytes of every SQLite 3 database (sqlite.org/fileformat.html, 1.3)."""
 REPORT_MAGIC = b"NVR\x00"
 """Suffix and first bytes of an Nsight Compute report (``ncu -o NAME``)."""
 ROCPROF_V1_KEY = ("Index", "KernelName")
@@ -135,15 +137,23 @@ def specs(path: Path) -> bool:
     return path.suffix.lower() in (".yaml", ".yml") and "flop:" in head_text(path)
 
 
-def is_ncu_report(path: Path) -> bool:
-    """A ``.ncu-rep`` file that starts as Nsight Compute reports do."""
-    if path.suffix.lower() != REPORT_SUFFIX or not path.is_file():  # as head_text
+def starts_with(path: Path, magic: bytes) -> bool:
+    """Whether ``path`` is a regular file whose first bytes are ``magic``.
+
+    A FIFO or device is never opened: its ``open`` or read could block.
+    """
+    if not path.is_file():
         return False
     try:
         with open(path, "rb") as fh:
-            return fh.read(len(REPORT_MAGIC)) == REPORT_MAGIC
+            return fh.read(len(magic)) == magic
     except OSError:
         return False
+
+
+def is_ncu_report(path: Path) -> bool:
+    """A ``.ncu-rep`` file that starts as Nsight Compute reports do."""
+    return path.suffix.lower() == REPORT_SUFFIX and starts_with(path, REPORT_MAGIC)
 
 
 def ncu(path: Path) -> bool:
@@ -173,7 +183,7 @@ COMPUTE_DB_TABLES = ("compute_metadata", "compute_kernel", "compute_dispatch")
 
 def _has_tables(path: Path, wanted: tuple[str, ...]) -> bool:
     """Whether ``path`` is an SQLite file with each of ``wanted`` (or a GUID-suffixed copy)."""
-    if path.is_dir() or not head_text(path, 16).startswith("SQLite format 3\x00"):
+    if not starts_with(path, SQLITE_MAGIC):
         return False  # sqlitedb is imported only for an SQLite file
     from rooflow.formats.sqlitedb import table_names
 
