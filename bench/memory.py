@@ -8,10 +8,10 @@ writes its tables, plots and pages on the config's presets) and those that draw 
 one preset (overview table, plot and page), one job at a time
 (``--cores 1``), and writes results/benchmarks/memory.md: per job its input, the ``mem_mb``
 Snakemake gave it,
-its peak RSS (the ``peak RSS N MB`` line that rooflow.rulescript.run ends a job's log
+its peak RSS (the ``peak RSS N MB`` line that rooflow.workflow.rulescript.run ends a job's log
 with) and whether it stayed within, then the growth per MB of raw input (``points``) and
 per million rows (the others) between the small and the big input: the factors of
-rooflow.jobmemory's model.
+rooflow.workflow.jobmemory's model.
 """
 
 from __future__ import annotations
@@ -119,7 +119,8 @@ def report(table: pl.DataFrame, wall: float) -> str:
         lines.append(f"| {r['job']} | {r['dataset']} | {r['rows']:,} | {r['raw_mb']} | "
                      f"{r['mem_mb']} | {'' if peak is None else f'{peak:.0f}'} | {within} | "
                      f"{error} |")
-    lines += ["", "Growth from the small input to the big one (rooflow.jobmemory's factors):",
+    lines += ["",
+              "Growth from the small input to the big one (rooflow.workflow.jobmemory's factors):",
               ""]
     for job, by in table.filter(pl.col("dataset").is_in(["small", "big"])).group_by(
             "job", maintain_order=True):

@@ -162,7 +162,8 @@ def naive_name(n: int) -> str:
 # What a job's interpreter imports before it starts work: a `draw` job imports polars
 # and the pipeline when it reads its points, matplotlib only when it draws. The other
 # rows are the steps up to them.
-DRAW_JOB = ("rooflow.rulescript, rooflow.draw, rooflow.escape, rooflow.failed, "
+DRAW_JOB = ("rooflow.workflow.rulescript, rooflow.workflow.draw, rooflow.escape, "
+            "rooflow.workflow.failed, "
             "rooflow.pipeline, rooflow.points, rooflow.roofs, rooflow.selection, "
             "snakemake.script")
 IMPORTS = {
@@ -174,7 +175,8 @@ IMPORTS = {
     "+ pandera.polars (points)": "import rooflow.pipeline, polars, snakemake.script, "
                                  "pandera.polars",
     "points rule (roofline adapter)": "import rooflow.adapters.roofline, rooflow.points, "
-                                      "rooflow.rulescript, rooflow.failed, snakemake.script",
+                                      "rooflow.workflow.rulescript, rooflow.workflow.failed, "
+                                      "snakemake.script",
     "draw rule (before it draws)": f"import {DRAW_JOB}",
 }
 

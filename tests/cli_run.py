@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rooflow.cli import main
+from rooflow.cli.main import main
 
 
 def run_full(capsys, *args: object) -> tuple[int, str, str]:

@@ -16,7 +16,7 @@ from rooflow.adapters.amd.detect import detect
 from rooflow.adapters.amd.rocprof import read_workload
 from rooflow.adapters.amd.rocprofv1 import read_runs
 from rooflow.adapters.amd.rocprofv3 import read_collection
-from rooflow.cli import main
+from rooflow.cli.main import main
 from rooflow.errors import InputError
 from rooflow.points import POINT_SCHEMA
 

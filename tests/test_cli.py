@@ -54,7 +54,7 @@ def test_plot_with_preset_and_table(repo, tmp_path):
 
 
 def test_program_ends_without_teardown_but_keeps_output_and_cleanups(repo, tmp_path):
-    """The program ends by os._exit after the atexit handlers (rooflow.program.console):
+    """The program ends by os._exit after the atexit handlers (rooflow.cli.program.console):
     block-buffered stdout still arrives whole, exit codes stand, and a library's own
     cleanup still runs: matplotlib, given a config folder it cannot write, makes a
     temporary one and removes it at exit."""
@@ -307,9 +307,9 @@ def test_from_benchmark_writes_precision_and_level(repo, tmp_path):
 def test_convert_then_table_is_the_table_of_every_shipped_example(repo, tmp_path, monkeypatch):
     from click.testing import CliRunner
 
-    from rooflow.cli import cli
+    from rooflow.cli.main import cli
     from rooflow.kinds import KINDS
-    from rooflow.planning import sources
+    from rooflow.workflow.planning import sources
 
     # Every dataset the example run builds (resources/), on two presets (a100-sxm has no
     # fp8 roof, mi300x one; different memory levels). In-process: these ~45 commands as

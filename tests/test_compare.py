@@ -125,7 +125,7 @@ def test_geomean_skips_non_positive():
 
 
 def test_cli_compare_writes_plot_table_page(tmp_path, repo, capsys):
-    from rooflow.cli import main
+    from rooflow.cli.main import main
 
     base = repo / "resources/roofline/flash_attention.csv"
     new = repo / "resources/roofline/flash_attention_tuned.csv"

@@ -113,7 +113,7 @@ def build(path: Path, ddl: list[str], *, hbm_ai: float = 0.5) -> Path:
 def test_units_total_flops_is_a_rate_and_intensities_give_bytes(
         shared_data: Path, tmp_path: Path, capsys: pytest.CaptureFixture,
         caplog: pytest.LogCaptureFixture) -> None:
-    from rooflow.cli import main
+    from rooflow.cli.main import main
 
     folder = tmp_path / "wl"
     folder.mkdir()

@@ -10,7 +10,7 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from rooflow.cli import cli
+from rooflow.cli.main import cli
 from rooflow.defaults import (
     DEFAULT_FAMILIES,
     DEFAULT_HARDWARE,

@@ -75,7 +75,7 @@ def test_unexpected_error_is_one_line_with_a_log(monkeypatch, capsys):
     # Any bug reaching the entry point is one "internal error" line naming the log that
     # holds the traceback, exit 2 (a user error would be exit 1).
     import rooflow.roofs.datasheet
-    from rooflow.cli import main
+    from rooflow.cli.main import main
 
     def broken(*args, **kwargs):
         raise ZeroDivisionError("division by zero")

@@ -1,4 +1,4 @@
-"""The workflow's `draw` rules (rooflow.draw): datasets grouped by what they write.
+"""The workflow's `draw` rules (rooflow.workflow.draw): datasets grouped by what they write.
 
 Planning runs without Snakemake here (as tests/test_planning.py); the rules themselves run
 in tests/test_workflow.py.
@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from rooflow.defaults import config_defaults, plot_defaults
-from rooflow.draw import (
+from rooflow.roofs.datasheet import load_hardware
+from rooflow.workflow.draw import (
     RULE,
     draw_inputs,
     draw_rules,
@@ -20,8 +21,7 @@ from rooflow.draw import (
     rule_name,
     shared_options,
 )
-from rooflow.planning import Plan
-from rooflow.roofs.datasheet import load_hardware
+from rooflow.workflow.planning import Plan
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from rooflow.cli import cli, main
+from rooflow.cli.main import cli, main
 
 PEAKS = ["--peak-tflops", "100", "--peak-bandwidth", "1000"]
 

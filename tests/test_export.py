@@ -184,7 +184,7 @@ def test_table_command_is_markdown_on_a_terminal_and_csv_in_a_pipe(monkeypatch):
     from click.testing import CliRunner
 
     from rooflow import export
-    from rooflow.cli import cli
+    from rooflow.cli.main import cli
 
     source = str(Path(__file__).resolve().parents[1] / "resources/benchmarks/moe_attention.csv")
     args = ["table", source, "--hardware", "h100-sxm"]

@@ -11,14 +11,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from rooflow.failed import (
+from rooflow.points import POINT_SCHEMA, read_points
+from rooflow.workflow.failed import (
     failure,
     failures,
     is_whole_parquet,
     write_failed,
     write_placeholders,
 )
-from rooflow.points import POINT_SCHEMA, read_points
 
 LINE = ("rooflow: error: resources/roofline/bad.csv, row 1, column 'tflops': value fails "
         "validation [check: greater_than(0)] (value: '-5.0') <script>alert(1)</script> $x$")
@@ -66,7 +66,7 @@ def test_placeholders_say_what_failed_in_each_format(tmp_path):
 
 
 def _script(tmp_path: Path, body: str) -> subprocess.CompletedProcess:
-    code = ("from rooflow.rulescript import run\n"
+    code = ("from rooflow.workflow.rulescript import run\n"
             "from rooflow.errors import InputError\n" + body)
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=tmp_path, timeout=60)
@@ -119,8 +119,8 @@ def test_rule_script_with_failed_records_the_line_and_succeeds(tmp_path):
 ])
 def test_a_config_or_hardware_file_that_cannot_be_read_is_one_line(tmp_path, content):
     from rooflow.models.families import load_families
-    from rooflow.preflight import config_file_error, load_checked
     from rooflow.roofs.datasheet import load_hardware
+    from rooflow.workflow.preflight import config_file_error, load_checked
 
     path = tmp_path / "x.yaml"
     path.write_bytes(content)
@@ -135,7 +135,7 @@ def test_a_config_or_hardware_file_that_cannot_be_read_is_one_line(tmp_path, con
 
 
 def test_config_schema_violation_is_one_line():
-    from rooflow.preflight import config_error
+    from rooflow.workflow.preflight import config_error
 
     assert config_error({"presets": ["h100-sxm"]}) is None
     assert config_error({"presets": 5}) == (

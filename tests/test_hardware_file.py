@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from rooflow.cli import main
+from rooflow.cli.main import main
 from rooflow.errors import InputError
 from rooflow.roofs import MEASURED, choose_preset, load_preset, peaks_source, read_presets
 

@@ -179,7 +179,7 @@ def test_a_refused_write_is_never_the_datasets_failure(tmp_path, error):
     """The points job: a full disk fails the job (exit 1 / 2) and records nothing, so the
     next run, with space freed, reads the dataset again (it was saved as its failure)."""
     from rooflow.errors import WriteError
-    from rooflow.rulescript import run as run_job
+    from rooflow.workflow.rulescript import run as run_job
 
     recorded: list[str] = []
 
@@ -198,7 +198,7 @@ def test_a_refused_write_is_never_the_datasets_failure(tmp_path, error):
 
 def test_bad_input_is_still_the_datasets_failure(tmp_path):
     from rooflow.errors import InputError
-    from rooflow.rulescript import run as run_job
+    from rooflow.workflow.rulescript import run as run_job
 
     recorded: list[str] = []
 
@@ -214,8 +214,8 @@ def test_failed_note_on_a_full_disk_fails_the_job(tmp_path, tiny_disk):
     from functools import partial
 
     from rooflow.errors import InputError
-    from rooflow.failed import write_failed
-    from rooflow.rulescript import run as run_job
+    from rooflow.workflow.failed import write_failed
+    from rooflow.workflow.rulescript import run as run_job
 
     disk, _ = tiny_disk
     (disk / "filler").write_bytes(b"x" * 60_000)

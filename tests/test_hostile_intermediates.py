@@ -1,6 +1,6 @@
 """Intermediates: a points file cut short is rebuilt by the next run (issue 32, item 12).
 
-The check before any job (:meth:`rooflow.planning.Plan.remove_corrupt_points`) removed a
+The check before any job (:meth:`rooflow.workflow.planning.Plan.remove_corrupt_points`) removed a
 truncated ``results/points/*.parquet``; when no job needed it (every output up to date),
 it stayed missing. It is now also asked for, so its points job rebuilds it in that run.
 """
@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 from workflow_copy import copy_workflow, snakemake
 
-from rooflow.failed import is_whole_parquet
+from rooflow.workflow.failed import is_whole_parquet
 
 CONFIG = "hardware: config/hardware.yaml\nfamilies: config/families.yaml\npresets: [h100-sxm]\n"
 

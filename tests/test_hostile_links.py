@@ -15,8 +15,8 @@ import pytest
 
 from rooflow.defaults import config_defaults, plot_defaults
 from rooflow.errors import InputError
-from rooflow.planning import Plan
 from rooflow.roofs.datasheet import load_hardware
+from rooflow.workflow.planning import Plan
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 RTX3060_CSV = DATA / "ncu" / "raw-wide-rtx3060" / "vector_add.csv"

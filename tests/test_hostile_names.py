@@ -23,8 +23,8 @@ from workflow_copy import REPO, copy_workflow, snakemake
 
 from rooflow.defaults import config_defaults, plot_defaults
 from rooflow.io import atomic_path
-from rooflow.planning import Plan, name_problem, periodic_unit, sources
 from rooflow.roofs.datasheet import load_hardware
+from rooflow.workflow.planning import Plan, name_problem, periodic_unit, sources
 
 PERIODIC = ["run_" + "0" * 24, "n" * 30, "ab" * 20, "x_" + "12" * 20]
 NOT_PERIODIC = ["run_" + "0" * 19, "n" * 19, "ab" * 19 + "a", "flash_attention"]

@@ -38,7 +38,7 @@ def test_planning_opens_no_fifo(tmp_path):
     res = tmp_path / "resources"
     _fifo_tree(res)
     script = ("import json; from rooflow.defaults import config_defaults, plot_defaults; "
-              "from rooflow.planning import Plan; from rooflow.roofs.datasheet import "
+              "from rooflow.workflow.planning import Plan; from rooflow.roofs.datasheet import "
               "load_hardware; p = Plan({**config_defaults(), 'plot_defaults': "
               "plot_defaults(), 'presets': ['h100-sxm']}, load_hardware()); "
               "print(json.dumps([sorted(p.datasets), p.gpus, p.warnings]))")

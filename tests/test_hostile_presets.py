@@ -4,7 +4,7 @@ These passed their points job and then failed every draw, aggregate and page job
 presets, so summary.md and the report were not built: a row no plot can place (AI 1e300),
 now refused by its own points job; a measured preset that cannot be built (ERT JSON cut
 short, pti-gpu config without roofs, ncu peaks -1 or ``n/a``: ``ncu-NAME`` is planned from
-the metric names alone), now built at planning (:func:`rooflow.planning.preset_problem`):
+the metric names alone), now built at planning (:func:`rooflow.workflow.planning.preset_problem`):
 one warning, and its datasets are drawn on their other presets.
 """
 
@@ -20,8 +20,8 @@ from workflow_copy import copy_workflow, snakemake
 
 from rooflow.defaults import config_defaults, plot_defaults
 from rooflow.errors import InputError
-from rooflow.planning import Plan, preset_problem
 from rooflow.roofs.datasheet import load_hardware
+from rooflow.workflow.planning import Plan, preset_problem
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 RTX3060_CSV = DATA / "ncu" / "raw-wide-rtx3060" / "vector_add.csv"
@@ -117,7 +117,7 @@ def test_a_whole_preset_is_built_once_until_its_file_changes(res, monkeypatch):
     assert _plan().broken == {}
     built: list[str] = []
     with monkeypatch.context() as patch:
-        patch.setattr("rooflow.planning.preset_problem",
+        patch.setattr("rooflow.workflow.planning.preset_problem",
                       lambda key, path: built.append(key) or None)
         assert _plan().measured and built == []
     _peaks_export(export, "-1")  # another size: checked again

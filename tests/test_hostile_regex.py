@@ -20,8 +20,8 @@ from cli_run import run
 
 from rooflow.model_vs_measured import parse_mapping, reconcile
 from rooflow.patterns import regex_error
-from rooflow.preflight import config_error
 from rooflow.selection import Selection
+from rooflow.workflow.preflight import config_error
 
 REPO = Path(__file__).resolve().parents[1]
 ROOFLOW = str(Path(sys.executable).with_name("rooflow"))

@@ -98,7 +98,7 @@ def test_summary_markdown_cells_hold_no_control_character():
 
 
 def test_a_jobs_log_holds_no_control_character(tmp_path):
-    from rooflow.rulescript import run as run_job
+    from rooflow.workflow.rulescript import run as run_job
 
     log = tmp_path / "job.log"
 

@@ -211,7 +211,7 @@ def test_the_shipped_trace_is_unchanged_by_the_checks():
 def test_a_gzipped_trace_declares_memory_by_its_uncompressed_bytes(tmp_path):
     """A trace's reader holds its events, not its gzip stream: a 10⁷-event trace of 86 MB
     gzip'd declared 1000 + 4.5 × 86 ≈ 1,400 MB and took more (bench/NOTES.md)."""
-    from rooflow.jobmemory import file_bytes, input_bytes, points_mem_mb
+    from rooflow.workflow.jobmemory import file_bytes, input_bytes, points_mem_mb
 
     raw = EXAMPLE.read_bytes() * 200  # 22,473 B × 200 = 4,494,600 B of JSON text
     gz = tmp_path / "t.json.gz"

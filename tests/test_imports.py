@@ -11,7 +11,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 FLASH = str(REPO / "resources/roofline/flash_attention.csv")
 
-# Runs the CLI in a fresh interpreter, set up as the rooflow program is (rooflow.program),
+# Runs the CLI in a fresh interpreter, set up as the rooflow program is (rooflow.cli.program),
 # and writes the names in sys.modules at exit, after click's sys.exit and once
 # matplotlib's background import has finished.
 WRAPPER = """
@@ -19,9 +19,9 @@ import atexit, sys
 out = sys.argv[1]
 atexit.register(lambda: open(out, "w").write(
     "\\n".join(sorted(m for m, loaded in sys.modules.items() if loaded is not None))))
-from rooflow.program import set_up
+from rooflow.cli.program import set_up
 set_up()
-from rooflow.cli import main
+from rooflow.cli.main import main
 main(sys.argv[2:])
 """
 
@@ -79,19 +79,19 @@ def test_table_imports_no_plotting(tmp_path, fmt):
                                  "rooflow.plotting.roofline"))
 
 
-# Draws the 4-point example with the rooflow program's set-up (rooflow.program) and
+# Draws the 4-point example with the rooflow program's set-up (rooflow.cli.program) and
 # writes whether matplotlib built Line2D.set's signature, and which of the hook's lazy
 # modules are still not loaded; argv[1] "plain" first empties the import hook's patches
 # and lazy modules, as a process without it would import matplotlib.
 DRAW = """
 import sys
-import rooflow.program
-hook = rooflow.program.LeanImport
+import rooflow.cli.program
+hook = rooflow.cli.program.LeanImport
 lazy = list(hook.LAZY)
 if sys.argv[1] == "plain":
     hook.PATCHES, hook.LAZY = {}, {}
-rooflow.program.set_up()
-from rooflow.cli import main
+rooflow.cli.program.set_up()
+from rooflow.cli.main import main
 try:
     main(["plot", sys.argv[2], "--hardware", "arc-pro-b70", "-o", sys.argv[3]])
 except SystemExit as stop:
@@ -107,7 +107,7 @@ def test_matplotlib_without_its_import_docs_draws_the_same_pixels(tmp_path):
     import numpy as np
     from PIL import Image
 
-    from rooflow.program import LeanImport
+    from rooflow.cli.program import LeanImport
 
     signature, unloaded, pixels = {}, {}, {}
     for how in ("plain", "lean"):

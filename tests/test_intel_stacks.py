@@ -8,8 +8,8 @@ import pytest
 
 from rooflow.defaults import config_defaults, plot_defaults
 from rooflow.formats.devices import unitrace_stacks
-from rooflow.planning import Plan
 from rooflow.roofs.datasheet import load_hardware
+from rooflow.workflow.planning import Plan
 
 HEADER = "Kernel,Device,SubDeviceId,GpuTime[ns],XVE_INST_EXECUTED_FP32[events],"
 

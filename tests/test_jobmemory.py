@@ -1,4 +1,4 @@
-"""The memory each workflow job declares (rooflow.jobmemory) and the peak its log records."""
+"""The memory each workflow job declares (rooflow.workflow.jobmemory), and the peak in its log."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import sys
 import polars as pl
 import pytest
 
-from rooflow import jobmemory
-from rooflow.jobmemory import draw_mem_mb, input_bytes, points_mem_mb, points_rows
+from rooflow.workflow import jobmemory
+from rooflow.workflow.jobmemory import draw_mem_mb, input_bytes, points_mem_mb, points_rows
 
 
 def test_points_mem_mb_grows_with_the_input_bytes(monkeypatch):
@@ -45,7 +45,7 @@ def test_input_bytes_counts_files_not_folders(tmp_path):
 
 
 def test_points_rows_from_the_footer(tmp_path):
-    from rooflow.failed import write_failed
+    from rooflow.workflow.failed import write_failed
 
     good = tmp_path / "good.parquet"
     pl.DataFrame({"x": [1.0, 2.0, 3.0]}).write_parquet(good)
@@ -64,7 +64,7 @@ def test_points_rows_from_the_footer(tmp_path):
 
 def test_rule_script_log_ends_with_its_peak_rss(tmp_path):
     # A job that holds a 200 MB buffer peaks above 200 MB; one that fails logs one line.
-    code = ("from rooflow.rulescript import run\nfrom rooflow.errors import InputError\n"
+    code = ("from rooflow.workflow.rulescript import run\nfrom rooflow.errors import InputError\n"
             "def step(log):\n    buffer = bytearray(200 * 2**20)\n    buffer[::4096] = b'x' * "
             "len(buffer[::4096])\n"
             "run(step, 'ok.log')\n")
@@ -72,7 +72,7 @@ def test_rule_script_log_ends_with_its_peak_rss(tmp_path):
     last = (tmp_path / "ok.log").read_text().splitlines()[-1]
     assert last.startswith("peak RSS ") and last.endswith(" MB")
     assert int(last.split()[2]) > 200
-    code = ("from rooflow.rulescript import run\nfrom rooflow.errors import InputError\n"
+    code = ("from rooflow.workflow.rulescript import run\nfrom rooflow.errors import InputError\n"
             "def step(log):\n    raise InputError('x.csv', 'bad')\n"
             "run(step, 'bad.log')\n")
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, timeout=60)

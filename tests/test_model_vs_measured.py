@@ -171,8 +171,8 @@ def test_rocprof_dgemm_and_a_spec_model(tmp_path):
 
 def _plan(tmp_path, monkeypatch, **entry):
     from rooflow.defaults import config_defaults, plot_defaults
-    from rooflow.planning import Plan
     from rooflow.roofs.datasheet import load_hardware
+    from rooflow.workflow.planning import Plan
 
     monkeypatch.chdir(tmp_path)
     for rel in ("resources/roofline/run.csv", "resources/roofline/model.csv"):

@@ -188,7 +188,7 @@ def test_no_flops_a100_counts_tensor_work_once_a_factor_is_set() -> None:
 def test_cli_from_ncu_passes_and_preset_out(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from rooflow.cli import cli
+    from rooflow.cli.main import cli
 
     export = DATA / "raw-wide-rtx3060" / "vector_add.csv"
     out, preset = tmp_path / "p.csv", tmp_path / "hw.yaml"

@@ -160,7 +160,7 @@ def test_several_exports_of_one_run_merge_like_passes(tmp_path: Path) -> None:
 def test_cli_table_of_a_report_matches_its_csv_export(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
-    from rooflow.cli import cli
+    from rooflow.cli.main import cli
 
     tables = []
     for source in (RTX3060, RTX3060_CSV):
@@ -185,8 +185,8 @@ def test_cli_table_of_a_report_matches_its_csv_export(tmp_path: Path) -> None:
 @pytest.mark.shared
 def test_workflow_finds_a_report_dataset_and_its_preset(tmp_path: Path, monkeypatch) -> None:
     from rooflow.defaults import config_defaults, plot_defaults
-    from rooflow.planning import Plan
     from rooflow.roofs.datasheet import load_hardware
+    from rooflow.workflow.planning import Plan
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "resources" / "ncu").mkdir(parents=True)

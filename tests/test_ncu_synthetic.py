@@ -310,7 +310,7 @@ def test_an_unplaceable_kernel_is_left_out_beside_good_ones(tmp_path: Path) -> N
 def test_every_command_takes_the_tensor_factor(tmp_path: Path, command: str) -> None:
     from click.testing import CliRunner
 
-    from rooflow.cli import cli
+    from rooflow.cli.main import cli
 
     # 1,000 tensor-pipe inst × 512 (--tensor-flop-per-inst 8.0=512) = 512,000 FLOP over
     # 1,000 byte (AI 512) in 1 µs.

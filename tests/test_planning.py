@@ -1,4 +1,4 @@
-"""Workflow planning (rooflow.planning) without Snakemake: small resource trees in tmp_path.
+"""Workflow planning (rooflow.workflow.planning) without Snakemake: resource trees in tmp_path.
 
 Each test builds a `resources/` folder, changes into its parent (the workflow's paths are
 relative) and checks discovery, conflicts, presets, comparisons and targets.
@@ -25,13 +25,13 @@ from rooflow.defaults import (
     schema,
     schema_error,
 )
-from rooflow.draw import outputs_on_disk
 from rooflow.errors import InputError
 from rooflow.formats.devices import device_names
 from rooflow.kinds import DATASET_NAME, KINDS
-from rooflow.planning import Plan, discover, points_file, source_input, sources
 from rooflow.roofs.datasheet import load_hardware
 from rooflow.roofs.preset import device_preset
+from rooflow.workflow.draw import outputs_on_disk
+from rooflow.workflow.planning import Plan, discover, points_file, source_input, sources
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -68,7 +68,7 @@ def res(tmp_path, monkeypatch) -> Path:
 def peaks_unchecked(monkeypatch):
     """The policy tests here stand empty files in for peaks files: the check that a measured
     preset builds (tests/test_hostile_planning.py) is left out."""
-    monkeypatch.setattr("rooflow.planning.preset_problem", lambda key, path: None)
+    monkeypatch.setattr("rooflow.workflow.planning.preset_problem", lambda key, path: None)
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import matplotlib.figure
 import pytest
 from overlap_check import overlaps
 
-from rooflow.cli import main
+from rooflow.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 RES = ROOT / "resources"

@@ -364,8 +364,9 @@ def test_the_library_leaves_the_matplotlib_backend_alone():
 @pytest.mark.parametrize("entry", [
     "import runpy, sys\nsys.argv = ['rooflow', '--version']\ntry:\n"
     "    runpy.run_module('rooflow', run_name='__main__')\nexcept SystemExit:\n    pass",
-    "from rooflow.rulescript import run\nrun(lambda log: None, {log!r})",
-    "from rooflow.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass",
+    "from rooflow.workflow.rulescript import run\nrun(lambda log: None, {log!r})",
+    "from rooflow.cli.main import main\n"
+    "try:\n    main(['--version'])\nexcept SystemExit:\n    pass",
 ])
 def test_rooflow_entry_points_leave_the_backend_alone(entry, tmp_path):
     import os
@@ -373,7 +374,7 @@ def test_rooflow_entry_points_leave_the_backend_alone(entry, tmp_path):
     import sys
 
     # The program ends the process itself: the backend is printed by an atexit handler
-    # registered first (rooflow.quick_exit then leaves the ending to Python).
+    # registered first (rooflow.cli.quick_exit then leaves the ending to Python).
     code = ("import atexit\natexit.register(lambda: print("
             "__import__('matplotlib').get_backend(), flush=True))\n")
     code += entry.format(log=str(tmp_path / "log"))
@@ -578,7 +579,7 @@ def test_short_names_cut_in_the_middle_and_stay_distinct():
 def test_hardware_name_lists_every_ridge():
     from click.testing import CliRunner
 
-    from rooflow.cli import cli
+    from rooflow.cli.main import cli
 
     out = CliRunner().invoke(cli, ["hardware", "mi300a"])
     assert out.exit_code == 0, out.output

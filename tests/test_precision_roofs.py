@@ -142,7 +142,7 @@ def test_current_gpu_presets_leave_unconfirmed_roofs_out(presets, key, precision
 def test_rooflow_hardware_lists_the_current_gpus_with_sources():
     from click.testing import CliRunner
 
-    from rooflow.cli import cli
+    from rooflow.cli.main import cli
 
     out = CliRunner().invoke(cli, ["hardware"]).output
     for key, cited in [("b200", "NVIDIA Blackwell datasheet (2025)"),

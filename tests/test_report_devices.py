@@ -11,8 +11,8 @@ import pytest
 
 from rooflow.defaults import config_defaults, plot_defaults
 from rooflow.formats.devices import REPORT_LIMIT, device_names
-from rooflow.planning import Plan
 from rooflow.roofs.datasheet import load_hardware
+from rooflow.workflow.planning import Plan
 
 LAPTOP = "NVIDIA GeForce RTX 3060 Laptop GPU"
 

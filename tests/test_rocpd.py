@@ -141,7 +141,7 @@ def test_reading_never_writes_beside_the_database(tmp_path: Path) -> None:
 
 def test_process_environment_and_command_never_leave_the_file(
         tmp_path: Path, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture) -> None:
-    from rooflow.cli import main
+    from rooflow.cli.main import main
 
     db = build(tmp_path / "4242_results.db")
     with caplog.at_level(logging.DEBUG):

@@ -110,15 +110,15 @@ def test_plot_warning_names_attainable_and_percent(tmp_path):
     ("narenas:1", "narenas:1"),  # the user's own choice is kept
 ])
 def test_allocator_returns_memory_unless_the_user_chose(inherited, expected):
-    """The rooflow program and the workflow set it (rooflow.program); the library never."""
+    """The rooflow program and the workflow set it (rooflow.cli.program); the library never."""
     import os
 
     env = {k: v for k, v in os.environ.items() if k != "_RJEM_MALLOC_CONF"}
     if inherited:
         env["_RJEM_MALLOC_CONF"] = inherited
-    code = ("import os, rooflow, rooflow.cli\n"
+    code = ("import os, rooflow, rooflow.cli.main\n"
             "print(os.environ.get('_RJEM_MALLOC_CONF'))\n"
-            "from rooflow.program import release_freed_memory\n"
+            "from rooflow.cli.program import release_freed_memory\n"
             "release_freed_memory()\n"
             "print(os.environ['_RJEM_MALLOC_CONF'])")
     out = subprocess.run([sys.executable, "-c", code], env=env,

@@ -18,7 +18,7 @@ from workflow_copy import copy_workflow, snakemake_cmd
 pytestmark = [pytest.mark.slurm, pytest.mark.workflow]
 
 SLURM_PROFILE = "workflow/profiles/slurm"
-# A bad raw file gives a failed points file (rooflow.failed): the other datasets, the
+# A bad raw file gives a failed points file (rooflow.workflow.failed): the other datasets, the
 # aggregates and the report still build, and the run fails in the check of every dataset.
 FAILING_RULE = "datasets_read"
 # One preset keeps every rule in the DAG at a third of the jobs (the node runs 2 jobs at once).

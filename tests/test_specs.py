@@ -385,7 +385,7 @@ def test_inputs_only_is_marked_in_the_table_and_on_the_plot(tmp_path) -> None:
 def test_shared_inputs_only_spec_is_marked_from_the_cli(tmp_path) -> None:
     # 4_UnifiedAttention_MixedDtype has no family model: its bytes are its inputs'.
     from rooflow.analysis import INPUTS_ONLY_NOTE
-    from rooflow.cli import main
+    from rooflow.cli.main import main
 
     out = tmp_path / "t.csv"
     main(["table", str(VLLM / "4_UnifiedAttention_MixedDtype.yaml"), "--hardware",

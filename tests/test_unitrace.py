@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from rooflow.adapters import load_points
 from rooflow.adapters.intel.unitrace import unitrace_kernels, unitrace_points
-from rooflow.cli import main
+from rooflow.cli.main import main
 from rooflow.errors import InputError
 from rooflow.formats.sniffing import unitrace as sniff
 from rooflow.points import POINT_SCHEMA, check_points

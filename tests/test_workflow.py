@@ -125,7 +125,7 @@ def test_new_file_reruns_only_its_jobs(examples_build):
 
 def test_a_deleted_output_is_remade_by_its_job_alone(examples_build):
     # rule all asks for a draw job by its first output, and for any other that is missing
-    # (rooflow.planning.Plan.targets): deleting a page must still rerun its job.
+    # (rooflow.workflow.planning.Plan.targets): deleting a page must still rerun its job.
     page = next((examples_build / "results/html").glob("*/roofline-*.html"))
     kept = page.with_suffix(".kept")
     shutil.copy2(page, kept)
@@ -160,7 +160,7 @@ def test_bad_file_fails_its_dataset_only(examples_build):
         assert screen.count(line) == 1 and "Traceback" not in screen
         assert "-5" in screen
         assert line in (examples_build / "logs/points/roofline/broken.log").read_text()
-        # Its outputs say it failed (rooflow.failed); the others, the aggregates and the
+        # Its outputs say it failed (rooflow.workflow.failed); the others, the aggregates and the
         # summary are built; the run fails in rule datasets_read, naming it.
         assert "Error in rule datasets_read" in screen
         table = examples_build / "results/tables/h100-sxm/roofline-broken.csv"

@@ -22,10 +22,10 @@ from workflow_copy import copy_workflow, snakemake
 
 from rooflow.defaults import schema_path
 from rooflow.escape import markdown_cell
-from rooflow.failed import failure
 from rooflow.kinds import DATASET_NAME
-from rooflow.planning import Plan, points_file
 from rooflow.roofs.datasheet import load_hardware
+from rooflow.workflow.failed import failure
+from rooflow.workflow.planning import Plan, points_file
 
 pytestmark = [pytest.mark.workflow, pytest.mark.shared]
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from rooflow.defaults import config_defaults, plot_defaults
-from rooflow.planning import Plan
 from rooflow.roofs.datasheet import load_hardware
-from rooflow.workload_plan import histories, projections, targets
+from rooflow.workflow.planning import Plan
+from rooflow.workflow.workload_plan import histories, projections, targets
 
 
 def plan_of(tmp_path: Path, monkeypatch, **over) -> tuple[dict, Plan]:

@@ -55,7 +55,7 @@ def job_counts(workdir: Path, *args: str) -> dict[str, int]:
     """Rule → jobs a run would do now (dry run); {} when everything is up to date.
 
     The draw rules (``draw``, ``draw_on_PRESET``...: one per group of datasets with the
-    same outputs, :mod:`rooflow.draw`) count as one, ``draw``.
+    same outputs, :mod:`rooflow.workflow.draw`) count as one, ``draw``.
     """
     rules = {}  # Snakemake prints its table of jobs per rule twice
     for line in snakemake(workdir, "-n", "--quiet", "rules", *args).stdout.splitlines():

@@ -21,7 +21,7 @@ Errors in the input raise :class:`rooflow.errors.InputError`, whose message is o
 
 Importing the package and calling its API change nothing in the calling process (no
 environment variable, import hook, garbage-collector or other library setting): the
-``rooflow`` program sets its own process up (:mod:`rooflow.program`).
+``rooflow`` program sets its own process up (:mod:`rooflow.cli.program`).
 """
 
 from importlib import import_module

@@ -50,7 +50,7 @@ class WriteError(InputError):
 
     Exit 1 with one line naming the output and the OS's reason, like bad input; but it is
     no fault of any input: a workflow job never records it as its dataset's failure
-    (:func:`rooflow.rulescript.run`), so the next run, with space freed, retries.
+    (:func:`rooflow.workflow.rulescript.run`), so the next run, with space freed, retries.
     ``errno`` is the OS error number.
     """
 

@@ -2,7 +2,7 @@
 
 Each kind maps raw files to the canonical points table (:mod:`rooflow.points`) through an
 adapter module of :mod:`rooflow.adapters`. The workflow's discovery
-(:mod:`rooflow.planning`), the config schema's dataset-id pattern (checked by a test), the
+(:mod:`rooflow.workflow.planning`), the config schema's dataset-id pattern (checked by a test), the
 CLI's ``--kind`` choices and the README's input table are derived from :data:`KINDS`.
 This module imports no adapter: detection uses :mod:`rooflow.formats.sniffing` only, so it
 stays cheap, and the layers below the adapters (models, roofs) may use the registry.

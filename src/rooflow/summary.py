@@ -14,8 +14,8 @@ time they could save against the memory roof. Only what can improve is ranked:
   a precision gets no roof assumed: listed last, as "precision not given";
 - points above their roof come first, as findings (check peaks, units or clocks).
 
-Datasets the workflow could not build (:mod:`rooflow.failed`) and input files it skipped are
-listed first, with their error lines; then, per PyTorch trace, where its GPU time went
+Datasets the workflow could not build (:mod:`rooflow.workflow.failed`) and input files it
+skipped are listed first, with their error lines; then, per PyTorch trace, where its GPU time went
 (points, no model, unlinked, communication) and its operators by potential time saved.
 Every name is Markdown-escaped (:func:`rooflow.escape.markdown_text`): a ``|``, newline or
 HTML in a kernel name stays text; a name with ``<``, ``>`` or ``&`` (a C++ template) is a

@@ -2,15 +2,15 @@ import sys
 
 from snakemake.utils import validate
 
-from rooflow import jobmemory
+from rooflow.workflow import jobmemory
 from rooflow.defaults import schema_path
-from rooflow.draw import draw_inputs, outputs_on_disk, shared_options
+from rooflow.workflow.draw import draw_inputs, outputs_on_disk, shared_options
 from rooflow.errors import terminal_line
 from rooflow.escape import report_param, rst_text
 from rooflow.kinds import DATASET_NAME, KINDS
 from rooflow.models.families import load_families
-from rooflow.planning import Plan, points_file
-from rooflow.preflight import config_error, load_checked, one_line_error
+from rooflow.workflow.planning import Plan, points_file
+from rooflow.workflow.preflight import config_error, load_checked, one_line_error
 from rooflow.roofs.datasheet import load_hardware
 from rooflow.settings import ADAPTER_KEYS
 
@@ -22,9 +22,9 @@ try:
     validate(config, str(schema_path("config")))  # fills in the schema's defaults
     HARDWARE = load_checked(load_hardware, config["hardware"])
     load_checked(load_families, config["families"])
-    PLAN = Plan(config, HARDWARE)  # datasets, presets, targets: rooflow.planning
+    PLAN = Plan(config, HARDWARE)  # datasets, presets, targets: rooflow.workflow.planning
     # Asked for by all: a cut-short points file (removed, rebuilt), a draw job by its first
-    # output (rooflow.draw.asked_for); all under --batch (sliced by position); jobs: none.
+    # output (rooflow.workflow.draw.asked_for); all under --batch (sliced by position); jobs: none.
     _main = workflow.is_main_process
     _batch = getattr(workflow.dag_settings, "batch", None)
     _REMOVED = PLAN.remove_corrupt_points() if _main else []
@@ -78,12 +78,12 @@ def raw_input(wildcards):
 
 
 def points_mem_mb(wildcards, input):
-    """mem_mb of a points job, from its raw files' bytes (rooflow.jobmemory)."""
+    """mem_mb of a points job, from its raw files' bytes (rooflow.workflow.jobmemory)."""
     return jobmemory.points_mem_mb(jobmemory.input_bytes(input), wildcards.kind)
 
 
 def analysis_mem_mb(wildcards, input):
-    """mem_mb of a job analysing points files, from their rows (rooflow.jobmemory)."""
+    """mem_mb of a job analysing points files, from their rows (rooflow.workflow.jobmemory)."""
     points = [p for p in input if p.endswith(".parquet")]
     return jobmemory.draw_mem_mb(sum(jobmemory.points_rows(p) for p in points))
 
@@ -144,5 +144,5 @@ def model_check_keys():
 
 
 def all_points(wildcards):
-    """The points file of every dataset (which of them failed: rooflow.failed)."""
+    """The points file of every dataset (which of them failed: rooflow.workflow.failed)."""
     return list(PLAN.points_files().values())

@@ -1,4 +1,4 @@
-# One job per dataset writes its table, plot(s) and page on every preset (rooflow.draw):
+# One job per dataset writes its table, plot(s) and page on every preset (rooflow.workflow.draw):
 # one rule per group of datasets that write the same outputs.
 DRAW_RULES = PLAN.draw_rules
 

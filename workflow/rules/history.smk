@@ -1,6 +1,6 @@
-from rooflow import workload_plan
+from rooflow.workflow import workload_plan
 
-try:  # config `history` (rooflow.workload_plan); one line and exit 1 when wrong
+try:  # config `history` (rooflow.workflow.workload_plan); one line and exit 1 when wrong
     HISTORIES = workload_plan.histories(config, PLAN)
 except ValueError as _err:
     sys.exit(one_line_error(_err))

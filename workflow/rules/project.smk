@@ -1,6 +1,6 @@
-from rooflow import workload_plan
+from rooflow.workflow import workload_plan
 
-try:  # config `projections` (rooflow.workload_plan); one line and exit 1 when wrong
+try:  # config `projections` (rooflow.workflow.workload_plan); one line and exit 1 when wrong
     PROJECTIONS = workload_plan.projections(config, PLAN)
     # Asked for by rule all: the projections' and the histories' outputs.
     TARGETS += workload_plan.targets(config, PLAN)

@@ -6,8 +6,8 @@ from pathlib import Path
 # rooflow[workflow], or the conda environment of environment.yml): never a path of
 # this checkout, so the workflow also runs as a Snakemake module from another folder.
 try:
-    from rooflow.preflight import config_file_error
-    from rooflow.program import release_freed_memory
+    from rooflow.workflow.preflight import config_file_error
+    from rooflow.cli.program import release_freed_memory
 except ImportError as _err:
     sys.exit(
         f"rooflow: error: the workflow needs the rooflow package installed ({_err}): "
@@ -15,7 +15,7 @@ except ImportError as _err:
     )
 
 # The jobs inherit this process's environment: polars' allocator in each of them gives
-# freed pages back at once (rooflow.program.release_freed_memory).
+# freed pages back at once (rooflow.cli.program.release_freed_memory).
 release_freed_memory()
 
 # The jobs' conda environment under --sdm conda (a path from rules/), and the checkout it

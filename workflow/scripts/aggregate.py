@@ -1,6 +1,6 @@
 """Rule `aggregate`: every dataset of one preset on one plot (DRAM/HBM level) + one table."""
 
-from rooflow.rulescript import run
+from rooflow.workflow.rulescript import run
 
 
 def step(log):
@@ -10,13 +10,13 @@ def step(log):
 
     from rooflow.analysis import analyze
     from rooflow.escape import from_report_param
-    from rooflow.failed import failure, write_placeholders
     from rooflow.io import write_csv
     from rooflow.pipeline import plot_options
     from rooflow.plotting import plot_roofline
     from rooflow.points import concat_tables, read_points
     from rooflow.roofs import load_preset
     from rooflow.selection import Selection, select_points
+    from rooflow.workflow.failed import failure, write_placeholders
 
     sm = snakemake  # noqa: F821
     preset = load_preset(sm.params.preset, sm.input.hardware,

@@ -1,18 +1,18 @@
 """Rule `compare`: one configured comparison on one preset → plot, table, page."""
 
-from rooflow.rulescript import run
+from rooflow.workflow.rulescript import run
 
 
 def step(log):
 
     from rooflow.analysis import analyze
     from rooflow.compare import compare_tables
-    from rooflow.failed import failure, write_placeholders
     from rooflow.html.compare import comparison_page
     from rooflow.io import write_csv
     from rooflow.plotting.compare import plot_comparison
     from rooflow.points import read_points
     from rooflow.roofs import load_preset
+    from rooflow.workflow.failed import failure, write_placeholders
 
     sm = snakemake  # noqa: F821
     for side in ("baseline", "new"):  # a dataset that could not be read: say so, in its place

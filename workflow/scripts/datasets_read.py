@@ -1,12 +1,12 @@
 """Rule `datasets_read`: fails, one line per dataset whose input could not be read."""
 
-from rooflow.rulescript import run
+from rooflow.workflow.rulescript import run
 
 
 def step(log):
     from pathlib import Path
 
-    from rooflow.failed import failures
+    from rooflow.workflow.failed import failures
 
     sm = snakemake  # noqa: F821
     points = dict(zip(sm.params.datasets, sm.input.points, strict=True))

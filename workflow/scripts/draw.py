@@ -1,11 +1,11 @@
 """Rules `draw`, `draw_on_PRESET`...: one dataset's tables, plots and pages on all its presets."""
 
-from rooflow.rulescript import run
+from rooflow.workflow.rulescript import run
 
 
 def step(log):
-    from rooflow.draw import Target, draw_dataset
     from rooflow.escape import from_report_param
+    from rooflow.workflow.draw import Target, draw_dataset
 
     sm = snakemake  # noqa: F821
     targets = [

@@ -1,18 +1,18 @@
 """Rule `history`: one configured series of runs → trend plot, table, page."""
 
-from rooflow.rulescript import run
+from rooflow.workflow.rulescript import run
 
 
 def step(log):
 
     from rooflow.analysis import analyze
-    from rooflow.failed import failure, write_placeholders
     from rooflow.history import history, summary
     from rooflow.html.history import history_page
     from rooflow.io import write_csv
     from rooflow.plotting.history import plot_history
     from rooflow.points import read_points
     from rooflow.roofs import load_preset
+    from rooflow.workflow.failed import failure, write_placeholders
 
     sm = snakemake  # noqa: F821
     for run_id, path in zip(sm.params.runs, sm.input.runs, strict=True):

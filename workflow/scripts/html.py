@@ -1,9 +1,9 @@
 """Rule `html_overview`: the interactive page of every dataset of one preset.
 
-(Each dataset's own page is written by its `draw` job: rooflow.draw.)
+(Each dataset's own page is written by its `draw` job: rooflow.workflow.draw.)
 """
 
-from rooflow.rulescript import run
+from rooflow.workflow.rulescript import run
 
 
 def step(log):
@@ -11,11 +11,11 @@ def step(log):
 
     from rooflow.analysis import analyze
     from rooflow.escape import from_report_param
-    from rooflow.failed import failure, write_placeholders
     from rooflow.html.page import roofline_page
     from rooflow.points import concat_tables, read_points
     from rooflow.roofs import load_preset
     from rooflow.selection import Selection, select_points
+    from rooflow.workflow.failed import failure, write_placeholders
 
     sm = snakemake  # noqa: F821
     preset = load_preset(sm.params.preset, sm.input.hardware,

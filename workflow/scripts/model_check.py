@@ -4,18 +4,18 @@ A check that fails (a map naming no model point, no kernel matched) writes place
 saying why, as a dataset that cannot be read does, so the summary still builds.
 """
 
-from rooflow.rulescript import run
+from rooflow.workflow.rulescript import run
 
 
 def step(log):
 
     from rooflow.errors import InputError
-    from rooflow.failed import failure, write_placeholders
     from rooflow.io import write_csv
     from rooflow.model_vs_measured import parse_mapping, reconcile, summary
     from rooflow.plotting.model_vs_measured import plot_model_vs_measured
     from rooflow.points import read_points
     from rooflow.roofs import load_preset
+    from rooflow.workflow.failed import failure, write_placeholders
 
     sm = snakemake  # noqa: F821
     for side in ("measured", "model"):  # a dataset that could not be read: say so, in its place
@@ -39,7 +39,7 @@ def step(log):
 
 def failed(line):
     """A check that cannot be made is its own problem: its outputs say why (summary.md too)."""
-    from rooflow.failed import write_placeholders
+    from rooflow.workflow.failed import write_placeholders
 
     sm = snakemake  # noqa: F821
     write_placeholders(sm.output, sm.params.name, line)

@@ -1,14 +1,14 @@
 """Rule `points`: validate one raw input → canonical points (Parquet).
 
-An input it cannot read gives a failed points file holding the error line (rooflow.failed):
+An input it cannot read gives a failed points file holding the error line (rooflow.workflow.failed):
 the other datasets, the aggregates and the report still build; rule `datasets_read` fails.
 """
 
 from functools import partial
 from pathlib import Path
 
-from rooflow.failed import write_failed
-from rooflow.rulescript import run
+from rooflow.workflow.failed import write_failed
+from rooflow.workflow.rulescript import run
 
 
 def step(log):

@@ -1,17 +1,17 @@
 """Rule `project`: one configured projection → plot, totals, per-kernel table, page."""
 
-from rooflow.rulescript import run
+from rooflow.workflow.rulescript import run
 
 
 def step(log):
 
-    from rooflow.failed import failure, write_placeholders
     from rooflow.html.project import projection_page
     from rooflow.io import write_csv
     from rooflow.plotting.project import plot_projection
     from rooflow.points import read_points
     from rooflow.project import project
     from rooflow.roofs import load_preset
+    from rooflow.workflow.failed import failure, write_placeholders
 
     sm = snakemake  # noqa: F821
     if line := failure(sm.input.points):  # a dataset that could not be read: say so

@@ -1,6 +1,6 @@
 """Rule `summary`: results/summary.md, kernels ranked by potential time saved."""
 
-from rooflow.rulescript import run
+from rooflow.workflow.rulescript import run
 
 
 def step(log):
@@ -8,9 +8,9 @@ def step(log):
 
     from rooflow.analysis import read_table
     from rooflow.escape import from_report_param, restore_csv
-    from rooflow.failed import failures
     from rooflow.io import atomic_path
     from rooflow.summary import summary_markdown
+    from rooflow.workflow.failed import failures
 
     sm = snakemake  # noqa: F821
     failed = failures(dict(zip(sm.params.datasets, sm.input.points, strict=True)))

@@ -1,6 +1,6 @@
 """Which GPU a raw export names, read from its first bytes: one function per input kind.
 
-The workflow's planner (:mod:`rooflow.planning`) knows only file paths before any job runs;
+The workflow's planner (:mod:`rooflow.workflow.planning`) knows only file paths before any job runs;
 to draw a dataset on the preset of the GPU it ran on (:attr:`rooflow.roofs.preset.Preset.devices`)
 it reads the names here, on every Snakemake invocation. So each reader opens at most a few
 files, reads a bounded head of each (:data:`HEAD_LIMIT`), never raises and imports only the
@@ -347,7 +347,7 @@ def stack_preset(plan, dataset: str, device: str | None, options: dict) -> str |
     ``<device>-1stack`` (``max-1550-1stack``) for a unitrace dataset whose kernels ran on
     one stack (:func:`unitrace_stacks`) when ``plan.hardware`` has that preset and the
     dataset's ``options`` name no ``presets``; the choice is added to ``plan.warnings``.
-    Else ``device``. ``plan``: a :class:`rooflow.planning.Plan` (its ``datasets``,
+    Else ``device``. ``plan``: a :class:`rooflow.workflow.planning.Plan` (its ``datasets``,
     ``sources``, ``hardware``, ``warnings``).
     """
     kind, name = plan.datasets[dataset]

@@ -117,7 +117,7 @@ def trajectories(table: pl.DataFrame, dim: str,
 
     The last call's paths are kept (beside a weak reference to its table, so the table is
     not): a report asks for one table's paths three times, for its note, its PNG and its
-    page (:func:`rooflow.pipeline.report`, :mod:`rooflow.draw`).
+    page (:func:`rooflow.pipeline.report`, :mod:`rooflow.workflow.draw`).
 
     Raises:
         InputError: no row has ``dim`` (:func:`check_dim`).

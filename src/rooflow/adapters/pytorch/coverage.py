@@ -5,8 +5,9 @@ time (operators without a model, communication, host transfers, unlinked kernels
 graph replays) is no point of any table. :func:`coverage` condenses an
 :class:`~.table.OperatorTable` into a small JSON-able dict; :func:`pytorch_points` keeps the
 one of each trace it read (:func:`coverage_of`), the workflow's points job stores it in the
-points Parquet's key-value metadata (:data:`KEY`, next to :data:`rooflow.failed.KEY`), so the
-summary job, which already takes every points file, reads it without any new file or job.
+points Parquet's key-value metadata (:data:`KEY`, next to
+:data:`rooflow.workflow.failed.KEY`), so the summary job, which already takes every points
+file, reads it without any new file or job.
 """
 
 from __future__ import annotations

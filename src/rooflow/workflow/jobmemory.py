@@ -82,7 +82,7 @@ def input_bytes(paths: Iterable[str | Path]) -> int:
     """Bytes of the files among ``paths`` (:func:`file_bytes`: gzip'd ones uncompressed).
 
     A folder counts nothing: a folder dataset's files are listed apart
-    (:func:`rooflow.planning.source_input`).
+    (:func:`rooflow.workflow.planning.source_input`).
 
     Raises:
         FileNotFoundError: a path is missing (Snakemake then decides the value when the
@@ -121,7 +121,7 @@ def file_bytes(path: str | Path) -> int:
 def points_rows(path: str | Path) -> int:
     """Rows of the points file ``path``, from its Parquet footer; 0 when it has none.
 
-    A failed dataset's points file (:mod:`rooflow.failed`) and one that is no Parquet
+    A failed dataset's points file (:mod:`rooflow.workflow.failed`) and one that is no Parquet
     count 0: the job reading it fails on its own, with its own message.
 
     Raises:

@@ -3,7 +3,7 @@
 Snakemake shows an exception raised while it parses the workflow with its traceback frames;
 ``workflow/rules/*.smk`` turn these checks' ``ValueError`` (or returned line) into one line
 and exit status 1 (:func:`one_line_error`). :func:`unusable` says which paths under
-``resources/`` no job could read, so that planning skips them (:mod:`rooflow.planning`).
+``resources/`` no job could read, so that planning skips them (:mod:`rooflow.workflow.planning`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Click pieces the CLI (:mod:`rooflow.cli`) composes, kept here to keep it small.
+"""Click pieces the CLI (:mod:`rooflow.cli.main`) composes, kept here to keep it small.
 
 - :func:`table_options`: the options of the commands that write tables.
 - :func:`check_command`: ``rooflow check``, the CI performance gate (:mod:`rooflow.check`),
@@ -37,7 +37,7 @@ def table_options(*, top: bool = True, readable: bool = False):
 
 
 class Group(click.Group):
-    """The ``rooflow`` command group: the commands of :mod:`rooflow.cli`, and ``check``.
+    """The ``rooflow`` command group: the commands of :mod:`rooflow.cli.main`, and ``check``.
 
     ``check`` is built on first use from the CLI's own preset and kind options and input
     loaders, so it reads inputs and presets exactly as ``compare`` does.
@@ -45,7 +45,7 @@ class Group(click.Group):
 
     lazy: dict[str, Callable[[], click.Command]] = {}
     """Command name → a function that builds it (``check``, ``model-check``): set by
-    :mod:`rooflow.cli`, which owns the options and loaders they are built from."""
+    :mod:`rooflow.cli.main`, which owns the options and loaders they are built from."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         """Every command's name, ``check`` included."""

@@ -1,6 +1,6 @@
 """``rooflow project`` and ``rooflow history``: one workload on many presets, many runs on one.
 
-Built, like ``check`` (:mod:`rooflow.commands`), from the CLI's own kind option and input
+Built, like ``check`` (:mod:`rooflow.cli.commands`), from the CLI's own kind option and input
 loader, and added to the command group on first use. The logic is in
 :mod:`rooflow.project` and :mod:`rooflow.history`.
 """
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
-from rooflow.commands import CheckedCommand
-from rooflow.preset_options import hardware_file_option
+from rooflow.cli.commands import CheckedCommand
+from rooflow.cli.preset_options import hardware_file_option
 
 
 def _presets(hardware: str, hardware_file: Path):

@@ -1,14 +1,14 @@
 """Workflow planning of config ``projections`` and ``history`` (rules project, history).
 
-Kept beside :mod:`rooflow.planning` (whose :class:`rooflow.planning.Plan` knows the
-datasets and presets): each entry checked against them, its outputs listed.
+Kept beside :mod:`rooflow.workflow.planning` (whose :class:`rooflow.workflow.planning.Plan`
+knows the datasets and presets): each entry checked against them, its outputs listed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from rooflow.planning import Plan
+from rooflow.workflow.planning import Plan
 
 
 def projections(config: Mapping, plan: Plan) -> dict[str, dict]:
@@ -67,7 +67,7 @@ def targets(config: Mapping, plan: Plan) -> list[str]:
 
 def project_input(plan: Plan, entry: Mapping) -> dict[str, str]:
     """Rule project's inputs: the projected dataset's points and hardware.yaml."""
-    from rooflow.planning import points_file
+    from rooflow.workflow.planning import points_file
 
     return {"points": points_file(*plan.datasets[entry["dataset"]]),
             "hardware": plan.config["hardware"]}
@@ -75,7 +75,7 @@ def project_input(plan: Plan, entry: Mapping) -> dict[str, str]:
 
 def history_input(plan: Plan, entry: Mapping) -> dict:
     """Rule history's inputs: the runs' points files, in order, and the preset's files."""
-    from rooflow.planning import points_file
+    from rooflow.workflow.planning import points_file
 
     return {"runs": [points_file(*plan.datasets[r]) for r in entry["runs"]],
             **plan.preset_input(entry["preset"])}

@@ -22,10 +22,10 @@ hardware_file_option = click.option(
 def command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files=(), kind=None):
     """The preset to draw ``files`` on, its roofs taken as ``--roofs-at`` says.
 
-    :func:`rooflow.inputs.select_preset` chooses it (a preset named, or the one of the
+    :func:`rooflow.cli.inputs.select_preset` chooses it (a preset named, or the one of the
     inputs' GPU); its notes go to stderr.
     """
-    from rooflow.inputs import select_preset
+    from rooflow.cli.inputs import select_preset
 
     preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files, kind,
                            log=lambda message: click.echo(message, err=True))

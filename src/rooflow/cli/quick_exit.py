@@ -4,7 +4,7 @@ Python ends a program by running the ``atexit`` handlers (matplotlib's removal o
 temporary config folder, logging's flush), then freeing every object its imports made
 (matplotlib's, polars', numpy's) and collecting garbage again, for a process about to
 vanish: ≈ 0.13 s of a 2-point ``plot`` (bench/NOTES.md). The program
-(:func:`rooflow.program.console`) ends through :class:`QuickExit` instead.
+(:func:`rooflow.cli.program.console`) ends through :class:`QuickExit` instead.
 """
 
 from __future__ import annotations

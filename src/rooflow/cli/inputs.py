@@ -1,6 +1,6 @@
 """The command line's inputs: which files are one dataset, and the preset they are drawn on.
 
-The workflow decides both from ``resources/`` (:mod:`rooflow.planning`); the command line
+The workflow decides both from ``resources/`` (:mod:`rooflow.workflow.planning`); the command line
 from the files it is given, the same way: the ncu exports of one folder are the passes of
 one run (:func:`datasets`), and without ``--hardware`` an input is drawn on its own peaks
 or on the preset of the GPU it names (:func:`select_preset`).

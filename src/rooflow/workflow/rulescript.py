@@ -59,7 +59,7 @@ def run(
 
     A job that succeeds (``failed`` included) ends its log with its peak resident memory,
     ``peak RSS N MB`` (:func:`peak_rss_mb`), to set beside the ``mem_mb`` it declared
-    (:mod:`rooflow.jobmemory`); a failed job's log stays its one error line.
+    (:mod:`rooflow.workflow.jobmemory`); a failed job's log stays its one error line.
 
     Plots are drawn on Agg canvases outside pyplot (:func:`rooflow.plotting.new_figure`),
     whatever matplotlib backend the job's environment names.

@@ -12,7 +12,7 @@ import click
 
 from rooflow.adapter_options import adapter_options, tensor_option
 from rooflow.adapter_options import settings as _settings
-from rooflow.commands import (
+from rooflow.cli.commands import (
     CheckedCommand,
     Group,
     check_command,
@@ -20,10 +20,10 @@ from rooflow.commands import (
     run,
     table_options,
 )
+from rooflow.cli.preset_options import command_preset, hardware_file_option, preset_options
 from rooflow.defaults import DEFAULT_FAMILIES, config_defaults, plot_defaults
 from rooflow.errors import InputError
 from rooflow.kinds import KINDS
-from rooflow.preset_options import command_preset, hardware_file_option, preset_options
 
 _PLOT = plot_defaults()
 _CONFIG = config_defaults()
@@ -62,8 +62,8 @@ cli.lazy = {  # built on first use, from the same options and loaders as compare
 
 
 def _workload(name: str):
-    """A command builder of :mod:`rooflow.workload_commands`, imported when first used."""
-    from rooflow import workload_commands
+    """A command builder of :mod:`rooflow.cli.workload_commands`, imported when first used."""
+    from rooflow.cli import workload_commands
 
     return getattr(workload_commands, name)
 
@@ -78,9 +78,9 @@ def kind_option(command):
 
 
 def _load_files(files: tuple[Path, ...], kind: str | None, log=None):
-    """Canonical points of every input among ``files`` (:func:`rooflow.inputs.datasets`)."""
+    """Canonical points of every input among ``files`` (:func:`rooflow.cli.inputs.datasets`)."""
     from rooflow.adapters import load_points
-    from rooflow.inputs import datasets
+    from rooflow.cli.inputs import datasets
     from rooflow.points import concat_tables
 
     frames = []
@@ -323,7 +323,7 @@ def _input_kind(files, kind: str | None) -> str:
     if kind is not None:
         return kind
     # A file of another tool among a folder's ncu passes is read (and skipped) with them.
-    from rooflow.inputs import datasets
+    from rooflow.cli.inputs import datasets
 
     found = {str(f): k for items, k in datasets(files, None) for f in items}
     kind = found[str(files[0])]
@@ -495,6 +495,6 @@ def main(argv: list[str] | None = None) -> None:
 
     An unexpected error's traceback goes to a log file named on the line, never to the
     terminal. A failed command writes no file and prints its one line alone
-    (:func:`rooflow.commands.run`).
+    (:func:`rooflow.cli.commands.run`).
     """
     run(cli, argv)

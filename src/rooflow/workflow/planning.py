@@ -21,15 +21,15 @@ from collections.abc import Mapping, Set
 from functools import cached_property
 from glob import glob
 
-from rooflow.draw import DrawRule, asked_for, draw_rules, points_file
 from rooflow.errors import InputError
-from rooflow.failed import is_whole_parquet
 from rooflow.formats.devices import device_names, stack_preset
 from rooflow.kinds import DATASET_NAME, KINDS
-from rooflow.preflight import unusable
 from rooflow.roofs import MEASURED
 from rooflow.roofs.preset import Preset, device_preset
 from rooflow.safeload import read_json
+from rooflow.workflow.draw import DrawRule, asked_for, draw_rules, points_file
+from rooflow.workflow.failed import is_whole_parquet
+from rooflow.workflow.preflight import unusable
 
 RESOURCES = "resources"
 """The raw-input folder the workflow reads (relative to its working folder)."""
@@ -40,7 +40,7 @@ NAME_MAX = 255
 """Bytes of one file name (Linux ``NAME_MAX``; macOS and Windows take 255 characters)."""
 LONGEST_SUFFIX = ".log.traceback"
 """The longest ending a workflow file adds to a dataset id, a preset, a comparison or a
-model check name (``logs/draw/KIND-NAME.log.traceback``, rooflow.rulescript)."""
+model check name (``logs/draw/KIND-NAME.log.traceback``, rooflow.workflow.rulescript)."""
 PERIODIC_REPEATS = 20
 """Snakemake refuses a wildcard value ending in one substring repeated this often
 (``PeriodicWildcardError``: snakemake.io ``PeriodicityDetector``, min_repeat 20), taking
@@ -110,7 +110,7 @@ def discover(pattern: str, skipped: list[tuple[str, str]] | None = None,
     What the workflow cannot take is skipped, ``(NAME, line)`` appended to ``skipped``: a NAME
     that is not :data:`~rooflow.kinds.DATASET_NAME` (``my data.csv``, editor and OS
     droppings such as ``._x.csv``, ``.#x.csv``, ``~$x.csv``) and paths no job could read
-    (:func:`rooflow.preflight.unusable`), and, ``tree`` given, a link (or a folder holding
+    (:func:`rooflow.workflow.preflight.unusable`), and, ``tree`` given, a link (or a folder holding
     one) that leads out of ``tree`` (:func:`link_out`).
     One such file never stops the others.
     """
@@ -267,7 +267,8 @@ def preset_problem(key: str, path: str) -> str | None:
 
 
 DATASETS_READ = "results/datasets_read.txt"
-"""Output of rule ``datasets_read``, written when every dataset was read (:mod:`rooflow.failed`)."""
+"""Output of rule ``datasets_read``, written when every dataset was read
+(:mod:`rooflow.workflow.failed`)."""
 
 
 class Plan:
@@ -542,7 +543,7 @@ class Plan:
 
     @cached_property
     def draw_rules(self) -> list[DrawRule]:
-        """The workflow's draw rules (:func:`rooflow.draw.draw_rules`), made once."""
+        """The workflow's draw rules (:func:`rooflow.workflow.draw.draw_rules`), made once."""
         return draw_rules(self)
 
     def targets(self, on_disk: Set[str] | None = None) -> list[str]:
@@ -550,8 +551,8 @@ class Plan:
 
         Per dataset and preset, per preset, per comparison and preset, and the summary and
         the check that every dataset was read (:data:`DATASETS_READ`) when there is any dataset.
-        ``on_disk``: the draw outputs present (:func:`rooflow.draw.outputs_on_disk`); a
-        draw job is then asked for by fewer files (:func:`rooflow.draw.asked_for`).
+        ``on_disk``: the draw outputs present (:func:`rooflow.workflow.draw.outputs_on_disk`); a
+        draw job is then asked for by fewer files (:func:`rooflow.workflow.draw.asked_for`).
         """
         targets = []
         patterns = {d: outputs for rule in self.draw_rules  # one list per rule
@@ -615,7 +616,7 @@ class Plan:
         :meth:`targets` asks for: its ``points`` job rebuilds it in this run even when no
         other job needs it (the outputs made from it are then as old as before, so
         Snakemake reruns them from the rebuilt file). Reads 16 bytes of each
-        (:func:`rooflow.failed.is_whole_parquet`).
+        (:func:`rooflow.workflow.failed.is_whole_parquet`).
         """
         lines = []
         for path in self.points_files().values():

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from rooflow.planning import Plan
+    from rooflow.workflow.planning import Plan
 
 DRAW_FOLDERS = {"table": "results/tables", "plot": "results/plots", "page": "results/html"}
 """Output → the folder draw jobs write it in, one subfolder per preset."""
@@ -168,7 +168,7 @@ def draw_inputs(plan: Plan, presets: Sequence[str]) -> dict[str, str | list[str]
 
     ``points`` (the points file, wildcards ``{kind}`` and ``{name}``), ``hardware`` and,
     per preset index ``i`` of a measured preset, ``measured_i`` and ``measured_i_files``
-    (:meth:`rooflow.planning.Plan.preset_input`). The same for every dataset of the
+    (:meth:`rooflow.workflow.planning.Plan.preset_input`). The same for every dataset of the
     rule: fixed paths, not an input function, which Snakemake would call once per job.
     """
     inputs: dict[str, str | list[str]] = {"points": points_file("{kind}", "{name}")}
@@ -182,7 +182,7 @@ def shared_options(plan: Plan, datasets: Sequence[str]) -> dict | None:
     """The plot options every one of ``datasets`` has, or None where they differ.
 
     One value for a draw rule's ``options`` param instead of a function per job
-    (:meth:`rooflow.planning.Plan.dataset_options` gives each dataset's own).
+    (:meth:`rooflow.workflow.planning.Plan.dataset_options` gives each dataset's own).
     """
     options = [plan.dataset_options(d) for d in datasets]
     return options[0] if options and all(o == options[0] for o in options) else None
@@ -229,8 +229,8 @@ def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
     """Write every target of one dataset from its canonical points.
 
     Args:
-        points_path: the dataset's points file (a failed points file, :mod:`rooflow.failed`,
-            gives placeholder outputs that say why).
+        points_path: the dataset's points file (a failed points file,
+            :mod:`rooflow.workflow.failed`, gives placeholder outputs that say why).
         dataset: dataset id ``KIND-NAME`` (page titles).
         targets: one per preset.
         options: the dataset's plot options (config ``plot_defaults`` and its own entry),
@@ -242,7 +242,7 @@ def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
         InputError: an option does not fit the data (e.g. ``trajectory`` names no dim), or
             a selection selects nothing (:func:`rooflow.selection.select_points`).
     """
-    from rooflow.failed import failure, write_placeholders
+    from rooflow.workflow.failed import failure, write_placeholders
 
     extra = [f for f in options["formats"] if f != "png"]
     if line := failure(points_path):  # its input could not be read: say so, in its place

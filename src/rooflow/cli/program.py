@@ -7,7 +7,7 @@ command, ``python -m rooflow``) does, through :func:`set_up`, before it imports 
 else; the workflow (its own program) calls :func:`release_freed_memory` alone. Each step
 is kept for a gain measured on the 2-point ``rooflow plot`` (≥ 50 ms) or on memory
 (figures: bench/NOTES.md, "Start-up and imports"); how the program ends is
-:mod:`rooflow.quick_exit`. Not kept, for no gain measured: the garbage collector off,
+:mod:`rooflow.cli.quick_exit`. Not kept, for no gain measured: the garbage collector off,
 the 3-D toolkit's import blocked, ``MPLBACKEND`` set (rooflow draws on Agg canvases
 outside pyplot whatever the backend).
 """
@@ -119,18 +119,18 @@ class LeanImport(MetaPathFinder):
 def console() -> None:
     """The ``rooflow`` program (its console script, ``python -m rooflow``): the command, then exit.
 
-    The only place where rooflow changes its process: :func:`rooflow.program.set_up`
+    The only place where rooflow changes its process: :func:`rooflow.cli.program.set_up`
     (the allocator's setting, matplotlib's import hook), then
-    :func:`rooflow.cli.main`. It ends through :class:`rooflow.quick_exit.QuickExit`, made
+    :func:`rooflow.cli.main`. It ends through :class:`rooflow.cli.quick_exit.QuickExit`, made
     before the command imports anything, with :func:`run`'s exit code; a reader that
     closed the pipe early (``rooflow table ... | head``) is not an error.
     """
-    from rooflow.program import set_up
-    from rooflow.quick_exit import QuickExit
+    from rooflow.cli.program import set_up
+    from rooflow.cli.quick_exit import QuickExit
 
     ending = QuickExit()
     set_up()
-    from rooflow.cli import main
+    from rooflow.cli.main import main
 
     try:
         main()

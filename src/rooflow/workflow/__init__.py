@@ -1,0 +1,7 @@
+"""The workflow wing, for ``workflow/`` (the Snakemake rules).
+
+Planning, the draw jobs, rule-script glue, failed-dataset notes, job memory and preflight
+checks.
+
+It sits above the domain and below the command line (docs/architecture.md).
+"""
