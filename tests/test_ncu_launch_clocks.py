@@ -117,3 +117,23 @@ def test_the_plot_names_the_launch_its_roofs_are_from(tmp_path: Path) -> None:
     assert line.startswith("roofs at 1,350 MHz, the median clock held while profiling "
                            "(kernels 1,200–1,500 MHz, each judged at its own; launch 0: "
                            "1,500 MHz)")
+
+
+def test_check_judges_each_run_at_the_clocks_it_ran_at(tmp_path: Path) -> None:
+    # One kernel in two runs: the baseline at SM 1.5 GHz / DRAM 2 GHz in 2 µs (52.08 % of
+    # its compute roof, as launch 0 above), the new run at 1.2 / 0.8 GHz in 4 µs. Drawn on
+    # the baseline's own peaks, the new run meets roofs at its own clocks: memory-bound at
+    # 0.2 × 500 B/cycle × 0.8 GHz = 8e10 FLOP/s, 5e10 / 8e10 = 62.5 % (at the baseline's
+    # clocks it was compute-bound at 5e10 / 1.92e11 = 26.04 %). Its time per call doubled:
+    # a regression, exit 1.
+    base = export(tmp_path / "base.csv", [
+        (0, "k", PEAKS | clocks("1.5", "2") | work("1,000,000", "2,000,000", "2"))])
+    new = export(tmp_path / "new.csv", [
+        (0, "k", PEAKS | clocks("1.2", "0.8") | work("1,000,000", "4,000,000", "4"))])
+    out = tmp_path / "check.csv"
+    proc = subprocess.run([ROOFLOW, "check", str(base), str(new), "--level", "DRAM", "-o",
+                           str(out)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    row = pl.read_csv(out).row(0, named=True)
+    assert row["pct_of_roof_baseline"] == pytest.approx(52.083, abs=1e-3)
+    assert row["pct_of_roof_new"] == pytest.approx(62.5)
