@@ -137,3 +137,23 @@ def test_check_judges_each_run_at_the_clocks_it_ran_at(tmp_path: Path) -> None:
     row = pl.read_csv(out).row(0, named=True)
     assert row["pct_of_roof_baseline"] == pytest.approx(52.083, abs=1e-3)
     assert row["pct_of_roof_new"] == pytest.approx(62.5)
+
+
+@pytest.mark.shared
+def test_the_gh200_report_judges_each_launch_at_its_own_clock(shared_data: Path) -> None:
+    # SOURCES.md: 3 launches on a GH200; launch 0 (torch.rand) at SM 1,509.1 MHz, the first
+    # Triton silu launch at 1,449.2 MHz. Its own peaks per cycle: FFMA×2 33,792, L1 16,896
+    # B (read here from the report: sm__cycles_elapsed.avg.per_second of each launch).
+    # silu launch 1: fp32 roof 33,792 × 1.4492e9 = 48.97 TFLOP/s (launch 0's: 50.99);
+    # L1 roof 16,896 × 1.4492e9 = 24.49 TB/s (launch 0's: 25.50 TB/s).
+    path = shared_data / "ncu-rep/gh200-triton-silu-fullset/silu-2025-04-18-v8.ncu-rep"
+    preset = load_preset("ncu-gh200", measured_file=path)
+    assert preset.roof_clock_hz == pytest.approx(1.5091e9, rel=1e-4)
+    table = analyze(ncu_points(path, per_launch=True, log=lambda _: None), preset)
+    silu = table.filter(pl.col("kernel").str.starts_with("silu")
+                        & (pl.col("level") == "L1")).row(0, named=True)
+    assert silu["clock_hz"] == pytest.approx(1.4492e9, rel=1e-4)
+    assert silu["compute_roof"] == pytest.approx(48.97e12, rel=1e-3)
+    assert silu["memory_roof"] == pytest.approx(24.49e12, rel=1e-3)
+    assert silu["memory_roof"] / preset.memory["L1"] == pytest.approx(
+        silu["clock_hz"] / preset.roof_clock_hz)
