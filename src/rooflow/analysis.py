@@ -30,7 +30,10 @@ Roofline Analysis for GPUs", CCPE 2020):
   (:func:`rooflow.clocks.own_gpu`): the preset's roofs (``roof_note`` says why, for a
   point that has a clock). Likewise the DRAM roof × memory_clock_hz / the preset's
   memory clock (:attr:`Preset.memory_clock_hz`), only where both are known; cache roofs
-  are not scaled. :func:`rooflow.clocks.clock_note` says at which clocks a plot's
+  are not scaled, but a level the SM clocks (:attr:`Preset.sm_clock_levels`: an ncu
+  export's L1) is, as the compute roofs are. An ncu export's own peaks are at the clocks
+  of the launch they were read from (:mod:`rooflow.roofs.ncu`), so every other launch is
+  judged at its own clocks. :func:`rooflow.clocks.clock_note` says at which clocks a plot's
   roofs are drawn.
 - potential time saved = time − max(time / kernel headroom, launches × launch overhead)
   (0 when that is negative; none for a kernel above its roof: a finding about peaks,
@@ -234,21 +237,33 @@ def analyze(
 
 def _memory_roof(points: pl.DataFrame, preset: Preset, roofs: dict,
                  own: pl.Expr) -> pl.Expr | None:
-    """Each row's memory roof (byte/s): its level's, at the memory clock where known.
+    """Each row's memory roof (byte/s): its level's, at the clocks held where known.
 
     The DRAM roof × memory_clock_hz / the preset's DRAM clock on DRAM rows with a memory
     clock measured on the preset's GPU (``own``: :func:`rooflow.clocks.own_gpu`), judged
-    at the clock held on a preset that gives its memory clock; the level's roof as given
-    elsewhere.
+    at the clock held on a preset that gives its memory clock; a level the SM clocks
+    (:attr:`Preset.sm_clock_levels`, NVIDIA's L1) × clock_hz / the preset's roof clock
+    alike; the level's roof as given elsewhere.
     None when no row can be scaled: the caller's per-level lookup then.
     """
-    if (preset.roofs_at != "clock" or preset.memory_clock_hz is None
-            or not points.select(pl.col("memory_clock_hz").is_not_null().any()).item()):
+    if preset.roofs_at != "clock":
         return None
     roof = _per_value("level", roofs, pl.Float64())
-    held = (pl.col("level") == "DRAM") & pl.col("memory_clock_hz").is_not_null() & own
-    return (pl.when(held).then(roof * (pl.col("memory_clock_hz") / preset.memory_clock_hz))
-            .otherwise(roof))
+    scaled, out = False, roof
+    sm_levels = [lv for lv in roofs if (m := preset.memory_roof(lv))
+                 and m[0] in preset.sm_clock_levels]
+    if (sm_levels and preset.roof_clock_hz is not None
+            and points.select(pl.col("clock_hz").is_not_null().any()).item()):
+        held = pl.col("level").is_in(sm_levels) & pl.col("clock_hz").is_not_null() & own
+        out = pl.when(held).then(roof * (pl.col("clock_hz") / preset.roof_clock_hz)).otherwise(out)
+        scaled = True
+    if (preset.memory_clock_hz is not None
+            and points.select(pl.col("memory_clock_hz").is_not_null().any()).item()):
+        held = (pl.col("level") == "DRAM") & pl.col("memory_clock_hz").is_not_null() & own
+        out = (pl.when(held).then(roof * (pl.col("memory_clock_hz") / preset.memory_clock_hz))
+               .otherwise(out))
+        scaled = True
+    return out if scaled else None
 
 
 def _per_value(column: str, values: dict, dtype: pl.DataType) -> pl.Expr:

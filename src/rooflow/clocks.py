@@ -41,7 +41,8 @@ def clock_note(table: pl.DataFrame, preset: Preset) -> tuple[Preset, str]:
     Rows judged at the clock they ran at (:func:`analyze`): the preset's compute roofs at
     their clock, or at the median of their clocks when they differ (each row is judged at
     its own, in the table); the line names it and the datasheet clock ("roofs at 1,095
-    MHz, the clock held while profiling (datasheet: 1,410 MHz)"); the DRAM roof likewise
+    MHz, the clock held while profiling (datasheet: 1,410 MHz)"; an ncu export's own
+    peaks name the launch whose clocks they are at, "launch 0: 1,509 MHz"); the DRAM roof likewise
     at the memory clock, where the preset gives its own. ``roofs_at`` "datasheet" with
     clocks known: the preset, and a line naming both clocks. No clock (in the rows or on
     the preset: ``roof_note`` says the latter; rows of another GPU, :func:`own_gpu`, are
@@ -54,21 +55,25 @@ def clock_note(table: pl.DataFrame, preset: Preset) -> tuple[Preset, str]:
     memory = _held(table, "memory_clock_hz", preset.memory_clock_hz)
     if sm is None and memory is None:
         return preset, ""
+    # An ncu export's own peaks are at the clocks of the launch they were read from.
+    theirs = ("the datasheet" if preset.clock_launch is None
+              else f"launch {preset.clock_launch}")
     if preset.roofs_at == "datasheet":
         ran = "; ".join(f"{what} ran at {held[1]}" for what, held in
                         (("the kernels", sm), ("their memory", memory)) if held)
-        return preset, f"roofs at the datasheet clocks (--roofs-at datasheet); {ran}"
+        clocks = "the datasheet clocks" if preset.clock_launch is None else f"{theirs}'s clocks"
+        return preset, f"roofs at {clocks} (--roofs-at datasheet); {ran}"
     parts = []
     if sm is not None:
         median, held, several, unclocked, nominal = sm
-        datasheet = f"datasheet: {nominal}"
+        datasheet = f"{theirs.removeprefix('the ')}: {nominal}"
         parts.append(
             f"roofs at {median / 1e6:,.0f} MHz, the median clock held while profiling "
             f"(kernels {held}, each judged at its own; {datasheet})" if several else
             f"roofs at {held}, the clock held while profiling ({datasheet})"
-            if held != nominal else f"roofs at {held}, the datasheet's clock, held while profiling")
+            if held != nominal else f"roofs at {held}, {theirs}'s clock, held while profiling")
         if unclocked:
-            parts.append("points without a clock at the datasheet's")
+            parts.append(f"points without a clock at {theirs}'s")
     if memory is not None:
         parts.append(f"DRAM roof at the memory clock held, {memory[1]} (nominal {memory[4]})")
     return (preset.at_clock(sm[0] if sm else None, memory[0] if memory else None),

@@ -130,7 +130,7 @@ def detect_kind(path: str | Path) -> str:
     for kind in sorted(KINDS.values(), key=lambda k: k.name == "roofline"):
         if kind.sniff(path):
             return kind.name
-    from rooflow.formats.sniffing import failed_ncu
+    from rooflow.formats.sniffing import failed_ncu, not_an_input
 
     said = failed_ncu(path)
     if said is not None:  # ncu ran and wrote its reason instead of a table
@@ -138,11 +138,37 @@ def detect_kind(path: str | Path) -> str:
                          + (f"the profiler reported {' | '.join(said)}" if said else
                             "ncu wrote no kernel (profile again; see its ==PROF== lines)"),
                          check="ncu csv header")
+    what = not_an_input(path) if not path.is_dir() else _folder_inputs(path)
+    if what is not None:
+        raise InputError(str(path), what, check="kind detection")
     raise InputError(
         str(path), "not a file rooflow reads (use --kind to force one); kinds: "
         + "; ".join(f"{k.name}: {k.description}" for k in KINDS.values()),
         check="kind detection",
     )
+
+
+def _folder_inputs(folder: Path, shown: int = 4) -> str | None:
+    """A line naming the inputs in ``folder``, which is not one dataset; None when none.
+
+    A folder of one input file (``ncu-rep/gh200/NAME.ncu-rep``) is not that input: the
+    line names the files to give, each with its kind (sniffed, no adapter imported).
+    """
+    from rooflow.formats.sniffing import not_an_input
+
+    try:
+        files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    except OSError:
+        return None
+    order = sorted(KINDS.values(), key=lambda k: k.name == "roofline")  # as detect_kind
+    found = [(p.name, kind.name) for p in files
+             if (kind := next((k for k in order if k.sniff(p)), None)) is not None]
+    if not found:  # only peaks or companion files: say what the first one is
+        what = next(((p.name, w) for p in files if (w := not_an_input(p))), None)
+        return f"a folder holding no input: {what[0]} is {what[1]}" if what else None
+    listed = ", ".join(f"{name} ({kind})" for name, kind in found[:shown])
+    more = f" and {len(found) - shown} more" if len(found) > shown else ""
+    return f"a folder, not one input of any kind: give its file(s): {listed}{more}"
 
 
 def kind_mismatch(kind: str, path: str | Path) -> str | None:

@@ -68,8 +68,17 @@ def select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files=()
         found = _input_preset(inputs, hardware_file, peak_tflops, peak_bandwidth, log)
         if found is not None:
             return found
-    preset = choose_preset(hardware_file, hardware, peak_tflops=peak_tflops,
-                           peak_bandwidth_gbs=peak_bandwidth)
+    try:
+        preset = choose_preset(hardware_file, hardware, peak_tflops=peak_tflops,
+                               peak_bandwidth_gbs=peak_bandwidth)
+    except InputError as err:
+        if err.file is not None or hardware is not None or not inputs:
+            raise
+        # No preset asked for and none found from the inputs: the line names them.
+        first = inputs[0][0]
+        raise InputError(str(first[0] if len(first) == 1 else first[0].parent),
+                         "names no GPU of a preset and holds no peaks of its own: "
+                         f"{err.message} (rooflow hardware lists the presets)") from None
     if hardware is not None and not measured_file:
         _warn_other_gpu(inputs, preset, log)
     return preset

@@ -280,3 +280,39 @@ def pytorch(path: Path) -> bool:
     """
     head = json_head(path).lstrip("\ufeff \t\r\n")
     return head.startswith("{") and any(key in head for key in PYTORCH_KEYS)
+
+
+def not_an_input(path: Path) -> str | None:
+    """What ``path`` is when it is a file the tools write beside their kernels, else None.
+
+    A peaks file (given as ``--hardware-file``, not as an input) or a companion file read
+    with the input beside it, so its error line can say what to give instead: an ERT
+    ``roofline.json`` (``"empirical"``), a rocprof-compute/Omniperf ``roofline.csv``
+    (``device`` and ``HBMBw`` columns), a pti-gpu device config (``*_GFLOPS,`` or
+    ``PlatformName,`` lines), rocprof-compute's ``sysinfo.csv`` (``workload_name`` and
+    ``gpu_model``), rocprofv3's ``*_agent_info.csv`` (``Node_Id`` and ``Agent_Type``), a
+    rocprof counter list (``pmc:`` lines, rocprof's ``-i`` input). From the first 64 KiB.
+    """
+    head = head_text(path)
+    header = set(csv_header(path))
+    lines = [line.strip() for line in head.splitlines() if line.strip()]
+    if head.lstrip().startswith("{") and '"empirical"' in head:
+        return ("an Empirical Roofline Toolkit roofline.json: measured peaks, not kernels; "
+                "give it as --hardware-file, with the kernels' file as the input")
+    if {"device", "hbmbw"} <= header:
+        return ("a rocprof-compute/Omniperf roofline.csv: empirical peaks, not kernels; give "
+                "it as --hardware-file, and its workload folder (pmc_perf.csv) as the input")
+    if lines and all(line.split(",", 1)[0].endswith(("_GFLOPS", "_GBPS")) or "_BW_" in line
+                     or line.startswith("PlatformName,") for line in lines[:3]):
+        return ("a pti-gpu roofline device config: peaks, not kernels; give it as "
+                "--hardware-file, with the unitrace reports as the input")
+    if {"workload_name", "gpu_model"} <= header:
+        return ("rocprof-compute's sysinfo.csv, read with the pmc_perf.csv beside it: give "
+                "the workload folder or its pmc_perf.csv")
+    if {"node_id", "agent_type"} <= header:
+        return (f"rocprofv3's agent list, read with the counter collection beside it: give "
+                f"NAME{ROCPROFV3_SUFFIX}")
+    if lines and all(line.startswith(("pmc:", "#")) for line in lines):
+        return ("a rocprof counter list (pmc: lines, the input of rocprof -i), not its "
+                "output: give the folder of the runs' CSVs (results.csv)")
+    return None

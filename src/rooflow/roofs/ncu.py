@@ -19,9 +19,17 @@ GitHub xingxerx/Qallow ``sections/``) draw each roof as a per-cycle peak × a cl
   ``l1tex__cycles_elapsed.avg.per_second``.
 
 The clocks are those of the profiled launch: ncu locks them to base clock by default
-(``--clock-control base``), so these peaks are the base-clock roofs, not boost. The
-preset is theoretical (``empirical: false``). The workflow finds the ncu datasets that
-give one (preset ``ncu-NAME``) with :func:`has_peaks`, a text search, before any parsing.
+(``--clock-control base``), so these peaks are the base-clock roofs, not boost. Launches
+of one report still run at different clocks (GH200 report in ../shared/data: launch 0 at
+1,509 MHz, launch 1 at 1,449 MHz), so the preset names the launch and its clocks
+(``clocks``: SM as ``boost_mhz``, DRAM as ``memory_mhz``, L1 among ``sm_levels``: its
+``l1tex__cycles_elapsed`` rate is the SM clock) and every point is judged at its own
+launch's clocks (:func:`rooflow.analysis.analyze`); the L2 roof stays at the preset
+launch's L2 clock (points do not carry theirs). The device name is the preset's
+``devices``, so the clocks of a point measured on it scale its roofs
+(:func:`rooflow.clocks.own_gpu`). The preset is theoretical (``empirical: false``). The
+workflow finds the ncu datasets that give one (preset ``ncu-NAME``) with :func:`has_peaks`,
+a text search, before any parsing.
 """
 
 from __future__ import annotations
@@ -140,7 +148,10 @@ def ncu_preset(paths: str | Path | Sequence[str | Path]) -> dict:
         path's stem, or its name for a folder), ``source`` (the files, launch and clocks
         used), ``compute`` (precision → TFLOP/s or TOP/s), ``memory`` (DRAM/L2/L1 → GB/s),
         ``default_compute`` (fp32 when present, else the highest), ``default_memory`` (DRAM
-        when present, else the lowest), ``empirical`` False.
+        when present, else the lowest), ``empirical`` False, ``clocks`` (that launch's SM
+        clock as ``boost_mhz`` and DRAM clock as ``memory_mhz``, MHz; ``launch``;
+        ``sm_levels`` L1 where its clock is the SM's) and ``devices`` (the device name,
+        where the export gives one).
 
     Raises:
         InputError: as ``read_ncu``; no launch with a compute and a memory peak and the
@@ -174,6 +185,11 @@ def ncu_preset(paths: str | Path | Sequence[str | Path]) -> dict:
                 clocks.append(f"{level} {values[clock] / 1e6:.0f} MHz")
         if compute and memory:
             first = frame.row(0, named=True)
+            dram_clock = values.get(_MEMORY["DRAM"][0]) if "DRAM" in memory else None
+            l1_clock = values.get(_MEMORY["L1"][0]) if "L1" in memory else None
+            # NVIDIA's L1 is in the SM: its clock is the SM's (equal in every report in
+            # ../shared/data); a report where they differ keeps L1 at its own launch's.
+            sm_levels = ["L1"] if l1_clock and abs(l1_clock / sm - 1) < 1e-3 else []
             return {
                 "name": first["device"] or (items[0].name if items[0].is_dir()
                                             else items[0].stem),
@@ -187,6 +203,14 @@ def ncu_preset(paths: str | Path | Sequence[str | Path]) -> dict:
                 "default_memory": "DRAM" if "DRAM" in memory
                                   else min(memory, key=memory.__getitem__),
                 "empirical": False,
+                "clocks": {
+                    "boost_mhz": sm / 1e6,
+                    **({"memory_mhz": dram_clock / 1e6} if dram_clock else {}),
+                    "launch": int(first["launch"]),
+                    **({"sm_levels": sm_levels} if sm_levels else {}),
+                    "source": f"the clocks launch {first['launch']} ran at (Nsight Compute)",
+                },
+                **({"devices": [first["device"]]} if first["device"] else {}),
             }
     raise InputError(
         where, "no Theoretical peaks: export the roofline sections (ncu --set roofline, "

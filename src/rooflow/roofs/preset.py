@@ -68,6 +68,10 @@ class Preset:
             bandwidth = bus bytes × 2 × this clock), or None: the DRAM roof is then never
             scaled to a point's memory clock.
         clock_source: where the clocks come from ("" when none).
+        clock_launch: the profiled launch whose clocks the roofs are at (an ncu export's
+            own peaks, ``clocks.launch``), or None: a datasheet's clocks.
+        sm_clock_levels: memory levels whose roofs are at the SM clock
+            (``clocks.sm_levels``: NVIDIA's L1), scaled with it as the compute roofs are.
         launch_overhead_s: the least time one kernel launch takes, s
             (``launch_overhead.seconds``), or None (no launch floor).
         launch_overhead_source: where it comes from ("" when none).
@@ -93,6 +97,8 @@ class Preset:
     base_clock_hz: float | None = None
     memory_clock_hz: float | None = None
     clock_source: str = ""
+    clock_launch: int | None = None
+    sm_clock_levels: tuple[str, ...] = field(default=())
     launch_overhead_s: float | None = None
     launch_overhead_source: str = ""
     roofs_at: str = "clock"
@@ -168,19 +174,22 @@ class Preset:
     def at_clock(self, clock_hz: float | None, memory_clock_hz: float | None = None) -> Preset:
         """A copy whose roofs are at ``clock_hz`` and ``memory_clock_hz`` (Hz).
 
-        A peak is units × operations per clock × clock: each compute roof × clock_hz /
-        roof clock, the DRAM roof × memory_clock_hz / its memory clock; cache roofs are
-        kept. A clock that is None, or that the preset does not give, changes nothing.
+        A peak is units × operations per clock × clock: each compute roof (and the roof
+        of each of :attr:`sm_clock_levels`) × clock_hz / roof clock, the DRAM roof ×
+        memory_clock_hz / its memory clock; other cache roofs are kept. A clock that is
+        None, or that the preset does not give, changes nothing.
         """
         out = self
         if clock_hz is not None and self.roof_clock_hz is not None:
             ratio = clock_hz / self.roof_clock_hz
             out = replace(out, compute={k: v * ratio for k, v in self.compute.items()},
+                          memory={k: v * ratio if k in self.sm_clock_levels else v
+                                  for k, v in self.memory.items()},
                           roof_clock_hz=clock_hz)
         dram = self.memory_roof("DRAM")
         if memory_clock_hz is not None and self.memory_clock_hz is not None and dram:
             ratio = memory_clock_hz / self.memory_clock_hz
-            out = replace(out, memory={**self.memory, dram[0]: dram[1] * ratio},
+            out = replace(out, memory={**out.memory, dram[0]: dram[1] * ratio},
                           memory_clock_hz=memory_clock_hz)
         return out
 
@@ -274,6 +283,11 @@ def schema_checked_preset(key: str, data: Mapping, *, source: str) -> Preset:
             column=f"presets.{key}.memory.{twice}", check="level vocabulary", value=twice,
         )
     clocks, launch = data.get("clocks", {}), data.get("launch_overhead", {})
+    stray = [lv for lv in clocks.get("sm_levels", ()) if lv not in data["memory"]]
+    if stray:
+        raise InputError(source, "a level clocked with the SM has no memory roof",
+                         column=f"presets.{key}.clocks.sm_levels", check="memory roof",
+                         value=stray[0])
     return Preset(
         key=key,
         name=data["name"],
@@ -294,6 +308,8 @@ def schema_checked_preset(key: str, data: Mapping, *, source: str) -> Preset:
         memory_clock_hz=(float(clocks["memory_mhz"]) * 1e6
                          if clocks and "memory_mhz" in clocks else None),
         clock_source=clocks.get("source", ""),
+        clock_launch=clocks.get("launch"),
+        sm_clock_levels=tuple(clocks.get("sm_levels", ())),
         launch_overhead_s=float(launch["seconds"]) if launch else None,
         launch_overhead_source=launch.get("source", ""),
     )
