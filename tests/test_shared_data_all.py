@@ -1,7 +1,7 @@
 """Every file and folder under ../shared/data gives a table, or one clear line (issue 35).
 
 What each one is: ../shared/data/SOURCES.md. Each is given to ``rooflow table`` as a user
-would, through the command line's own entry (:func:`rooflow.cli.main`, in this process: a
+would, through the command line's own entry (:func:`rooflow.cli.main.main`, in this process: a
 subprocess each would start Python ~80 times). Without ``--hardware`` the input picks its
 preset (its own peaks, or the GPU it names); one that names none gets one line saying so,
 and is then tabled on a roof given by hand. A file that is no input (a peaks file, a
@@ -17,7 +17,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from rooflow.cli import main
+from rooflow.cli.main import main
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 NO_PRESET = "names no GPU of a preset and holds no peaks of its own"
