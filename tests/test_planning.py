@@ -26,8 +26,7 @@ from rooflow.defaults import (
     schema_error,
 )
 from rooflow.errors import InputError
-from rooflow.formats.devices import device_names
-from rooflow.kinds import DATASET_NAME, KINDS
+from rooflow.kinds import DATASET_NAME, KINDS, device_names
 from rooflow.roofs.datasheet import load_hardware
 from rooflow.roofs.preset import device_preset
 from rooflow.workflow.draw import outputs_on_disk
