@@ -453,7 +453,7 @@ def test_a_device_name_of_two_presets_is_an_error(tmp_path):
 
 
 def test_reading_the_gpu_imports_nothing_heavy(res):
-    code = ("import sys; from pathlib import Path; from rooflow.formats.devices import "
+    code = ("import sys; from pathlib import Path; from rooflow.kinds import "
             "device_names; print(device_names('rocprof', Path('resources/rocprof/w'))); "
             "print(sorted(m for m in sys.modules if m.startswith(('polars', 'pandera', "
             "'numpy', 'yaml', 'rooflow.adapters'))))")
