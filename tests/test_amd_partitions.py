@@ -9,7 +9,7 @@ import pytest
 
 from rooflow.adapters.amd.counters import plan
 from rooflow.analysis import analyze
-from rooflow.formats.devices import device_names
+from rooflow.kinds import device_names
 from rooflow.points import to_points
 from rooflow.roofs.datasheet import load_hardware
 from rooflow.roofs.preset import device_preset

@@ -345,7 +345,7 @@ def test_rooflow_command_refuses_a_fifo_without_blocking(tmp_path):
 
 def test_rooflow_command_refuses_a_deep_trace_in_one_line(tmp_path):
     """As a user runs it: a 10,000-deep PyTorch trace (it was a RecursionError, exit 2)."""
-    from rooflow.formats.devices import device_names
+    from rooflow.kinds import device_names
 
     trace = _deep_trace(tmp_path, 10_000)
     proc = subprocess.run([str(REPO / ".venv/bin/rooflow"), "convert", str(trace), "-o",

@@ -23,7 +23,7 @@ from rooflow.adapters.breakdown import (
     summarize_precisions,
 )
 from rooflow.adapters.intel.unitrace import unitrace_kernels
-from rooflow.adapters.ncu import ncu_kernels
+from rooflow.adapters.ncu.reader import ncu_kernels
 from rooflow.errors import InputError
 from rooflow.points import PRECISIONS
 

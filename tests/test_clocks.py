@@ -177,7 +177,7 @@ def test_ncu_csv_kernel_clock_is_its_cycles_over_its_time(shared_data):
     # no-flops-a100 (A100 PCIe held at its 765 MHz base clock by ncu), the first kernel's
     # two launches: cycles 1,708,634.20 at 765,001,631.38 Hz and 1,708,616.37 at
     # 764,982,686.81 Hz; Σ cycles / Σ (cycles / Hz) = 764,992,159.03 Hz.
-    from rooflow.adapters.ncu import ncu_kernels, ncu_points
+    from rooflow.adapters.ncu.reader import ncu_kernels, ncu_points
 
     path = shared_data / "ncu/no-flops-a100/output_A100.csv"
     first = ncu_kernels(path).row(0, named=True)
@@ -193,7 +193,7 @@ def test_ncu_report_clock_scales_the_h100_pcie_roofs(shared_data, presets):
     # h100pcie-rmsnorm-fullset: sm__cycles_elapsed.avg.per_second of its 3 launches gives
     # 1,101.36 MHz (the clock ncu held); the fp32 roof 51 TFLOP/s at the 1,755 MHz boost
     # clock is 51 × 1101.36 / 1755 = 32.005 TFLOP/s there.
-    from rooflow.adapters.ncu import ncu_points
+    from rooflow.adapters.ncu.reader import ncu_points
 
     points = ncu_points(shared_data / "ncu-rep/h100pcie-rmsnorm-fullset/2025-04-21_v1.ncu-rep",
                         log=lambda _: None)
@@ -208,7 +208,7 @@ def test_ddp_trace_aten_add_no_longer_tops_the_ranking(shared_data, presets):
     # hta-a100-ddp-109k: aten::add_ [1]x[1] is 590 kernel launches in 2.108 ms (3.57 µs
     # each); on a100-sxm (5 µs per launch) the floor is 590 × 5 µs = 2.95 ms > 2.108 ms:
     # it saves 0 (it saved 2.108 ms, and ranked first, without the floor).
-    from rooflow.adapters.pytorch import pytorch_points
+    from rooflow.adapters.pytorch.reader import pytorch_points
 
     points = pytorch_points(shared_data / "pytorch/hta-a100-ddp-109k/rank0.json.gz",
                             log=lambda _: None)
@@ -245,7 +245,7 @@ def test_dram_roof_scales_with_the_memory_clock_only_where_both_are_known(preset
 def test_ncu_report_memory_clock(shared_data):
     # h100pcie-rmsnorm-fullset: dram__cycles_elapsed.avg.per_second 1,592.83 MHz (its
     # 5120-bit HBM2e: 640 B × 2 × 1.5928 GHz = 2,039 GB/s).
-    from rooflow.adapters.ncu import ncu_points
+    from rooflow.adapters.ncu.reader import ncu_points
 
     points = ncu_points(shared_data / "ncu-rep/h100pcie-rmsnorm-fullset/2025-04-21_v1.ncu-rep",
                         log=lambda _: None)

@@ -19,8 +19,8 @@ import pytest
 from workflow_copy import copy_workflow, snakemake
 
 from rooflow.errors import InputError
-from rooflow.formats.devices import device_names
 from rooflow.formats.ncu.native import installed, printable
+from rooflow.kinds import device_names
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 RTX3060 = DATA / "ncu-rep" / "rtx3060-vector-add" / "vector_add.ncu-rep"

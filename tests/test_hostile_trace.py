@@ -21,7 +21,7 @@ import polars as pl
 import pytest
 from cli_run import run
 
-from rooflow.adapters.pytorch import pytorch_points
+from rooflow.adapters.pytorch.reader import pytorch_points
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "resources" / "pytorch" / "h100_llama_layer.json"

@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from rooflow.adapters.ncu import KERNEL_COLUMNS, ncu_kernels, ncu_points, read_ncu
+from rooflow.adapters.ncu.reader import KERNEL_COLUMNS, ncu_kernels, ncu_points, read_ncu
 from rooflow.errors import InputError
 from rooflow.formats.units import number, to_base_units
 from rooflow.points import PER_CALL_SCHEMA, POINT_SCHEMA

@@ -16,7 +16,7 @@ import polars as pl
 import pytest
 from test_ncu_synthetic import export
 
-from rooflow.adapters.ncu import ncu_points
+from rooflow.adapters.ncu.reader import ncu_points
 from rooflow.analysis import analyze
 from rooflow.clocks import clock_note
 from rooflow.roofs import load_preset

@@ -8,9 +8,9 @@ import polars as pl
 import pytest
 
 from rooflow.adapters import load_points
-from rooflow.adapters.ncu import ncu_breakdown, ncu_points
+from rooflow.adapters.ncu.reader import ncu_breakdown, ncu_points
+from rooflow.adapters.ncu.sniff import ncu as sniff
 from rooflow.errors import InputError
-from rooflow.formats.sniffing import ncu as sniff
 from rooflow.roofs import MEASURED
 from rooflow.roofs.ncu import ncu_preset
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rooflow.adapters.ncu import ncu_points
+from rooflow.adapters.ncu.reader import ncu_points
 from rooflow.errors import InputError
 from rooflow.points import check_points
 

@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from rooflow.adapters import KINDS, detect_kind
-from rooflow.adapters.ncu import ncu_breakdown, ncu_points
+from rooflow.adapters.ncu.reader import ncu_breakdown, ncu_points
 from rooflow.analysis import analyze
 from rooflow.errors import InputError
 from rooflow.points import check_points

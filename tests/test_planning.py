@@ -26,8 +26,7 @@ from rooflow.defaults import (
     schema_error,
 )
 from rooflow.errors import InputError
-from rooflow.formats.devices import device_names
-from rooflow.kinds import DATASET_NAME, KINDS
+from rooflow.kinds import DATASET_NAME, KINDS, device_names
 from rooflow.roofs.datasheet import load_hardware
 from rooflow.roofs.preset import device_preset
 from rooflow.workflow.draw import outputs_on_disk
@@ -454,7 +453,7 @@ def test_a_device_name_of_two_presets_is_an_error(tmp_path):
 
 
 def test_reading_the_gpu_imports_nothing_heavy(res):
-    code = ("import sys; from pathlib import Path; from rooflow.formats.devices import "
+    code = ("import sys; from pathlib import Path; from rooflow.kinds import "
             "device_names; print(device_names('rocprof', Path('resources/rocprof/w'))); "
             "print(sorted(m for m in sys.modules if m.startswith(('polars', 'pandera', "
             "'numpy', 'yaml', 'rooflow.adapters'))))")

@@ -18,8 +18,8 @@ import polars as pl
 import pytest
 
 from rooflow.adapters import detect_kind, load_points
-from rooflow.adapters.pytorch import pytorch_points, pytorch_table
 from rooflow.adapters.pytorch.operators import evaluate, load_operators
+from rooflow.adapters.pytorch.reader import pytorch_points, pytorch_table
 from rooflow.adapters.pytorch.trace import link, read_trace
 from rooflow.analysis import analyze
 from rooflow.errors import InputError
@@ -738,7 +738,7 @@ def test_communication_never_becomes_a_point(shared_data):
     ("hta-sampled-nodevice-noflows", (), None),  # no deviceProperties
 ])
 def test_the_gpu_of_a_trace_picks_its_preset(shared_data, folder, names, preset):
-    from rooflow.formats.devices import device_names
+    from rooflow.kinds import device_names
     from rooflow.roofs.preset import device_preset
 
     found = device_names("pytorch", _trace(shared_data, folder))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rooflow.adapters.pytorch import pytorch_table
+from rooflow.adapters.pytorch.reader import pytorch_table
 from rooflow.adapters.pytorch.trace import link, read_trace
 
 M, K, N = 64, 32, 16

@@ -10,7 +10,6 @@ import polars as pl
 import pytest
 
 from rooflow.adapters import load_points
-from rooflow.adapters.pytorch import pytorch_points, pytorch_table
 from rooflow.adapters.pytorch.coverage import (
     coverage,
     coverage_of,
@@ -18,7 +17,9 @@ from rooflow.adapters.pytorch.coverage import (
     summary_lines,
     to_metadata,
 )
-from rooflow.escape import markdown_cell
+from rooflow.adapters.pytorch.reader import pytorch_points, pytorch_table
+from rooflow.escape import markdown_cell, markdown_text
+from rooflow.kinds import KINDS
 from rooflow.settings import Settings
 from rooflow.summary import summary_markdown
 
@@ -61,7 +62,7 @@ def _trace_row(label: str, saved: float, **over) -> dict:
     return {**row, **over}
 
 
-def test_summary_lists_a_trace_s_shares_and_ranks_its_operators():
+def test_summary_lists_a_trace_s_shares_and_ranks_its_operators(tmp_path):
     # 10 ms of GPU time: 6 ms in points (5 modelled, 1 bandwidth-only), 1 ms without a
     # model, 3 ms unlinked (graph replays).
     cov = {"gpu_time_s": 0.010,
@@ -71,11 +72,18 @@ def test_summary_lists_a_trace_s_shares_and_ranks_its_operators():
     table = pl.DataFrame([_trace_row("aten::mm A", 0.001), _trace_row("aten::bmm B", 0.002),
                           _trace_row("aten::add C", 0.0005, kernel_bound="DRAM",
                                      bandwidth_only=True)], infer_schema_length=None)
-    text = summary_markdown({"h100-sxm": table}, coverage={"pytorch-t": cov})
+    points = tmp_path / "pytorch-t.parquet"  # the workflow's points file, coverage inside
+    pl.DataFrame({"a": [1]}).write_parquet(points, metadata=to_metadata(cov))
+    other = tmp_path / "ncu-x.parquet"  # another kind's points file: no coverage, no row
+    pl.DataFrame({"a": [1]}).write_parquet(other)
+    section = KINDS["pytorch"].hooks().summary_lines({"pytorch-t": points, "ncu-x": other},
+                                                     {"h100-sxm": table}, markdown_text)
+    text = summary_markdown({"h100-sxm": table}, kind_lines=section)
     lines = text.splitlines()
     head = lines.index("## PyTorch traces: where the GPU time went")
     assert lines.index("## h100-sxm") > head
     row = next(line for line in lines if line.startswith("| pytorch-t |"))
+    assert not any(line.startswith("| ncu-x |") for line in lines)
     # GPU time, then modelled, bandwidth-only, no model, communication, host, unlinked.
     assert row == ("| pytorch-t | 10.000 | 50.0 % | 10.0 % | 10.0 % | 0.0 % | 0.0 % | 30.0 % "
                    r"| aten::cumsum\|x 10.0 % (4 calls) |")
@@ -88,6 +96,7 @@ def test_summary_lists_a_trace_s_shares_and_ranks_its_operators():
 
 def test_no_traces_no_section():
     assert summary_lines({}, {}, markdown_cell) == []
+    assert KINDS["pytorch"].hooks().summary_lines({}, {}, markdown_cell) == []
     assert "PyTorch traces" not in summary_markdown({})
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from rooflow.defaults import config_defaults, plot_defaults
-from rooflow.formats.devices import REPORT_LIMIT, device_names
+from rooflow.formats.devices import REPORT_LIMIT
+from rooflow.kinds import device_names
 from rooflow.roofs.datasheet import load_hardware
 from rooflow.workflow.planning import Plan
 

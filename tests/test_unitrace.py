@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rooflow.adapters import load_points
+from rooflow.adapters.intel.sniff import unitrace as sniff
 from rooflow.adapters.intel.unitrace import unitrace_kernels, unitrace_points
 from rooflow.cli.main import main
 from rooflow.errors import InputError
-from rooflow.formats.sniffing import unitrace as sniff
 from rooflow.points import POINT_SCHEMA, check_points
 from rooflow.roofs import load_preset, measured_source
 from rooflow.roofs.intel_config import intel_preset

@@ -193,12 +193,19 @@ def _line(r: Mapping) -> str:
 
 
 def per_call_name(table: pl.DataFrame) -> pl.Expr:
-    """A call's kernel: its name, less a PyTorch call's `` @<event index>`` (per call)."""
+    """A call's kernel: its name, less a PyTorch call's `` @<event index>`` (per call).
+
+    The suffix is stripped from the series of the kinds that name calls so
+    (:attr:`rooflow.kinds.Kind.per_call_suffix`).
+    """
     import polars as pl
 
+    from rooflow.kinds import KINDS
+
     index = pl.lit(" @") + pl.col("row").cast(pl.String)
-    pytorch = (pl.col("series").cast(pl.String) == "pytorch") & (pl.col("row") > 0)
-    return pl.when(pytorch).then(pl.col("kernel").str.strip_suffix(index)).otherwise(
+    suffixed = [kind.name for kind in KINDS.values() if kind.per_call_suffix]
+    per_call = pl.col("series").cast(pl.String).is_in(suffixed) & (pl.col("row") > 0)
+    return pl.when(per_call).then(pl.col("kernel").str.strip_suffix(index)).otherwise(
         pl.col("kernel"))
 
 

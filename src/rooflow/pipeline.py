@@ -11,6 +11,7 @@ from pathlib import Path
 
 import polars as pl
 
+from rooflow.kinds import KINDS
 from rooflow.roofs.preset import Preset
 
 MAX_WARNINGS = 20  # above-roof points listed one by one; the rest are counted
@@ -90,7 +91,9 @@ def report(
     line = clock_note(table, preset)[1] if "clock_hz" in table.columns else ""
     if line:
         log(f"note: {line}")
-    _trace_notes(points, table, preset, log)
+    for kind in KINDS.values():  # a kind's own notes (a PyTorch trace's GPU time coverage)
+        if kind.extras:
+            kind.hooks().notes(points, table, preset, log)
     if plot_path is not None and options is not None and options.trajectory:
         from rooflow.plotting.trajectory import trajectories
 
@@ -104,26 +107,6 @@ def report(
 
         plot_roofline(table, preset, plot_path, options=options or PlotOptions())
     return table
-
-
-def _trace_notes(points: pl.DataFrame, table: pl.DataFrame, preset: Preset,
-                 log: Callable[[str], None]) -> None:
-    """Notes per PyTorch trace read in this process: GPU time coverage, operators ranked.
-
-    By potential time saved (:func:`rooflow.adapters.pytorch.coverage.ranked_note`).
-    """
-    if "series" not in points.columns or not (points["series"] == "pytorch").any():
-        return
-    from rooflow.adapters.pytorch.coverage import ranked_note
-
-    if "potential_time_saved_s" not in table.columns:  # a plot alone: the trace's rows only
-        from rooflow.analysis import TABLE_COLUMNS, analyze
-
-        table = analyze(points.filter(pl.col("series") == "pytorch"), preset, TABLE_COLUMNS)
-    for source in table.filter(pl.col("series") == "pytorch")["source"].unique(
-            maintain_order=True):
-        for line in ranked_note(source, table.filter(pl.col("source") == source), preset.key):
-            log(line)
 
 
 def plot_options(options: Mapping):

@@ -1,4 +1,9 @@
-"""Adapter settings: the config keys the input adapters read (defaults from the config schema)."""
+"""Adapter settings: the options the kinds' readers take (defaults from the config schema).
+
+Which options exist, their config keys and types, is each kind's option schema
+(:attr:`rooflow.kinds.Kind.options`); :class:`Settings` holds their values, and
+:func:`rooflow.adapters.load_points` checks the ones of the kind it reads.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +12,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rooflow.defaults import DEFAULT_FAMILIES, config_defaults
+from rooflow.kinds import option_keys, options
 
 _D = config_defaults()
 
-ADAPTER_KEYS = ("families", "specs_dir", "family_map", "variant_prefix", "benchmarks", "ncu",
-                "pytorch")
-"""Config keys the adapters read: a change to one re-runs the ``points`` jobs, and only those."""
+ADAPTER_KEYS = tuple(k for k in _D if k in option_keys())
+"""Config keys the adapters read (the kinds' option keys, in the schema's order): a change
+to one re-runs the ``points`` jobs, and only those."""
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Adapter settings (config.yaml keys of the same names; see config/README.md).
+    """Adapter settings (config.yaml keys of the kinds' options; see config/README.md).
 
     Defaults are the config schema's; ``families`` defaults to the packaged
     ``families.yaml``; ``specs_dir`` None: found beside each benchmarks CSV
@@ -39,20 +45,15 @@ class Settings:
     def from_config(cls, config: Mapping, root: Path = Path(".")) -> Settings:
         """Settings from a validated Snakemake config (paths relative to ``root``).
 
-        Keys absent from ``config`` take the schema's defaults.
+        Every kind's option (:func:`rooflow.kinds.options`) is read at its config key;
+        keys absent from ``config`` (or null) take the schema's defaults.
         """
-        cfg = {**_D, **{k: v for k, v in config.items() if v is not None}}
-        bench = {**_D["benchmarks"], **cfg["benchmarks"]}
-        ncu = {**_D["ncu"], **cfg["ncu"]}
-        pytorch = {**_D["pytorch"], **cfg["pytorch"]}
-        return cls(
-            families=root / cfg["families"],
-            family_map=dict(cfg["family_map"]),
-            variant_prefix=cfg["variant_prefix"],
-            specs_dir=root / cfg["specs_dir"],
-            min_tflops=bench["min_tflops"],
-            min_ai=bench["min_ai"],
-            tensor_flop_per_inst=dict(ncu["tensor_flop_per_inst"]),
-            per_launch=ncu["per_launch"],
-            pytorch_per_launch=pytorch["per_launch"],
-        )
+        values: dict[str, object] = {}
+        for name, option in options().items():
+            section, _, key = option.key.rpartition(".")
+            given = (config.get(section) or {}).get(key) if section else config.get(key)
+            default = _D[section][key] if section else _D[key]
+            value = default if given is None else given
+            values[name] = (root / value if option.path
+                            else dict(value) if isinstance(value, Mapping) else value)
+        return cls(**values)  # type: ignore[arg-type]

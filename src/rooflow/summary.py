@@ -184,7 +184,7 @@ def summary_markdown(
     *,
     failed: Mapping[str, str] | None = None,
     skipped: Sequence[str] = (),
-    coverage: Mapping[str, dict] | None = None,
+    kind_lines: Sequence[str] = (),
 ) -> str:
     """Markdown summary of per-preset ``all.csv`` tables (analysis columns + ``dataset``).
 
@@ -197,9 +197,9 @@ def summary_markdown(
         top: rows listed per preset and list.
         failed: dataset → its error line, for the datasets not built (listed first).
         skipped: one line per input file the workflow skipped (listed after them).
-        coverage: dataset → where a PyTorch trace's GPU time went
-            (:func:`rooflow.adapters.pytorch.coverage.coverage`): listed after them, with
-            each trace's operators ranked by potential time saved.
+        kind_lines: the sections the kinds' hooks add (:attr:`rooflow.kinds.Kind.extras`:
+            where a PyTorch trace's GPU time went, its operators ranked by potential time
+            saved), listed after them.
     """
     lines = ["# rooflow summary", "",
              "Kernels that can improve, ranked by potential time saved = time − "
@@ -209,10 +209,7 @@ def summary_markdown(
              "precision has no compute roof on the preset, or whose precision is not given, "
              "is listed apart, not ranked.", ""]
     lines += _not_built(failed or {}, skipped)
-    if coverage:
-        from rooflow.adapters.pytorch.coverage import summary_lines
-
-        lines += summary_lines(coverage, tables, _md)
+    lines += kind_lines
     lines += _above_roof(tables)
     for preset, table in tables.items():
         above = table.filter(pl.col("above_roof"))

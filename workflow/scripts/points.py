@@ -5,15 +5,14 @@ the other datasets, the aggregates and the report still build; rule `datasets_re
 """
 
 from functools import partial
-from pathlib import Path
 
 from rooflow.workflow.failed import write_failed
 from rooflow.workflow.rulescript import run
 
 
 def step(log):
-    from rooflow.adapters import kind_mismatch, load_points
-    from rooflow.io import write_parquet
+    from rooflow.adapters import KINDS, kind_mismatch, load_points
+    from rooflow.io import atomic_path
     from rooflow.plotting.core import check_plottable
     from rooflow.settings import Settings
 
@@ -25,14 +24,9 @@ def step(log):
     points = load_points(sm.params.kind, sm.input.raw, Settings.from_config(sm.params.settings))
     # A point no plot can place fails this dataset here, not every plot of its presets.
     check_plottable(points, performance="flop_per_s")
-    if sm.params.kind == "pytorch":  # where the trace's GPU time went, for summary.md
-        from rooflow.adapters.pytorch.coverage import coverage_of, to_metadata
-        from rooflow.io import atomic_path
-
-        with atomic_path(sm.output[0]) as tmp:
-            points.write_parquet(tmp, metadata=to_metadata(coverage_of(Path(sm.input.raw))))
-    else:
-        write_parquet(points, sm.output[0])
+    hooks = KINDS[sm.params.kind].hooks()  # a PyTorch trace: where its GPU time went
+    with atomic_path(sm.output[0]) as tmp:
+        points.write_parquet(tmp, metadata=hooks.points_metadata(sm.input.raw) if hooks else None)
     log(f"{points.height} points from {sm.input.raw}")
 
 

@@ -19,14 +19,15 @@ def step(log):
         table = restore_csv(read_table(path))  # names as they were, not formula-guarded
         if "kernel" in table.columns:  # else no dataset of the preset was built
             tables[preset] = table
-    from rooflow.adapters.pytorch.coverage import read_coverage
+    from rooflow.escape import markdown_text
+    from rooflow.kinds import KINDS
 
-    coverage = {}  # PyTorch traces: where their GPU time went (points file metadata)
-    for dataset, path in zip(sm.params.datasets, sm.input.points, strict=True):
-        if dataset not in failed and (found := read_coverage(path)) is not None:
-            coverage[dataset] = found
+    built = {dataset: path for dataset, path in zip(sm.params.datasets, sm.input.points,
+                                                    strict=True) if dataset not in failed}
+    kind_lines = [line for kind in KINDS.values() if kind.extras  # PyTorch: GPU time coverage
+                  for line in kind.hooks().summary_lines(built, tables, markdown_text)]
     text = summary_markdown(tables, failed=failed, skipped=from_report_param(sm.params.skipped),
-                            coverage=coverage)
+                            kind_lines=kind_lines)
     from rooflow.model_vs_measured import markdown_section
 
     checks = {key: restore_csv(pl.read_csv(path))  # model vs measurement: one line each

@@ -1,10 +1,12 @@
 """Input adapters: raw files of each kind → the canonical points table.
 
-One module (or vendor subpackage) per kind of :data:`rooflow.kinds.KINDS`: ``roofline``,
-``benchmarks``, ``specs`` here; ``ncu`` in :mod:`.ncu`; ``rocprof``, ``rocprofv1``,
-``rocprofv3`` in :mod:`.amd`; ``unitrace`` in :mod:`.intel`. File layouts shared with the
-roof readers live below, in :mod:`rooflow.formats`. Adapters are imported on use, so a job
-loads only what its kind needs.
+One module (or vendor subpackage) per kind of :data:`rooflow.kinds.KINDS`, its sniffer
+beside it (``sniff.py``): ``roofline``, ``benchmarks``, ``specs`` here (their sniffers in
+:mod:`.sniff`); ``ncu`` in :mod:`.ncu`; ``rocprof``, ``rocprofv1``, ``rocprofv3`` in
+:mod:`.amd`; ``unitrace`` in :mod:`.intel`; ``pytorch`` in :mod:`.pytorch`. File layouts
+shared with the roof readers live below, in :mod:`rooflow.formats`. Adapters are imported
+on use, so a job loads only what its kind needs, and this package's modules that detection
+imports (this one, the subpackages and their sniffers) import no reader nor polars.
 """
 
 from __future__ import annotations
@@ -12,13 +14,15 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from rooflow.errors import InputError
 from rooflow.kinds import KINDS, Kind, detect_kind, kind_mismatch
-from rooflow.points import concat_tables
-from rooflow.settings import Settings
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from rooflow.settings import Settings
 
 __all__ = ["KINDS", "Kind", "detect_kind", "kind_mismatch", "load_points"]
 
@@ -42,11 +46,14 @@ def load_points(
         The canonical points table, checked by :func:`rooflow.points.check_points`.
 
     Raises:
-        InputError: unknown kind, no path, a path that is not a readable regular file (or
-            folder) of bounded size (:func:`rooflow.safeload.check_file`), no points (a
-            header-only file), or anything wrong with the input (see each adapter).
+        InputError: unknown kind, no path, an option of the kind of the wrong type
+            (:meth:`rooflow.kinds.Kind.check_options`), a path that is not a readable
+            regular file (or folder) of bounded size (:func:`rooflow.safeload.check_file`),
+            no points (a header-only file), or anything wrong with the input (see each
+            adapter).
     """
-    from rooflow.points import check_points
+    from rooflow.points import check_points, concat_tables
+    from rooflow.settings import Settings
 
     single = isinstance(paths, str | Path)
     items = [Path(paths)] if isinstance(paths, str | Path) else [Path(p) for p in paths]
@@ -57,6 +64,7 @@ def load_points(
     if not items:
         raise InputError(None, f"no {kind} input given")
     entry, settings = KINDS[kind], settings or Settings()
+    entry.check_options(settings)
     for item in items:
         _check_readable(item)
     load = entry.loader()

@@ -17,12 +17,13 @@ from rooflow.errors import InputError
 def datasets(files: tuple[Path, ...], kind: str | None) -> list[tuple[list[Path], str]]:
     """The inputs among ``files``, each (its files, kind): kind detected unless forced.
 
+    Files of one run are one input, as each kind's :attr:`rooflow.kinds.Kind.one_run` says:
     unitrace reports are one run; the ncu CSV exports of one folder are the passes of one
     run, as the folder itself is: a file of another tool among them (which no kind
     matches) is read with them, and skipped with a note
     (:func:`rooflow.formats.ncu.passes.read_passes`).
     """
-    from rooflow.adapters import detect_kind
+    from rooflow.adapters import KINDS, detect_kind
 
     found: list[tuple[Path, str | None, InputError | None]] = []
     for path in files:
@@ -30,22 +31,33 @@ def datasets(files: tuple[Path, ...], kind: str | None) -> list[tuple[list[Path]
             found.append((path, kind or detect_kind(path), None))
         except InputError as refused:
             found.append((path, None, refused))
-    passes = {p.parent for p, k, _ in found
-              if k == "ncu" and kind is None and p.suffix.lower() == ".csv"}
+    passes = {p.parent: k for p, k, _ in found  # folder → the kind whose run its files are
+              if k and kind is None and KINDS[k].one_run == "folder" and _of_folder(k, p)}
     groups: dict[object, tuple[list[Path], str]] = {}
     for path, this, err in found:
-        if this is None and path.suffix.lower() == ".csv" and path.parent in passes:
-            this = "ncu"
+        if this is None and path.parent in passes and _of_folder(passes[path.parent], path):
+            this = passes[path.parent]
         elif err is not None:
             raise err
-        if this == "unitrace" and not path.is_dir():
-            key: object = "unitrace"
-        elif this == "ncu" and path.parent in passes and path.suffix.lower() == ".csv":
-            key = ("ncu", path.parent)
+        this = str(this)
+        one_run = KINDS[this].one_run
+        if one_run == "all" and not path.is_dir():
+            key: object = this
+        elif one_run == "folder" and passes.get(path.parent) == this and _of_folder(this, path):
+            key = (this, path.parent)
         else:
             key = path
-        groups.setdefault(key, ([], str(this)))[0].append(path)
+        groups.setdefault(key, ([], this))[0].append(path)
     return list(groups.values())
+
+
+def _of_folder(kind: str, path: Path) -> bool:
+    """Whether the name of file ``path`` matches the files of ``kind``'s folder form."""
+    from fnmatch import fnmatch
+
+    from rooflow.kinds import KINDS
+
+    return fnmatch(path.name.lower(), Path(KINDS[kind].folder).name)
 
 
 def select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files=(), kind=None,
@@ -93,15 +105,16 @@ def _is_peaks_file(hardware_file) -> bool:
 
 def _input_preset(inputs, hardware_file, peak_tflops, peak_bandwidth, log):
     """The preset of the first input that names its own peaks or its GPU, else None."""
-    from rooflow.formats.devices import device_names
+    from rooflow.kinds import KINDS, device_names
     from rooflow.roofs import MEASURED, load_preset, measured_name, read_presets
     from rooflow.roofs.preset import device_preset
 
     presets = None
     for items, this in inputs:
         given = items if len(items) > 1 else items[0]
-        if this == "ncu" and MEASURED["ncu"].has_peaks(given):
-            key = f"ncu-{measured_name(given)}"
+        peaks = KINDS[this].own_peaks  # an ncu export's "Theoretical" peaks
+        if peaks and MEASURED[peaks].has_peaks(given):
+            key = f"{peaks}-{measured_name(given)}"
             try:
                 own = load_preset(key, measured_file=given)
             except InputError as err:
@@ -125,7 +138,7 @@ def _input_preset(inputs, hardware_file, peak_tflops, peak_bandwidth, log):
 
 def _warn_other_gpu(inputs, preset, log) -> None:
     """One warning per input whose GPU is not one the preset's ``devices`` name."""
-    from rooflow.formats.devices import device_names
+    from rooflow.kinds import device_names
 
     known = {n.casefold() for n in (preset.key, *preset.devices)}
     if not preset.devices:

@@ -7,9 +7,10 @@ files, reads a bounded head of each (:data:`HEAD_LIMIT`), never raises and impor
 standard library (but for a ``.ncu-rep`` report: NVIDIA's reader, see :func:`_ncu_report`).
 Every file is checked before it is opened, as inputs are (:func:`_regular`): a FIFO
 beside a folder dataset's files, or as its ``sysinfo.csv``, would hang planning.
-A function is named as the kind (as :mod:`rooflow.formats.sniffing`); a kind without one
-(specs, benchmarks: theoretical; rocprofv1: ``gpu-id`` is an agent index; unitrace: its
-``Device`` column is an index too) names no GPU.
+A kind's :attr:`rooflow.kinds.Kind.device_reader` names its function here (named as the
+kind; :meth:`rooflow.kinds.Kind.device_names` calls it, catching a bad file's error); a
+kind without one (specs, benchmarks: theoretical; rocprofv1: ``gpu-id`` is an agent index;
+unitrace: its ``Device`` column is an index too) names no GPU.
 
 Each returns the names that identify the GPU, most specific first (a PCI chip id decoded
 by :data:`CHIP_IDS` before a marketing or model name, the gfx target last), or ``()``:
@@ -344,35 +345,18 @@ def unitrace_stacks(path: Path) -> int | None:
 def stack_preset(plan, dataset: str, device: str | None, options: dict) -> str | None:
     """The preset a dataset measured on ``device`` is drawn on, one stack considered.
 
-    ``<device>-1stack`` (``max-1550-1stack``) for a unitrace dataset whose kernels ran on
-    one stack (:func:`unitrace_stacks`) when ``plan.hardware`` has that preset and the
-    dataset's ``options`` name no ``presets``; the choice is added to ``plan.warnings``.
-    Else ``device``. ``plan``: a :class:`rooflow.workflow.planning.Plan` (its ``datasets``,
+    The ``unitrace`` kind's :attr:`rooflow.kinds.Kind.preset_hook`: ``<device>-1stack``
+    (``max-1550-1stack``) for a dataset whose kernels ran on one stack
+    (:func:`unitrace_stacks`) when ``plan.hardware`` has that preset and the dataset's
+    ``options`` name no ``presets``; the choice is added to ``plan.warnings``. Else
+    ``device``. ``plan``: a :class:`rooflow.workflow.planning.Plan` (its ``datasets``,
     ``sources``, ``hardware``, ``warnings``).
     """
     kind, name = plan.datasets[dataset]
     one = f"{device}-1stack"
-    if (kind != "unitrace" or not device or options.get("presets") or one not in plan.hardware
+    if (not device or options.get("presets") or one not in plan.hardware
             or unitrace_stacks(Path(plan.sources[kind][name])) != 1):
         return device
     plan.warnings.append(f"dataset {dataset!r} ran on one stack of {device} (one "
                          f"SubDeviceId): drawn on {one}")
     return one
-
-
-READERS = {"ncu": ncu, "rocprof": rocprof, "rocprofv3": rocprofv3, "roofline": roofline,
-           "pytorch": pytorch}
-"""Kind → its reader; the other kinds of :data:`rooflow.kinds.KINDS` name no GPU."""
-
-
-def device_names(kind: str, path: str | Path) -> tuple[str, ...]:
-    """The names of the GPU the raw input ``path`` of ``kind`` ran on, most specific first.
-
-    ``()`` when the kind or the file does not say; never raises (a bad file fails in its
-    own job, with its own message).
-    """
-    read = READERS.get(kind)
-    try:
-        return read(Path(path)) if read else ()
-    except (OSError, ValueError, csv.Error, RecursionError):  # RecursionError: JSON too deep
-        return ()

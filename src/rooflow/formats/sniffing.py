@@ -1,11 +1,14 @@
-"""Cheap content checks for kind detection, one per input kind (named as the kind).
+"""Cheap content reads that the kinds' sniffers and the roof readers share.
 
-Each reads at most the first 64 KiB of a file (4 MiB for unitrace reports, whose kernel
-table follows the per-launch log) and imports nothing heavier than the standard library,
-so :func:`rooflow.adapters.detect_kind` costs milliseconds whichever kind a file is. An
-SQLite file (its 16-byte magic header) is opened read-only to list its tables
-(:mod:`rooflow.formats.sqlitedb`). The
-identifying marks used by both a check and its reader live here.
+Each kind's sniffer lives beside its adapter (``rooflow.adapters.<kind>.sniff``, named in
+its :class:`rooflow.kinds.Kind` entry); it reads through these functions at most the first
+64 KiB of a file (4 MiB for unitrace reports, whose kernel table follows the per-launch
+log) and imports nothing heavier than the standard library, so
+:func:`rooflow.kinds.detect_kind` costs milliseconds whichever kind a file is. An SQLite
+file (its 16-byte magic header) is opened read-only to list its tables
+(:mod:`rooflow.formats.sqlitedb`). The marks that the roof readers (:mod:`rooflow.roofs`)
+and the file layouts of :mod:`rooflow.formats` also use (ncu's page header, report magic,
+the rocprof-compute and rocpd tables) live here.
 """
 
 from __future__ import annotations
@@ -26,12 +29,8 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 """First 16 bytes of every SQLite 3 database (sqlite.org/fileformat.html, 1.3)."""
 REPORT_MAGIC = b"NVR\x00"
 """Suffix and first bytes of an Nsight Compute report (``ncu -o NAME``)."""
-ROCPROF_V1_KEY = ("Index", "KernelName")
-"""Columns that identify a rocprof v1 per-dispatch CSV and one dispatch in it."""
 ROCPROFV3_SUFFIX = "_counter_collection.csv"
-UNITRACE_MARKER = "== Kernel Metrics =="
-PYTORCH_KEYS = ('"traceEvents"', '"schemaVersion"')
-"""Top-level keys of a Chrome-trace JSON; Kineto writes ``schemaVersion`` first."""
+"""File-name end of a rocprofv3 counter collection CSV (its agent info: ``_agent_info.csv``)."""
 
 
 def head_text(path: Path, limit: int = HEAD_BYTES) -> str:
@@ -112,29 +111,9 @@ def failed_ncu(path: Path) -> list[str] | None:
     return profiler_errors(lines) or _profiler_lines(lines, "==WARNING==", 3)
 
 
-def _csv_files(path: Path, glob: str) -> list[Path]:
+def csv_files(path: Path, glob: str) -> list[Path]:
+    """The files of folder ``path`` matching ``glob``, or ``[path]`` when it is a file."""
     return sorted(path.glob(glob)) if path.is_dir() else [path]
-
-
-def roofline(path: Path) -> bool:
-    """A CSV (or Parquet) whose header names an intensity, or flop with bytes columns."""
-    from rooflow.formats.roofline import CANONICAL, LEVEL_BYTES_PREFIX
-
-    if path.suffix.lower() == ".parquet":
-        return path.is_file()
-    names = {CANONICAL.get(c, c) for c in csv_header(path)}
-    return "arithmetic_intensity" in names or (
-        "flop" in names and any(n == "bytes" or n.startswith(LEVEL_BYTES_PREFIX) for n in names))
-
-
-def benchmarks(path: Path) -> bool:
-    """A CSV whose header has ``family`` and ``shape_key``."""
-    return {"family", "shape_key"} <= set(csv_header(path))
-
-
-def specs(path: Path) -> bool:
-    """A ``.yaml``/``.yml`` file whose text has a ``flop:`` key (a spec variant)."""
-    return path.suffix.lower() in (".yaml", ".yml") and "flop:" in head_text(path)
 
 
 def starts_with(path: Path, magic: bytes) -> bool:
@@ -156,17 +135,19 @@ def is_ncu_report(path: Path) -> bool:
     return path.suffix.lower() == REPORT_SUFFIX and starts_with(path, REPORT_MAGIC)
 
 
-def ncu(path: Path) -> bool:
+def ncu_files(path: Path) -> bool:
     """An ``ncu --csv`` export or ``.ncu-rep`` report, or a folder of exports (passes).
 
     A file: a report's first bytes, or a page header line (after any program output) in
     its first 64 KiB. A folder: one of its ``*.csv`` files is an export (a file of another
     tool among the passes is skipped with a note when read,
-    :func:`rooflow.formats.ncu.passes.read_passes`).
+    :func:`rooflow.formats.ncu.passes.read_passes`). The kind's sniffer
+    (:func:`rooflow.adapters.ncu.sniff.ncu`) and the measured-peaks reader
+    (:func:`rooflow.roofs.peaks_source`) both ask it.
     """
     if is_ncu_report(path):
         return True
-    return any(ncu_export(f) for f in _csv_files(path, "*.csv"))
+    return any(ncu_export(f) for f in csv_files(path, "*.csv"))
 
 
 def ncu_export(path: Path) -> bool:
@@ -202,53 +183,7 @@ def compute_database(path: Path) -> bool:
     return _has_tables(path, COMPUTE_DB_TABLES)
 
 
-def rocprof(path: Path) -> bool:
-    """An Omniperf/rocprof-compute workload folder (or its ``pmc_perf.csv``), or database.
-
-    The header holds ``Dispatch_ID`` and a kernel-name column, in the wide table (a row per
-    dispatch) and the long one of ROCm 7's rocpd output (a row per dispatch × counter).
-    A rocprof-compute analysis database (:func:`compute_database`) is this kind too.
-    """
-    if compute_database(path):
-        return True
-    names = header_names(path / "pmc_perf.csv" if path.is_dir() else path)
-    return "Dispatch_ID" in names and bool(names & {"Kernel_Name", "KernelName"})
-
-
-def rocprofv1(path: Path) -> bool:
-    """A rocprof v1 per-dispatch CSV (or a folder holding one): ``Index`` and ``KernelName``."""
-    return any(set(ROCPROF_V1_KEY) <= header_names(f) for f in _csv_files(path, "*.csv"))
-
-
-def rocprofv3(path: Path) -> bool:
-    """A rocprofv3 counter collection CSV (or a folder with one), or a rocpd database.
-
-    The header holds ``Dispatch_Id``, ``Counter_Name`` and ``Counter_Value``; a database
-    holds the rocpd tables (:func:`rocpd_database`).
-    """
-    if rocpd_database(path):
-        return True
-    need = {"Dispatch_Id", "Counter_Name", "Counter_Value"}
-    return any(need <= header_names(f) for f in _csv_files(path, f"*{ROCPROFV3_SUFFIX}"))
-
-
-def unitrace(path: Path) -> bool:
-    """A unitrace metrics report (its kernel-metrics marker and table header), or a folder.
-
-    A folder holding one: the reports of a program's runs, under any names (``NAME.<pid>``).
-    """
-    if path.is_dir():
-        return any(unitrace(p) for p in _folder_files(path))
-    head = head_text(path, 4 << 20)
-    return UNITRACE_MARKER in head and "Kernel,Device," in head
-
-
-def unitrace_reports(folder: Path) -> list[Path]:
-    """The unitrace reports directly in ``folder``, by name (other files ignored)."""
-    return [p for p in _folder_files(folder) if unitrace(p)]
-
-
-def _folder_files(folder: Path) -> list[Path]:
+def folder_files(folder: Path) -> list[Path]:
     """The files directly in ``folder``, by name, hidden ones left out."""
     try:
         return sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
@@ -271,15 +206,6 @@ def json_head(path: Path, limit: int = HEAD_BYTES) -> str:
         except zlib.error:
             return ""
     return raw.decode("utf-8", errors="replace")
-
-
-def pytorch(path: Path) -> bool:
-    """A PyTorch profiler trace (plain or gzip'd JSON).
-
-    A JSON object whose first 64 KiB name ``traceEvents`` or ``schemaVersion``.
-    """
-    head = json_head(path).lstrip("\ufeff \t\r\n")
-    return head.startswith("{") and any(key in head for key in PYTORCH_KEYS)
 
 
 def not_an_input(path: Path) -> str | None:

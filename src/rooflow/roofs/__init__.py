@@ -93,7 +93,7 @@ def peaks_source(path: str | Path | Sequence[str | Path]) -> MeasuredSource | No
     Omniperf/rocprof-compute ``roofline.csv`` (``device`` and ``HBMBw`` columns) or a
     workload folder holding one; a rocprof-compute analysis database (SQLite); Nsight
     Compute: several files, or a file or folder that
-    :func:`rooflow.formats.sniffing.ncu` recognises (whether it holds the peaks is
+    :func:`rooflow.formats.sniffing.ncu_files` recognises (whether it holds the peaks is
     :func:`.ncu.ncu_preset`'s to say). Reads only the first bytes, as input detection does.
     """
     from rooflow.formats import sniffing
@@ -105,7 +105,7 @@ def peaks_source(path: str | Path | Sequence[str | Path]) -> MeasuredSource | No
     if path.is_dir():
         if (path / "roofline.csv").is_file():
             return MEASURED["omniperf"]
-        return MEASURED["ncu"] if sniffing.ncu(path) else None
+        return MEASURED["ncu"] if sniffing.ncu_files(path) else None
     if sniffing.compute_database(path):
         return MEASURED["rocprofdb"]
     head = sniffing.head_text(path).lstrip()
@@ -113,7 +113,7 @@ def peaks_source(path: str | Path | Sequence[str | Path]) -> MeasuredSource | No
         return MEASURED["ert"]
     if is_intel(path):
         return MEASURED["intel"]
-    if sniffing.ncu(path):
+    if sniffing.ncu_files(path):
         return MEASURED["ncu"]
     if {"device", "hbmbw"} <= set(sniffing.csv_header(path)):
         return MEASURED["omniperf"]
@@ -129,6 +129,11 @@ def measured_source(path: str | Path | Sequence[str | Path]) -> MeasuredSource:
     return peaks_source(path) or MEASURED["omniperf"]
 
 
+TOOL_STEM = "roofline"
+"""The stem the tools give their own roofline files (ERT ``roofline.json``, a rocprof-compute
+workload's ``roofline.csv``): such a file is named by its folder."""
+
+
 def measured_name(path: str | Path | Sequence[str | Path]) -> str:
     """The ``NAME`` of the preset ``PREFIX-NAME`` of a measured-peaks file given by hand.
 
@@ -140,7 +145,7 @@ def measured_name(path: str | Path | Sequence[str | Path]) -> str:
     first = Path(path if isinstance(path, str | Path) else next(iter(path)))
     if first.is_dir():
         name = first.resolve().name
-    elif first.stem == "roofline":
+    elif first.stem == TOOL_STEM:
         name = first.resolve().parent.name
     else:
         name = first.stem

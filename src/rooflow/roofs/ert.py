@@ -17,6 +17,7 @@ import polars as pl
 
 from rooflow.errors import InputError
 from rooflow.levels import canonical_level, known_levels
+from rooflow.roofs import TOOL_STEM
 from rooflow.validate import check
 
 _QUOTED = re.compile(r"""(['"])([^'"]+)\1""")
@@ -78,7 +79,7 @@ def ert_preset(path: str | Path) -> dict:
         raise InputError(str(path), "the same precision is given twice",
                          column="empirical.gflops.data")
 
-    host = _hostname(empirical) or (path.parent.resolve().name if path.stem == "roofline"
+    host = _hostname(empirical) or (path.parent.resolve().name if path.stem == TOOL_STEM
                                     else path.stem)
     return {
         "name": f"{host} (ERT empirical)",

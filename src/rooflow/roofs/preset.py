@@ -319,7 +319,7 @@ def device_preset(presets: Mapping[str, Preset], names: Sequence[str]) -> str | 
     """The preset of the GPU that ``names`` identify, or None.
 
     ``names`` are what an export calls its GPU, most specific first
-    (:func:`rooflow.formats.devices.device_names`); the first that a preset's id or one of
+    (:func:`rooflow.kinds.device_names`); the first that a preset's id or one of
     its :attr:`Preset.devices` equals (case-insensitively) decides. A name is listed by
     one preset at most (:func:`rooflow.roofs.datasheet.load_hardware` checks it).
     """

@@ -37,6 +37,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from rooflow.kinds import KINDS
+
 MB = 2**20
 
 STEP_MB = 100
@@ -63,10 +65,12 @@ def points_mem_mb(input_bytes: int, kind: str = "") -> int:
     """``mem_mb`` of a ``points`` job whose raw input files hold ``input_bytes`` bytes.
 
     Example: a 336 MB CSV of 5 M rows declares 1000 + 4.5 × 336 = 2512 → 2600 MB; a
-    PyTorch trace (``kind`` ``pytorch``) of 10⁷ events, 1,395 MB of JSON (86 MB gzip'd),
+    PyTorch trace (a ``kind`` whose reader holds every event,
+    :attr:`rooflow.kinds.Kind.event_trace`) of 10⁷ events, 1,395 MB of JSON (86 MB gzip'd),
     1000 + 2.2 × 1395 = 4069 → 4100 MB.
     """
-    factor = TRACE_MB_PER_INPUT_MB if kind == "pytorch" else POINTS_MB_PER_INPUT_MB
+    trace = kind in KINDS and KINDS[kind].event_trace
+    factor = TRACE_MB_PER_INPUT_MB if trace else POINTS_MB_PER_INPUT_MB
     return _rounded(POINTS_BASE_MB + factor * input_bytes / MB)
 
 

@@ -22,8 +22,7 @@ from functools import cached_property
 from glob import glob
 
 from rooflow.errors import InputError
-from rooflow.formats.devices import device_names, stack_preset
-from rooflow.kinds import DATASET_NAME, KINDS
+from rooflow.kinds import DATASET_NAME, KINDS, device_names, resolve
 from rooflow.roofs import MEASURED
 from rooflow.roofs.preset import Preset, device_preset
 from rooflow.safeload import read_json
@@ -288,7 +287,7 @@ class Plan:
         own_preset: dataset id → the preset of its own export's peaks (ncu "Theoretical"
             rows): the GPU it was measured on.
         gpus: dataset id → the names its raw input gives its GPU, most specific first
-            (:func:`rooflow.formats.devices.device_names`, a header read); datasets whose
+            (:func:`rooflow.kinds.device_names`, a header read); datasets whose
             input names none are left out.
         gpu_preset: dataset id → the datasheet preset whose ``devices`` name its GPU
             (:func:`rooflow.roofs.preset.device_preset`), where one does.
@@ -453,7 +452,9 @@ class Plan:
         device = (opts.get("device") not in self.broken and opts.get("device")) or (
             None if named else self.own_preset.get(dataset, gpu)
         )
-        device = stack_preset(self, dataset, device, opts)  # a unitrace run on one stack
+        hook = KINDS[self.datasets[dataset][0]].preset_hook  # unitrace: a run on one stack
+        if hook:
+            device = resolve(hook)(self, dataset, device, opts)
         presets = named or ([device] if device else [
             p for p in self.config["presets"] if p not in self.broken])
         presets = [p for p in presets if p not in self.unusable_presets]  # said once

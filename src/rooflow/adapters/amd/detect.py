@@ -1,6 +1,6 @@
 """Which AMD profiler export a path is (``from-rocprof``), judged by content.
 
-Kinds tried in order by their content checks (:mod:`rooflow.formats.sniffing`): ``rocprof``
+Kinds tried in order by their sniffers (:mod:`.sniff`): ``rocprof``
 (rocprof-compute / Omniperf workload folder, or rocprof-compute's analysis database),
 ``rocprofv3`` (``*_counter_collection.csv``, or a rocpd database), ``rocprofv1``
 (``results.csv`` runs).

@@ -34,11 +34,11 @@ from pathlib import Path
 
 import polars as pl
 
+from rooflow.adapters.amd import sniff
 from rooflow.adapters.amd.counters import WAVE, canonical_columns, plan, wave_size
 from rooflow.adapters.amd.kernels import Dispatches, check_values, checked_dispatches
+from rooflow.adapters.amd.sniff import ROCPROF_V1_KEY as KEY
 from rooflow.errors import InputError
-from rooflow.formats import sniffing
-from rooflow.formats.sniffing import ROCPROF_V1_KEY as KEY
 from rooflow.settings import Settings
 from rooflow.validate import coerce_numeric, read_csv_text
 
@@ -60,7 +60,7 @@ def runs(path: str | Path) -> list[Path]:
     if not path.exists():
         raise InputError(str(path), "file not found")
     files = sorted(folder.glob("*.csv"), key=lambda f: (f.name != "results.csv", f.name))
-    found = [f for f in files if sniffing.rocprofv1(f)]
+    found = [f for f in files if sniff.rocprofv1(f)]
     if not found:
         raise InputError(str(path), "no rocprof CSV here (a header with Index and KernelName)",
                          check="format")

@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from rooflow.adapters.intel.sniff import UNITRACE_MARKER as MARKER
 from rooflow.errors import InputError
-from rooflow.formats.sniffing import UNITRACE_MARKER as MARKER
 from rooflow.validate import read_text as read_text_file
 
 _SECTION = re.compile(r"^=+ .* =+$")

@@ -52,8 +52,9 @@ import polars as pl
 
 from rooflow.adapters.breakdown import breakdown_table, bytes_column, kernel_points, ops_column
 from rooflow.adapters.intel.report import Launch, read_launches
+from rooflow.adapters.intel.sniff import UNITRACE_MARKER, unitrace_reports
 from rooflow.errors import InputError
-from rooflow.formats.sniffing import UNITRACE_MARKER, head_text, unitrace_reports
+from rooflow.formats.sniffing import head_text
 from rooflow.settings import Settings
 
 FLOPS_GROUP, BYTES_GROUP = "VectorEngine138", "ComputeBasic"

@@ -2,6 +2,6 @@
 
 Page layouts in :mod:`.layout`, the metric catalogue in :mod:`.metrics`, several passes of
 one run merged in :mod:`.passes`. Achieved work and traffic become points in
-:mod:`rooflow.adapters.ncu`; the "Theoretical" peaks of the roofline sections become a
+:mod:`rooflow.adapters.ncu.reader`; the "Theoretical" peaks of the roofline sections become a
 preset in :mod:`rooflow.roofs.ncu`.
 """
