@@ -51,7 +51,9 @@ clean:
 	rm -rf results logs .snakemake
 
 # Synthetic inputs and timings → results/benchmarks/ (see docs/speed.md for what it runs and its figures);
-# then each job's peak memory on a 5 M-row input beside its mem_mb → results/benchmarks/memory.md.
+# then each job's peak memory on a 5 M-row input beside its mem_mb → results/benchmarks/memory.md;
+# then a cold build of 1,000 files × 4 presets against the original script's loop → fullbuild.md.
 bench: $(STAMP)
 	cd bench && ../$(BIN)/python run.py
 	cd bench && ../$(BIN)/python memory.py
+	cd bench && ../$(BIN)/python fullbuild.py

@@ -65,7 +65,8 @@ def workflow_copy(dest: Path, files: int) -> Path:
     shutil.copy(REPO / "environment.yml", dest)
     config = dest / "config" / "config.yaml"  # the examples' entries name absent datasets
     settings = yaml.safe_load(config.read_text())
-    settings.pop("comparisons", None)
+    for section in ("comparisons", "model_checks", "projections", "history"):
+        settings.pop(section, None)
     settings["datasets"] = {}
     config.write_text(yaml.safe_dump(settings, sort_keys=False))
     roofline = dest / "resources" / "roofline"

@@ -65,6 +65,16 @@ def test_placeholders_say_what_failed_in_each_format(tmp_path):
     assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 
+def test_a_parquet_placeholder_holds_the_line_as_written(tmp_path):
+    """all.parquet of a preset with no dataset read: rule summary reads it as it is, the
+    line unguarded (a CSV cell would start with ' before the =)."""
+    path = tmp_path / "all.parquet"
+    write_placeholders([path], "h100-sxm: all datasets", "=1+1 " + LINE)
+    table = pl.read_parquet(path)
+    assert table.rows() == [("h100-sxm: all datasets", "=1+1 " + LINE)]
+    assert "kernel" not in table.columns  # what rule summary takes for "none built"
+
+
 def _script(tmp_path: Path, body: str) -> subprocess.CompletedProcess:
     code = ("from rooflow.workflow.rulescript import run\n"
             "from rooflow.errors import InputError\n" + body)

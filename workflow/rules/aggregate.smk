@@ -4,21 +4,24 @@ rule aggregate:
         unpack(aggregate_input),
     output:
         plot=report(
-            "results/plots/{preset}/all.png",
+            paths.OVERVIEW_PLOT,
             caption="../report/overview.rst",
             category="{preset}",
             subcategory="all datasets",
             labels={"dataset": "all", "output": "plot"},
         ),
         table=report(
-            "results/tables/{preset}/all.csv",
+            paths.OVERVIEW_TABLE,
             caption="../report/table.rst",
             category="{preset}",
             subcategory="all datasets",
             labels={"dataset": "all", "output": "table"},
         ),
+        # The same table for rule summary: Parquet, read back as written (the CSV's
+        # cells are guarded for spreadsheets).
+        parquet=paths.OVERVIEW_TABLE_PARQUET,
     log:
-        "logs/aggregate/{preset}.log",
+        paths.AGGREGATE_LOG,
     retries: 1
     conda:
         ROOFLOW_ENV
@@ -42,13 +45,13 @@ rule summary:
         unpack(summary_input),
     output:
         report(
-            "results/summary.md",
+            paths.SUMMARY,
             caption="../report/summary.rst",
             category="Summary",
             labels={"output": "kernels ranked by potential time saved"},
         ),
     log:
-        "logs/summary.log",
+        paths.SUMMARY_LOG,
     conda:
         ROOFLOW_ENV
     params:
@@ -65,12 +68,12 @@ rule summary:
 rule datasets_read:
     """Fails, printing each dataset's error line, while any input could not be read."""
     input:
-        summary="results/summary.md",
+        summary=paths.SUMMARY,
         points=all_points,
     output:
-        "results/datasets_read.txt",
+        paths.DATASETS_READ,
     log:
-        "logs/datasets_read.log",
+        paths.DATASETS_READ_LOG,
     conda:
         ROOFLOW_ENV
     params:

@@ -2,7 +2,7 @@ import sys
 
 from snakemake.utils import validate
 
-from rooflow.workflow import jobmemory
+from rooflow.workflow import jobmemory, paths
 from rooflow.defaults import schema_path
 from rooflow.workflow.draw import draw_inputs, outputs_on_disk, shared_options
 from rooflow.errors import terminal_line
@@ -132,9 +132,10 @@ def aggregate_selections(wildcards):
 
 def summary_input(wildcards):
     return {
-        "tables": expand("results/tables/{preset}/all.csv", preset=ALL_PRESETS),
+        "tables": expand(paths.OVERVIEW_TABLE_PARQUET, preset=ALL_PRESETS),
         "points": list(PLAN.points_files().values()),
-        "models": [f"results/model/{key}.csv" for key in model_check_keys()],
+        "models": [paths.fill(paths.MODEL_CHECK_PARQUET, preset=p, model_check=n)
+                   for n in MODEL_CHECKS for p in PLAN.model_check_presets(n)],
     }
 
 

@@ -4,23 +4,23 @@ rule compare:
         unpack(compare_input),
     output:
         plot=report(
-            "results/compare/{preset}/{comparison}.png",
+            paths.COMPARE_PLOT,
             caption="../report/compare.rst",
             category="{preset}",
             subcategory="comparisons",
             labels={"dataset": "{comparison}", "output": "plot"},
         ),
         table=report(
-            "results/compare/{preset}/{comparison}.csv",
+            paths.COMPARE_TABLE,
             caption="../report/compare_table.rst",
             category="{preset}",
             subcategory="comparisons",
             labels={"dataset": "{comparison}", "output": "table"},
         ),
         # Not in the Snakemake report: the page inlines Bokeh's JS, too big to repeat there.
-        html="results/compare/{preset}/{comparison}.html",
+        html=paths.COMPARE_PAGE,
     log:
-        "logs/compare/{preset}/{comparison}.log",
+        paths.COMPARE_LOG,
     conda:
         ROOFLOW_ENV
     resources:

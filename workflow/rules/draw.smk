@@ -35,7 +35,7 @@ for _draw in DRAW_RULES:
         output:
             **_outputs,
         log:
-            "logs/draw/{kind}-{name}.log",
+            paths.DRAW_LOG,
         wildcard_constraints:
             name=_draw.constraint or DATASET_NAME,
         conda:

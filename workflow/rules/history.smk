@@ -16,21 +16,21 @@ rule history:
         unpack(lambda wc: workload_plan.history_input(PLAN, HISTORIES[wc.history])),
     output:
         plot=report(
-            "results/history/{history}.png",
+            paths.HISTORY_PLOT,
             caption="../report/history.rst",
             category="history",
             labels={"history": "{history}", "output": "plot"},
         ),
         table=report(
-            "results/history/{history}.csv",
+            paths.HISTORY_TABLE,
             caption="../report/history.rst",
             category="history",
             labels={"history": "{history}", "output": "table"},
         ),
         # Not in the Snakemake report: the page inlines Bokeh's JS, too big to repeat there.
-        html="results/history/{history}.html",
+        html=paths.HISTORY_PAGE,
     log:
-        "logs/history/{history}.log",
+        paths.HISTORY_LOG,
     conda:
         ROOFLOW_ENV
     resources:

@@ -3,9 +3,9 @@ rule html_overview:
     input:
         unpack(aggregate_input),
     output:
-        "results/html/{preset}/all.html",
+        paths.OVERVIEW_PAGE,
     log:
-        "logs/html/{preset}/all.log",
+        paths.OVERVIEW_PAGE_LOG,
     conda:
         ROOFLOW_ENV
     resources:

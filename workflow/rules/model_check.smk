@@ -3,10 +3,11 @@ rule model_check:
     input:
         unpack(model_check_input),
     output:
-        plot="results/model/{preset}/{model_check}.png",
-        table="results/model/{preset}/{model_check}.csv",
+        plot=paths.MODEL_CHECK_PLOT,
+        table=paths.MODEL_CHECK_TABLE,
+        parquet=paths.MODEL_CHECK_PARQUET,
     log:
-        "logs/model/{preset}/{model_check}.log",
+        paths.MODEL_CHECK_LOG,
     conda:
         ROOFLOW_ENV
     resources:

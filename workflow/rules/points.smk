@@ -3,9 +3,9 @@ rule points:
     input:
         unpack(raw_input),
     output:
-        "results/points/{kind}/{name}.parquet",
+        paths.POINTS,
     log:
-        "logs/points/{kind}/{name}.log",
+        paths.POINTS_LOG,
     conda:
         ROOFLOW_ENV
     resources:

@@ -18,22 +18,22 @@ rule project:
         unpack(lambda wc: workload_plan.project_input(PLAN, PROJECTIONS[wc.projection])),
     output:
         plot=report(
-            "results/project/{projection}.png",
+            paths.PROJECT_PLOT,
             caption="../report/project.rst",
             category="projections",
             labels={"projection": "{projection}", "output": "plot"},
         ),
         table=report(
-            "results/project/{projection}.csv",
+            paths.PROJECT_TABLE,
             caption="../report/project.rst",
             category="projections",
             labels={"projection": "{projection}", "output": "totals"},
         ),
-        kernels="results/project/{projection}.kernels.csv",
+        kernels=paths.PROJECT_KERNELS,
         # Not in the Snakemake report: the page inlines Bokeh's JS, too big to repeat there.
-        html="results/project/{projection}.html",
+        html=paths.PROJECT_PAGE,
     log:
-        "logs/project/{projection}.log",
+        paths.PROJECT_LOG,
     conda:
         ROOFLOW_ENV
     resources:

@@ -10,7 +10,7 @@ def step(log):
 
     from rooflow.analysis import analyze
     from rooflow.escape import from_report_param
-    from rooflow.io import write_csv
+    from rooflow.io import write_csv, write_parquet
     from rooflow.pipeline import plot_options
     from rooflow.plotting import plot_roofline
     from rooflow.points import concat_tables, read_points
@@ -29,7 +29,8 @@ def step(log):
     if left_out:
         log(f"left out, not built: {', '.join(left_out)}")
     if not built:
-        write_placeholders([sm.output.table, sm.output.plot], f"{preset.key}: all datasets",
+        write_placeholders([sm.output.table, sm.output.parquet, sm.output.plot],
+                           f"{preset.key}: all datasets",
                            "no dataset drawn on this preset could be read")
         return
     tables = [
@@ -40,6 +41,7 @@ def step(log):
     # each dataset has the per-call and traffic ratio columns of its own (concat_tables)
     table = concat_tables(tables)
     write_csv(table, sm.output.table)
+    write_parquet(table, sm.output.parquet)  # for rule summary: read back as written
     # One level per kernel on the overview: the preset's DRAM/HBM roof.
     main_level = table.filter(pl.col("memory_roof_name") == preset.default_memory)
     options = replace(plot_options(from_report_param(sm.params.options)), color_by="dataset",

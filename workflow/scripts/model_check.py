@@ -10,7 +10,7 @@ from rooflow.workflow.rulescript import run
 def step(log):
 
     from rooflow.errors import InputError
-    from rooflow.io import write_csv
+    from rooflow.io import write_csv, write_parquet
     from rooflow.model_vs_measured import parse_mapping, reconcile, summary
     from rooflow.plotting.model_vs_measured import plot_model_vs_measured
     from rooflow.points import read_points
@@ -34,6 +34,7 @@ def step(log):
     title = f"{sm.params.name}: {sm.params.model} → {sm.params.measured} on {preset.key}"
     plot_model_vs_measured(table, preset, sm.output.plot, title=title)
     write_csv(table, sm.output.table)
+    write_parquet(table, sm.output.parquet)  # for rule summary: read back as written
     log(summary(table))
 
 

@@ -6,8 +6,7 @@ from rooflow.workflow.rulescript import run
 def step(log):
     import polars as pl
 
-    from rooflow.analysis import read_table
-    from rooflow.escape import from_report_param, restore_csv
+    from rooflow.escape import from_report_param
     from rooflow.io import atomic_path
     from rooflow.summary import summary_markdown
     from rooflow.workflow.failed import failures
@@ -16,7 +15,7 @@ def step(log):
     failed = failures(dict(zip(sm.params.datasets, sm.input.points, strict=True)))
     tables = {}
     for preset, path in zip(sm.params.presets, sm.input.tables, strict=True):
-        table = restore_csv(read_table(path))  # names as they were, not formula-guarded
+        table = pl.read_parquet(path)  # the aggregate's table as it made it
         if "kernel" in table.columns:  # else no dataset of the preset was built
             tables[preset] = table
     from rooflow.escape import markdown_text
@@ -30,7 +29,7 @@ def step(log):
                             kind_lines=kind_lines)
     from rooflow.model_vs_measured import markdown_section
 
-    checks = {key: restore_csv(pl.read_csv(path))  # model vs measurement: one line each
+    checks = {key: pl.read_parquet(path)  # model vs measurement: one line each
               for key, path in zip(sm.params.model_checks, sm.input.models, strict=True)}
     if checks:
         text = text.rstrip("\n") + "\n\n" + markdown_section(checks)

@@ -22,16 +22,19 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rooflow.workflow import paths
+
 if TYPE_CHECKING:
     from rooflow.workflow.planning import Plan
 
-DRAW_FOLDERS = {"table": "results/tables", "plot": "results/plots", "page": "results/html"}
-"""Output → the folder draw jobs write it in, one subfolder per preset."""
+DRAW_OUTPUTS = {"table": paths.DATASET_TABLE, "plot": paths.DATASET_PLOT,
+                "page": paths.DATASET_PAGE}
+"""Output → its pattern (:mod:`rooflow.workflow.paths`), one folder per preset."""
 
 
 def points_file(kind: str, name: str) -> str:
     """The canonical points table the ``points`` job writes for dataset ``kind-name``."""
-    return f"results/points/{kind}/{name}.parquet"
+    return paths.fill(paths.POINTS, kind=kind, name=name)
 
 RULE = "draw"
 """Name of the draw rule of the largest group; the others are named by what they write
@@ -74,13 +77,13 @@ class DrawRule:
         """
         outputs: list[tuple[str, str, str, str | None]] = []
         for i, preset in enumerate(self.presets):
-            table, plot, page = (f"{DRAW_FOLDERS[o]}/{preset}/{{kind}}-{{name}}"
+            table, plot, page = (paths.fill(DRAW_OUTPUTS[o], preset=preset)
                                  for o in ("table", "plot", "page"))
-            outputs += [(f"table_{i}", f"{table}.csv", preset, "table"),
-                        (f"plot_{i}", f"{plot}.png", preset, "plot")]
-            outputs += [(f"plot_{i}_{ext}", f"{plot}.{ext}", preset, None)
+            outputs += [(f"table_{i}", table, preset, "table"),
+                        (f"plot_{i}", plot, preset, "plot")]
+            outputs += [(f"plot_{i}_{ext}", f"{plot.removesuffix('.png')}.{ext}", preset, None)
                         for ext in self.formats]
-            outputs.append((f"page_{i}", f"{page}.html", preset, None))
+            outputs.append((f"page_{i}", page, preset, None))
         return outputs
 
 
@@ -151,7 +154,8 @@ def outputs_on_disk(presets: Sequence[str]) -> set[str] | None:
     when a folder cannot be listed (no permission): then what is there is not known.
     """
     found: set[str] = set()
-    for folder in (f"{out}/{preset}" for preset in presets for out in DRAW_FOLDERS.values()):
+    for folder in (paths.folder(out, preset=preset) for preset in presets
+                   for out in DRAW_OUTPUTS.values()):
         try:
             with os.scandir(folder) as entries:
                 found.update(f"{folder}/{e.name}" for e in entries

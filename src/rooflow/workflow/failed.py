@@ -77,17 +77,19 @@ def _message(title: str, line: str) -> str:
 def write_placeholders(paths: Iterable[str | Path], title: str, line: str) -> None:
     """Outputs that say ``title`` failed and why, each in its own format (by suffix).
 
-    ``.csv``: columns ``dataset`` and ``error``, one row; ``.html``: a page with the text
+    ``.csv`` and ``.parquet``: columns ``dataset`` and ``error``, one row; ``.html``: a
+    page with the text
     (escaped); an image (``.png``, ``.svg``, ``.pdf``): the text drawn as is (no math text).
     """
     for path in map(Path, paths):
         suffix = path.suffix.lower()
-        if suffix == ".csv":
+        if suffix in (".csv", ".parquet"):
             import polars as pl
 
-            from rooflow.io import write_csv
+            from rooflow.io import write_csv, write_parquet
 
-            write_csv(pl.DataFrame({"dataset": [title], "error": [line]}), path)
+            write = write_csv if suffix == ".csv" else write_parquet
+            write(pl.DataFrame({"dataset": [title], "error": [line]}), path)
         elif suffix == ".html":
             _page(path, title, line)
         else:

@@ -26,6 +26,7 @@ from rooflow.kinds import DATASET_NAME, KINDS, device_names, resolve
 from rooflow.roofs import MEASURED
 from rooflow.roofs.preset import Preset, device_preset
 from rooflow.safeload import read_json
+from rooflow.workflow import paths
 from rooflow.workflow.draw import DrawRule, asked_for, draw_rules, points_file
 from rooflow.workflow.failed import is_whole_parquet
 from rooflow.workflow.preflight import unusable
@@ -265,9 +266,8 @@ def preset_problem(key: str, path: str) -> str | None:
     return None
 
 
-DATASETS_READ = "results/datasets_read.txt"
-"""Output of rule ``datasets_read``, written when every dataset was read
-(:mod:`rooflow.workflow.failed`)."""
+DATASETS_READ = paths.DATASETS_READ
+"""Output of rule ``datasets_read`` (:data:`rooflow.workflow.paths.DATASETS_READ`)."""
 
 
 class Plan:
@@ -561,21 +561,18 @@ class Plan:
         for dataset, (kind, name) in self.datasets.items():  # what its `draw` job writes
             targets += asked_for(patterns[dataset], kind, name, on_disk)
         for preset in self.all_presets:
-            targets += [
-                f"results/plots/{preset}/all.png",
-                f"results/tables/{preset}/all.csv",
-                f"results/html/{preset}/all.html",
-            ]
+            targets += [paths.fill(p, preset=preset) for p in (
+                paths.OVERVIEW_PLOT, paths.OVERVIEW_TABLE, paths.OVERVIEW_PAGE)]
         for name in self.comparisons:
             for preset in self.comparison_presets(name):
-                targets += [
-                    f"results/compare/{preset}/{name}.{ext}" for ext in ("png", "csv", "html")
-                ]
+                targets += [paths.fill(p, preset=preset, comparison=name) for p in (
+                    paths.COMPARE_PLOT, paths.COMPARE_TABLE, paths.COMPARE_PAGE)]
         for name in self.model_checks:
-            targets += [f"results/model/{preset}/{name}.{ext}"
-                        for preset in self.model_check_presets(name) for ext in ("png", "csv")]
+            targets += [paths.fill(p, preset=preset, model_check=name)
+                        for preset in self.model_check_presets(name)
+                        for p in (paths.MODEL_CHECK_PLOT, paths.MODEL_CHECK_TABLE)]
         if self.datasets:
-            targets += ["results/summary.md", DATASETS_READ]
+            targets += [paths.SUMMARY, DATASETS_READ]
         return targets + [p for p in self.rebuild if p not in targets]
 
     def raw_input(self, kind: str, name: str) -> dict[str, str | list[str]]:

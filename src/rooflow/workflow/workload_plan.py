@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from rooflow.workflow import paths
 from rooflow.workflow.planning import Plan
 
 
@@ -59,10 +60,11 @@ def histories(config: Mapping, plan: Plan) -> dict[str, dict]:
 
 def targets(config: Mapping, plan: Plan) -> list[str]:
     """The outputs of every projection and history of ``config``."""
-    return ([f"results/project/{n}.{ext}" for n in projections(config, plan)
-             for ext in ("png", "csv", "kernels.csv", "html")]
-            + [f"results/history/{n}.{ext}" for n in histories(config, plan)
-               for ext in ("png", "csv", "html")])
+    return ([paths.fill(p, projection=n) for n in projections(config, plan)
+             for p in (paths.PROJECT_PLOT, paths.PROJECT_TABLE, paths.PROJECT_KERNELS,
+                       paths.PROJECT_PAGE)]
+            + [paths.fill(p, history=n) for n in histories(config, plan)
+               for p in (paths.HISTORY_PLOT, paths.HISTORY_TABLE, paths.HISTORY_PAGE)])
 
 
 def project_input(plan: Plan, entry: Mapping) -> dict[str, str]:
