@@ -69,7 +69,8 @@ def workflow_copy(dest: Path, files: int) -> Path:
     shutil.copy(REPO / "environment.yml", dest)
     config = dest / "config" / "config.yaml"  # the examples' entries name absent datasets
     settings = yaml.safe_load(config.read_text())
-    settings.pop("comparisons", None)
+    for key in ("comparisons", "projections", "history"):  # they name the examples
+        settings.pop(key, None)
     settings["datasets"] = {}
     config.write_text(yaml.safe_dump(settings, sort_keys=False))
     roofline = dest / "resources" / "roofline"
