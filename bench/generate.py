@@ -1,11 +1,13 @@
 """Synthetic, deterministic inputs for the benchmarks (``make bench``).
 
-- ``points_<N>.csv``: a roofline CSV (series, label, pair, ai, tflops, precision) with N
-  rows in N/2 Original → Optimized pairs, arithmetic intensity log-uniform in 0.1 … 10⁴
-  FLOP/byte, performance 1–100 % of the arc-b580 roof, min(117 TFLOP/s, AI × 456 GB/s),
-  the lowest vendor roof in config/hardware.yaml: no point is above a vendor preset's roof
-  (a benchmark of plotting, not of the above-roof warnings); precision fp16-tensor, stated
-  (no roof is assumed for a point without one: it would be drawn unjudged).
+- ``points_<N>.csv``: a roofline CSV (series, label, pair, arithmetic_intensity, tflops,
+  precision: the columns of the original Xe-Forge ``roofline.py`` too, which ignores
+  precision) with N rows in N/2 Original → Optimized pairs, arithmetic intensity
+  log-uniform in 0.1 … 10⁴ FLOP/byte, performance 1–100 % of the roof the benchmarks plot
+  on (bench/baseline.py ``ROOF``: min(117 TFLOP/s, AI × 456 GB/s), the original script's
+  ``arc-b580`` preset), so no point is above it (a benchmark of plotting, not of the
+  above-roof warnings); precision fp16-tensor, stated (no roof is assumed for a point
+  without one: it would be drawn unjudged).
 - ``workflow_<F>/``: a copy of workflow/, config/ and environment.yml whose resources/
   hold only F small roofline CSVs (``resources/roofline/sweep_<i>.csv``).
 """
@@ -26,7 +28,8 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def points_frame(n: int, seed: int = 0) -> pl.DataFrame:
-    """``n`` roofline rows (n even): columns series, label, pair, ai, tflops, precision."""
+    """``n`` roofline rows (n even): series, label, pair, arithmetic_intensity, tflops,
+    precision."""
     rng = np.random.default_rng(seed)
     pairs = n // 2
     def roof(ai: np.ndarray) -> np.ndarray:  # TFLOP/s
@@ -37,12 +40,13 @@ def points_frame(n: int, seed: int = 0) -> pl.DataFrame:
     ai_opt = ai * 10 ** rng.uniform(-0.3, 0.3, pairs)
     efficiency_opt = np.minimum(efficiency * 10 ** rng.uniform(0, 0.5, pairs), 1.0)
     pair_ids = "p" + pl.Series("pair", np.arange(pairs)).cast(pl.String)
-    original = pl.DataFrame({"series": "Original", "pair": pair_ids, "ai": ai,
-                             "tflops": roof(ai) * efficiency})
-    optimized = pl.DataFrame({"series": "Optimized", "pair": pair_ids, "ai": ai_opt,
+    original = pl.DataFrame({"series": "Original", "pair": pair_ids,
+                             "arithmetic_intensity": ai, "tflops": roof(ai) * efficiency})
+    optimized = pl.DataFrame({"series": "Optimized", "pair": pair_ids,
+                              "arithmetic_intensity": ai_opt,
                               "tflops": roof(ai_opt) * efficiency_opt})
     frame = pl.concat([original, optimized]).with_columns(label="shape-" + pl.col("pair"))
-    return frame.select("series", "label", "pair", "ai", "tflops",
+    return frame.select("series", "label", "pair", "arithmetic_intensity", "tflops",
                         precision=pl.lit("fp16-tensor"))
 
 
@@ -65,7 +69,7 @@ def workflow_copy(dest: Path, files: int) -> Path:
     shutil.copy(REPO / "environment.yml", dest)
     config = dest / "config" / "config.yaml"  # the examples' entries name absent datasets
     settings = yaml.safe_load(config.read_text())
-    for section in ("comparisons", "model_checks", "projections", "history"):
+    for section in ("comparisons", "model_checks", "projections", "history"):  # name the examples
         settings.pop(section, None)
     settings["datasets"] = {}
     config.write_text(yaml.safe_dump(settings, sort_keys=False))

@@ -1,16 +1,20 @@
 """``make bench``: time the CLI and the workflow on synthetic inputs (bench/generate.py).
 
 Writes results/benchmarks/timings.csv (every run, with the 1-minute load average before
-it), jobs.csv (job counts) and README-table.md (medians against the targets of issue 23,
-the machine's load before and after). Wall time and peak RSS of each run are measured by
-GNU time around the command alone. A plot and the naive baseline it is compared with
-(bench/naive.py) are run alternately, so a drift of the machine's speed hits both; every
-plot command runs once untimed first, so no timed run reads its input or its libraries
-from disk.
+it), jobs.csv (job counts) and README-table.md (medians against the targets of issues 23
+and 33, beside the original Xe-Forge ``roofline.py`` where it plots the same file, the
+machine's load before and after). Wall time and peak RSS of each run are measured by GNU
+time around the command alone. A plot and the original script's plot of the same file
+(bench/baseline.py), and the JSON and CSV outputs of one table, are run alternately, so a
+drift of the machine's speed hits both sides of a ratio; every command of a pair runs once
+untimed first, so no timed run reads its input or its libraries from disk.
+
+``--repeat N``: at most N timed runs of each command (a reduced run).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
@@ -18,7 +22,8 @@ import tempfile
 from pathlib import Path
 
 import polars as pl
-from generate import REPO, machine, points_frame, table_head, workflow_copy  # bench/ is on sys.path
+from baseline import ROOF, original_cmd, original_python  # bench/ is on sys.path
+from generate import REPO, machine, points_frame, table_head, workflow_copy
 
 OUT = REPO / "results" / "benchmarks"
 INPUTS = OUT / "inputs"
@@ -55,8 +60,13 @@ def job_counts(out: str) -> dict[str, int]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=None, metavar="N",
+                        help="at most N timed runs of each command (a reduced run)")
+    cap = parser.parse_args().repeat
     load_before = os.getloadavg()
     INPUTS.mkdir(parents=True, exist_ok=True)
+    original = original_python(OUT / "xf-venv")  # None: ../shared is absent
     # Bytecode as any normal install has it (a wheel is compiled at install; an editable
     # one on first import): a machine with PYTHONDONTWRITEBYTECODE would otherwise time
     # the compilation of rooflow's modules in every command.
@@ -69,6 +79,9 @@ def main() -> None:
     rooflow, snakemake = str(BIN / "rooflow"), str(BIN / "snakemake")
     runs: list[dict] = []
 
+    def times(repeat: int) -> int:
+        return repeat if cap is None else min(repeat, cap)
+
     def run_once(name: str, cmd: list[str], i: int, cwd: Path = REPO, rc: int = 0) -> str:
         load = os.getloadavg()[0]
         wall, rss, out = measure(cmd, cwd, rc)
@@ -77,39 +90,48 @@ def main() -> None:
         print(f"{name} run {i + 1}: {wall:.2f} s, {rss:.0f} MB (load {load:.2f})", flush=True)
         return out
 
-    def warm(*cmds: list[str], rc: int = 0) -> None:
-        """One untimed run of each: the input and the libraries in the page cache, so no
-        timed run reads them from disk (the first of an alternation would, alone)."""
-        for cmd in cmds:
-            measure(cmd, REPO, rc)
-
     def bench(name: str, cmd: list[str], repeat: int, cwd: Path = REPO, rc: int = 0,
               warm_up: bool = False) -> str:
-        """``repeat`` timed runs of ``cmd``, after one untimed (:func:`warm`) if ``warm_up``."""
+        """``repeat`` timed runs of ``cmd``, after one untimed if ``warm_up`` (the input
+        and the libraries in the page cache, so no timed run reads them from disk)."""
         if warm_up:
             measure(cmd, cwd, rc)
         out = ""
-        for i in range(repeat):
+        for i in range(times(repeat)):
             out = run_once(name, cmd, i, cwd, rc)
         return out
 
+    def side_by_side(name: str, cmd: list[str], other: str, other_cmd: list[str] | None,
+                     repeat: int, other_repeat: int) -> None:
+        """Both commands in turn, each once untimed first: a drift of the machine's speed
+        hits both sides of their ratio. ``other_cmd`` None: ``cmd`` alone."""
+        measure(cmd)
+        if other_cmd:
+            measure(other_cmd)
+        for i in range(times(repeat)):
+            run_once(name, cmd, i)
+            if other_cmd and i < times(other_repeat):
+                run_once(other, other_cmd, i)
+
     def plot_cmd(path: Path, *options: str) -> list[str]:
-        return [rooflow, "plot", str(path), "--hardware", "h100-sxm", *options,
+        return [rooflow, "plot", str(path), *ROOF, *options,
                 "-o", str(OUT / "_".join([path.stem, *(o.strip("-") for o in options)]))
                 + ".png"]
 
     parquet = INPUTS / "points_10000000.parquet"
     if not parquet.exists():
         points_frame(10_000_000).write_parquet(parquet)
-    naive = str(Path(__file__).with_name("naive.py"))
-    for n, repeat, naive_runs in ((2, 7, 7), (1_000, 5, 0), (1_000_000, 5, 3)):
+    for n, repeat, original_runs in ((2, 7, 7), (1_000, 5, 3), (1_000_000, 5, 3)):
         csv = INPUTS / f"points_{n}.csv"
-        naive_cmd = [sys.executable, naive, str(csv), str(OUT / f"naive_{n}.png")]
-        warm(plot_cmd(csv), *([naive_cmd] if naive_runs else []))
-        for i in range(repeat):  # alternately with the naive baseline on the same file
-            run_once(f"plot {n} points", plot_cmd(csv), i)
-            if i < naive_runs:
-                run_once(naive_name(n), naive_cmd, i)
+        cmd = original_cmd(original, csv, OUT / f"original_{n}.png") if original else None
+        side_by_side(f"plot {n} points", plot_cmd(csv), original_name(n), cmd, repeat,
+                     original_runs)
+    # JSON against CSV: the same analysis table of 10⁵ rows, written each way.
+    csv = INPUTS / "points_100000.csv"
+    json_table, csv_table = (
+        [rooflow, "table", str(csv), *ROOF, "--format", fmt, "-o", str(OUT / f"table.{fmt}")]
+        for fmt in ("json", "csv"))
+    side_by_side(JSON_TABLE, json_table, CSV_TABLE, csv_table, 5, 5)
     bad = INPUTS / "points_1000000_bad_row_987654.csv"
     if not bad.exists():  # data row 987,654 (index 987,653) has a negative performance
         pl.read_csv(INPUTS / "points_1000000.csv").with_columns(
@@ -155,8 +177,12 @@ def main() -> None:
 POINTS = (2, 1_000, 100_000, 1_000_000)  # rows of the roofline CSVs plotted
 
 
-def naive_name(n: int) -> str:
-    return f"naive baseline {n} points (csv module + one scatter)"
+def original_name(n: int) -> str:
+    return f"original roofline.py, {n} points"
+
+
+JSON_TABLE = "table 100000 rows --format json"
+CSV_TABLE = "table 100000 rows --format csv"
 
 
 # What a job's interpreter imports before it starts work: a `draw` job imports polars
@@ -181,7 +207,8 @@ IMPORTS = {
 }
 
 
-# Issue 23's targets, on a 2-core machine. benchmark → (max wall s, max peak RSS MB or None)
+# Absolute targets (issues 23 and 33), on a 2-core machine.
+# benchmark → (max wall s, max peak RSS MB or None)
 TARGETS = {
     "plot 100000 points --connect --key": (1.5, None),
     "plot 10000000 points (Parquet)": (5, 1024),
@@ -191,22 +218,44 @@ TARGETS = {
     "job start: points rule (roofline adapter)": (0.5, None),
     "job start: draw rule (before it draws)": (0.5, None),
 }
-# benchmark → how many times faster than the naive baseline on the same file (median wall)
-FASTER = {"plot 2 points": 1, "plot 1000000 points": 10}
+# Ratios measured side by side (issue 33): benchmark → (the other side, its word in the
+# table, least speedup wanted: other's median wall / this one's). Speedup 1/1.5: JSON may
+# take up to 1.5× the CSV's time, and its peak RSS (MEMORY_RATIO) up to 1.5× as well.
+SIDE_BY_SIDE = {
+    "plot 2 points": (original_name(2), "≤ the original script", 1.0),
+    "plot 1000 points": (original_name(1_000), "", None),
+    "plot 1000000 points": (original_name(1_000_000), "≥ 10× faster than the original "
+                            "script", 10.0),
+    JSON_TABLE: (CSV_TABLE, "≤ 1.5× the CSV's time and peak RSS", 1 / 1.5),
+}
+MEMORY_RATIO = {JSON_TABLE: 1.5}  # benchmark → most peak RSS, × the other side's
 
 
-def _target(name: str, wall: float, rss: float, medians: dict[str, float]) -> str:
-    if name in FASTER:
-        naive = medians[naive_name(int(name.split()[1]))]
-        want = "≤ the naive baseline" if FASTER[name] == 1 else f"≥ {FASTER[name]}× faster"
-        return (f"{want} (same file, same run): naive {naive:.2f} s / {wall:.2f} s = "
-                f"{naive / wall:.2f}× | {'yes' if naive / wall >= FASTER[name] else 'no'}")
+def _met(yes: bool) -> str:
+    return "yes" if yes else "no"
+
+
+def _row(name: str, wall: float, rss: float, medians: dict[str, tuple[float, float]]
+         ) -> tuple[str, str, str, str]:
+    """(other side, ratio, target, met?) cells of benchmark ``name``."""
+    if name in SIDE_BY_SIDE:
+        other, want, least = SIDE_BY_SIDE[name]
+        if other not in medians:
+            return "not run (no original script)", "", want, "not measured" if want else ""
+        other_wall, other_rss = medians[other]
+        speedup = other_wall / wall
+        if name in MEMORY_RATIO:  # JSON against CSV: its time and memory as × the CSV's
+            ratio = f"{wall / other_wall:.2f}× time, {rss / other_rss:.2f}× RSS"
+            met = speedup >= least and rss <= MEMORY_RATIO[name] * other_rss
+        else:
+            ratio, met = f"{speedup:.2f}× faster", least is not None and speedup >= least
+        return (f"{other_wall:.2f} s, {other_rss:.0f} MB", ratio, want,
+                _met(met) if least else "")
     if name not in TARGETS:
-        return " | "
+        return "", "", "", ""
     max_wall, max_rss = TARGETS[name]
-    text = f"≤ {max_wall} s" + (f", ≤ {max_rss} MB" if max_rss else "")
-    met = wall <= max_wall and (max_rss is None or rss <= max_rss)
-    return f"{text} | {'yes' if met else 'no'}"
+    want = f"≤ {max_wall} s" + (f", ≤ {max_rss} MB" if max_rss else "")
+    return "", "", want, _met(wall <= max_wall and (max_rss is None or rss <= max_rss))
 
 
 def table(timings: pl.DataFrame, jobs: list[dict], load_before: tuple[float, ...],
@@ -214,16 +263,23 @@ def table(timings: pl.DataFrame, jobs: list[dict], load_before: tuple[float, ...
     medians = timings.group_by("benchmark", maintain_order=True).agg(
         runs=pl.len(), wall=pl.col("wall_s").median(), rss=pl.col("peak_rss_mb").median(),
         load=pl.col("load_1min").median())
-    walls = dict(zip(medians["benchmark"], medians["wall"], strict=True))
+    by_name = {r["benchmark"]: (r["wall"], r["rss"]) for r in medians.iter_rows(named=True)}
+    others = {other for other, _, _ in SIDE_BY_SIDE.values()}
     loads = ", ".join(f"{a:.2f} / {b:.2f}" for a, b in zip(load_before, load_after,
                                                             strict=True))
     lines = [f"Machine: {machine()}; load average (1, 5, 15 min) before / after the run: "
              f"{loads}.", "",
-             *table_head("benchmark", "runs", "median wall (s)", "median peak RSS (MB)",
-                         "median load", "target", "met?")]
-    for r in medians.iter_rows(named=True):
-        lines.append(f"| {r['benchmark']} | {r['runs']} | {r['wall']:.2f} | {r['rss']:.0f} | "
-                     f"{r['load']:.2f} | {_target(r['benchmark'], r['wall'], r['rss'], walls)} |")
+             *table_head("benchmark", "runs", "rooflow: median wall (s)",
+                         "median peak RSS (MB)", "original script (CSV for JSON): median",
+                         "ratio", "median load", "target", "met?")]
+    for r in medians.filter(~pl.col("benchmark").is_in(others)).iter_rows(named=True):
+        name = r["benchmark"]
+        cells = _row(name, r["wall"], r["rss"], by_name)
+        other = SIDE_BY_SIDE.get(name, ("",))[0]
+        runs = f"{r['runs']} / {int(timings['benchmark'].eq(other).sum())}" if other in by_name \
+            else str(r["runs"])
+        lines.append(f"| {name} | {runs} | {r['wall']:.2f} | {r['rss']:.0f} | "
+                     f"{' | '.join(cells[:2])} | {r['load']:.2f} | {' | '.join(cells[2:])} |")
     added = jobs[-1]
     total = sum(v for k, v in added.items() if k not in ("case", "all"))
     # The new file's own jobs (points, draw) and the per-preset aggregates (overview plot
@@ -232,7 +288,7 @@ def table(timings: pl.DataFrame, jobs: list[dict], load_before: tuple[float, ...
     lines += ["", f"Jobs after adding one file to a built workflow ({PRESETS} presets): "
               + ", ".join(f"{k} {v}" for k, v in added.items() if k != "case")
               + f" = {total} (target: its own 2 and the aggregates 2×presets + 2 = "
-              f"{expected}; met: {'yes' if total <= expected else 'no'})", ""]
+              f"{expected}; met: {_met(total <= expected)})", ""]
     return "\n".join(lines)
 
 

@@ -209,3 +209,23 @@ def test_per_call_columns_are_optional_and_concatenate_with_tables_without_them(
     table = concat_tables(tables)
     assert table["time_per_call_median_s"].to_list() == [None, 2e-3]
     assert table.columns.index("calls") == table.columns.index("time_s") + 1
+
+
+@pytest.mark.parametrize("tflops, gbs", [(float("nan"), 1000.0), (100.0, float("inf")),
+                                         (0, 1000.0), (100.0, -1), (2e9, 1000.0)])
+def test_custom_roof_refused_as_the_hardware_schema_refuses_it(tflops, gbs):
+    """A roof from the command line is checked without jsonschema: the schema's own line."""
+    from rooflow.defaults import schema
+    from rooflow.roofs.preset import CUSTOM_ROOF, PEAK_MAXIMUM, preset_from_mapping
+
+    assert PEAK_MAXIMUM == schema("hardware")["$defs"]["peak"]["maximum"]
+    with pytest.raises(InputError) as by_schema:
+        preset_from_mapping("custom", {
+            "name": "Custom roof", "source": "command line", "compute": {CUSTOM_ROOF: tflops},
+            "memory": {"DRAM": gbs}, "default_compute": CUSTOM_ROOF, "default_memory": "DRAM"},
+            source="command line")
+    with pytest.raises(InputError) as direct:
+        custom_preset(tflops, gbs)
+    assert str(direct.value) == str(by_schema.value)
+    # 1e9 TFLOP/s, the largest roof taken: ridge 1e21 FLOP/s / 1e12 byte/s = 1e9 FLOP/byte
+    assert custom_preset(1e9, 1000).ridge_point == pytest.approx(1e9)

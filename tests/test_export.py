@@ -130,6 +130,27 @@ def test_values_json_cannot_hold_are_null():
     assert json.loads(to_json(frame.clear()))["records"] == []
 
 
+def test_json_records_written_chunk_by_chunk_are_one_a_line(monkeypatch):
+    from rooflow import export
+
+    # 5 records in chunks of 2 (2 + 2 + 1): the joins between chunks are commas like the
+    # joins inside one; a newline inside a name is written \n, so it ends no record.
+    monkeypatch.setattr(export, "_RECORDS_PER_CHUNK", 2)
+    frame = pl.DataFrame({"kernel": ["a\nb", "c", None, "d,e", "}\n{"],
+                          "headroom": [1.5, math.nan, 3.0, math.inf, 1e-300],
+                          "bandwidth_only": [True, False, None, True, False]})
+    text = to_json(frame)
+    document = json.loads(text)
+    assert document["records"] == [
+        {"kernel": "a\nb", "headroom": 1.5, "bandwidth_only": True},
+        {"kernel": "c", "headroom": None, "bandwidth_only": False},
+        {"kernel": None, "headroom": 3.0, "bandwidth_only": None},
+        {"kernel": "d,e", "headroom": None, "bandwidth_only": True},
+        {"kernel": "}\n{", "headroom": 1e-300, "bandwidth_only": False}]
+    records = [line for line in text.splitlines() if line.startswith("  {")]
+    assert len(records) == 5 and all(json.loads(line.rstrip(",")) for line in records)
+
+
 def test_units_of_comparison_columns_follow_their_base_column():
     assert column_units(["pct_of_roof_new", "kernel_baseline", "time_saved_s"]) == {
         "pct_of_roof_new": "%", "time_saved_s": "s (baseline - new)"}

@@ -12,8 +12,7 @@ REPO = Path(__file__).resolve().parents[1]
 FLASH = str(REPO / "resources/roofline/flash_attention.csv")
 
 # Runs the CLI in a fresh interpreter, set up as the rooflow program is (rooflow.cli.program),
-# and writes the names in sys.modules at exit, after click's sys.exit and once
-# matplotlib's background import has finished.
+# and writes the names in sys.modules at exit, after click's sys.exit.
 WRAPPER = """
 import atexit, sys
 out = sys.argv[1]

@@ -26,6 +26,7 @@ is ``OP`` (int8-tensor, int32, ...): their units read ``FLOP (OP where unit is O
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import sys
@@ -33,7 +34,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
 if TYPE_CHECKING:
     import polars as pl
@@ -165,26 +166,42 @@ def rate_text(value: float | None, unit: str) -> str:
     return f"{value:.3g} {unit}/s"
 
 
-def _finite(value):
-    return None if isinstance(value, float) and not math.isfinite(value) else value
+_RECORDS_PER_CHUNK = 10_000
+"""Records serialised at a time by :func:`write_json`: its memory is one chunk's text."""
 
 
-def to_json(frame: pl.DataFrame) -> str:
-    """``frame`` as the documented JSON shape (module docstring)."""
-    records = [{k: _finite(v) for k, v in row.items()} for row in frame.iter_rows(named=True)]
+def write_json(frame: pl.DataFrame, out: BinaryIO) -> None:
+    """Write ``frame`` as the documented JSON shape (module docstring) to ``out``.
+
+    ``out``: a binary stream. One record a line, :data:`_RECORDS_PER_CHUNK` at a time:
+    polars' own JSON lines (``write_ndjson``), keys in column order, JSON numbers,
+    ``null`` for an empty cell and for NaN or ±infinity, strings escaped as JSON requires
+    (a newline in a name is written as backslash-n, so every raw newline of the lines ends
+    a record and becomes the comma between two).
+    """
     document = {
         "format": "rooflow-table",
         "version": JSON_VERSION,
         "table": table_kind(frame),
         "columns": frame.columns,
         "units": column_units(frame.columns),
-        "records": records,
     }
-    # One record a line: readable, diffable, and no indent whitespace on 10⁶ rows.
-    head = json.dumps({k: v for k, v in document.items() if k != "records"},
-                      ensure_ascii=False, indent=1)
-    lines = [json.dumps(r, allow_nan=False, ensure_ascii=False) for r in records]
-    return head[:-2] + ',\n "records": [\n  ' + ",\n  ".join(lines) + "\n ]\n}\n"
+    head = json.dumps(document, ensure_ascii=False, indent=1)
+    out.write((head[:-2] + ',\n "records": [').encode())
+    separator = b"\n  "
+    for start in range(0, frame.height, _RECORDS_PER_CHUNK):
+        lines = io.BytesIO()
+        frame.slice(start, _RECORDS_PER_CHUNK).write_ndjson(lines)
+        out.write(separator + lines.getvalue().removesuffix(b"\n").replace(b"\n", b",\n  "))
+        separator = b",\n  "
+    out.write(b"\n ]\n}\n")
+
+
+def to_json(frame: pl.DataFrame) -> str:
+    """``frame`` as the documented JSON shape (module docstring), as text."""
+    text = io.BytesIO()
+    write_json(frame, text)
+    return text.getvalue().decode()
 
 
 def _time_cells(frame: pl.DataFrame, columns: list[str]) -> tuple[str, list[list[str]]]:
@@ -255,12 +272,21 @@ def write_table(frame: pl.DataFrame, path: str | Path | None, fmt: str | None = 
     if fmt == "csv":
         write_csv(frame, path)
         return
-    text = to_markdown(frame) if fmt == READABLE else to_json(frame)
     if path is None or str(path) == "-":
-        sys.stdout.write(text)
+        binary = getattr(sys.stdout, "buffer", None)  # None: a text-only stream stands in
+        if fmt == READABLE or binary is None:
+            sys.stdout.write(to_markdown(frame) if fmt == READABLE else to_json(frame))
+            return
+        sys.stdout.flush()  # what was written as text first stays first
+        write_json(frame, binary)
+        binary.flush()
         return
     with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+        if fmt == READABLE:
+            tmp.write_text(to_markdown(frame), encoding="utf-8")
+            return
+        with tmp.open("wb") as out:
+            write_json(frame, out)
 
 
 def format_option(command, readable: bool = False):

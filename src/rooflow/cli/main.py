@@ -91,19 +91,6 @@ def _load_files(files: tuple[Path, ...], kind: str | None, log=None):
     return concat_tables(frames)
 
 
-def _import_in_background(module: str, name: str) -> None:
-    """Start importing ``module``'s ``name`` in a thread, so it overlaps the input read.
-
-    polars parses without the GIL, so matplotlib's slow import (rooflow.plotting) runs
-    beside a large CSV read instead of after it; a later ``import`` waits for it. Getting
-    ``name`` also imports the module defining it where ``module`` re-exports on first use.
-    """
-    from importlib import import_module
-    from threading import Thread
-
-    Thread(target=lambda: getattr(import_module(module), name), daemon=True).start()
-
-
 def _image_format(output: Path) -> str:
     """The image format of ``-o`` (its suffix; png when it has none), or a usage error."""
     fmt = output.suffix.lstrip(".").lower() or "png"
@@ -173,7 +160,6 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
     output = output or Path(files[0].stem + ".png")
     fmt = _image_format(output)
     preset = command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files, kind)
-    _import_in_background("rooflow.plotting", "plot_roofline")
     points = selection(_load_files(files, kind, _warn), preset)
     from rooflow.plotting import PlotOptions
 

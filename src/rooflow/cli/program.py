@@ -9,7 +9,8 @@ is kept for a gain measured on the 2-point ``rooflow plot`` (≥ 50 ms) or on me
 (figures: bench/NOTES.md, "Start-up and imports"); how the program ends is
 :mod:`rooflow.cli.quick_exit`. Not kept, for no gain measured: the garbage collector off,
 the 3-D toolkit's import blocked, ``MPLBACKEND`` set (rooflow draws on Agg canvases
-outside pyplot whatever the backend).
+outside pyplot whatever the backend), matplotlib imported in a thread beside the input
+read (``plot``; it overlapped nothing on a busy 2-core machine and held 40 MB more).
 """
 
 from __future__ import annotations
@@ -91,8 +92,7 @@ class LeanImport(MetaPathFinder):
         "matplotlib.widgets": "interactive widgets (matplotlib.backend_bases' toolbar)",
     }
     """Module → what it is for: bound by name on import, used only in functions. Python
-    3.11's LazyLoader is not thread-safe: none is used by matplotlib's import, which the
-    CLI runs in a thread, so each loads in the one thread that first uses it."""
+    3.11's LazyLoader is not thread-safe: the program imports and draws in one thread."""
 
     def find_spec(self, name: str, path: Sequence[str] | None, target: ModuleType | None = None
                   ) -> ModuleSpec | None:

@@ -13,6 +13,7 @@ memory roof (FLOP/byte).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -27,6 +28,10 @@ at, or at the preset's own (datasheet) clock."""
 
 CUSTOM_ROOF = "peak"
 """Compute-roof key of a roof given on the command line: it serves every FLOP precision."""
+
+PEAK_MAXIMUM = 1_000_000_000
+"""The largest roof a preset may give, TFLOP/s or GB/s: hardware.schema.yaml's
+``$defs.peak.maximum`` (a test checks they agree)."""
 
 PER_INSTRUCTION = " per instruction"
 """Suffix of the compute-roof key of a precision's roof as a profiler counts its work.
@@ -206,8 +211,25 @@ class Preset:
 
 
 def custom_preset(peak_tflops: float, peak_bandwidth_gbs: float) -> Preset:
-    """A preset with one compute roof (TFLOP/s) and one DRAM roof (GB/s)."""
-    return preset_from_mapping(
+    """A preset with one compute roof (TFLOP/s) and one DRAM roof (GB/s).
+
+    Its two numbers are checked here as the hardware schema's ``preset`` would (finite,
+    above 0, at most :data:`PEAK_MAXIMUM`; the same error lines), without loading
+    jsonschema for them: the schema's other rules bind names and texts, fixed here.
+
+    Raises:
+        InputError: a peak is not finite, not above 0 or above :data:`PEAK_MAXIMUM`.
+    """
+    for column, value in ((f"compute.{CUSTOM_ROOF}", peak_tflops),
+                          ("memory.DRAM", peak_bandwidth_gbs)):
+        why = ("is not a finite number" if not math.isfinite(value)
+               else "is less than or equal to the minimum of 0" if value <= 0
+               else f"is greater than the maximum of {PEAK_MAXIMUM}" if value > PEAK_MAXIMUM
+               else None)
+        if why:
+            raise InputError("command line", f"{value!r} {why}",
+                             column=f"presets.custom.{column}", check="hardware schema")
+    return schema_checked_preset(
         "custom",
         {
             "name": "Custom roof",
