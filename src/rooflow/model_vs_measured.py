@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from rooflow.errors import InputError
+from rooflow.escape import short_name
 from rooflow.roofs.preset import Preset
 
 COLUMNS = (
@@ -111,7 +112,8 @@ def model_point(model: pl.DataFrame, target: str) -> dict:
         found_names = distinct.select(pl.when(pl.col("label") != "").then(pl.col("label"))
                                       .otherwise(_names()).alias("n"))["n"].to_list()
         raise InputError("--map", f"'{target}' names {distinct.height} different model "
-                         f"points ({'; '.join(found_names[:6])}): give one exactly (a "
+                         f"points ({'; '.join(map(short_name, found_names[:6]))}): give one "
+                         "exactly (a "
                          "label, or a part of one only it has)", value=target)
     return rows.row(0, named=True)
 

@@ -20,6 +20,7 @@ from rooflow.compare import ONLY_BASELINE, ONLY_NEW, Comparison
 from rooflow.io import atomic_path
 from rooflow.plotting import core
 from rooflow.plotting.labels import place_labels, short_names
+from rooflow.plotting.markers import apart
 from rooflow.plotting.roofline import new_figure, plain_text
 from rooflow.plotting.roofs import roofline_axes, settle_labels
 from rooflow.roofs.preset import Preset
@@ -48,7 +49,7 @@ def _plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title
     levels = pl.concat([base["level"], new["level"]]).unique(maintain_order=True).to_list()
     precisions = pl.concat([base["precision"], new["precision"]]).unique(
         maintain_order=True).to_list()
-    fig = new_figure()
+    fig = new_figure(dpi)
     ax, limits, scale, unit = roofline_axes(fig, AXES_RECT, preset, [base, new], levels,
                                             precisions)
     drawn = t.drop_nulls(["arithmetic_intensity_baseline", "performance_baseline",
@@ -64,7 +65,8 @@ def _plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title
     for status, hollow in ((ONLY_BASELINE, True), (ONLY_NEW, False)):
         s = "_baseline" if hollow else "_new"
         rows = core.side(t.filter(pl.col("status") == status), s)
-        ax.plot(rows["arithmetic_intensity"].to_numpy(), rows["performance"].to_numpy() / scale,
+        ax.plot(*apart(rows["arithmetic_intensity"].to_numpy(),
+                       rows["performance"].to_numpy() / scale),
                 ls="", marker="s", ms=6, mfc="none" if hollow else GREY, mec=GREY, zorder=4)
     ranked = drawn.filter(pl.col("speedup") > 0).with_columns(
         _d=pl.col("speedup").log().abs()).sort("_d", descending=True).head(LABELS)

@@ -21,8 +21,8 @@ FIXED_GIDS = ("roof-label:compute", "roof-label:memory", "ridge-label", "notes")
 CLEARANCE = 14.0
 """pt around a fixed text kept clear of markers where a place allows (a point label's room)."""
 MAX_LINE_POINTS = 4000
-_EVERYWHERE = Bbox([[-1e9, -1e9], [1e9, 1e9]])
 """Vertices of one line sampled as an obstacle; longer lines (10⁵ arrows) are thinned."""
+_EVERYWHERE = Bbox([[-1e9, -1e9], [1e9, 1e9]])
 
 
 def line_samples(ax, step_px: float = 2.0, skip: Sequence[str] = ("minor-ticks",)) -> np.ndarray:
@@ -73,6 +73,7 @@ def marker_points(ax, skip: Sequence[str] = ("minor-ticks",)) -> tuple[np.ndarra
         if (ln.get_gid() or "").startswith(tuple(skip)):
             continue
         xy = np.asarray(ln.get_xydata(), float)
+        xy = xy[np.isfinite(xy).all(1)]  # markers.apart's NaN between points
         if len(xy) > MAX_LINE_POINTS:  # 10⁵ above-roof X of a dense plot: a sample of them
             xy = xy[:: len(xy) // MAX_LINE_POINTS + 1]
         with np.errstate(all="ignore"):

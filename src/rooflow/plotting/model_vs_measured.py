@@ -48,7 +48,7 @@ def _plot(table: pl.DataFrame, preset: Preset, out: str | Path, *, title: str,
     # Measured points meet a precision's per-instruction roof where the preset has one
     # (AMD fp32), model points its datasheet roof: both are drawn.
     roofs = precisions + [per_instruction_key(p) for p in precisions]
-    fig = new_figure()
+    fig = new_figure(dpi)
     ax, limits, scale, unit = roofline_axes(fig, AXES_RECT, preset, [model, meas],
                                             ["DRAM", *levels], roofs)
     level_color = dict(zip(levels, core.palette(len(levels)), strict=True))

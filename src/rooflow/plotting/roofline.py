@@ -151,13 +151,16 @@ def plot_roofline(table: pl.DataFrame, preset: Preset, out: str | Path, *,
     return written
 
 
-def new_figure() -> Figure:
-    """An 11 × 6.5 in figure on an Agg canvas, outside pyplot.
+def new_figure(dpi: float = _D["dpi"]) -> Figure:
+    """An 11 × 6.5 in figure on an Agg canvas, outside pyplot, at the ``dpi`` it is saved at.
+
+    The layout pass measures texts at the figure's dpi: glyph widths do not scale exactly
+    with it (hinting), so a place found clear at 100 dpi could touch a line at 200.
 
     No pyplot: no global figure manager, so a figure needs no closing (chosen for that,
     not for speed: an A/B showed no difference; bench/NOTES.md).
     """
-    fig = Figure(figsize=(11, 6.5))
+    fig = Figure(figsize=(11, 6.5), dpi=dpi)
     FigureCanvasAgg(fig)  # a renderer for text extents (the layout pass) before saving
     return fig
 
@@ -228,7 +231,7 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     per = core.operation([table, unjudged])
     only_op = per == "OP"
     levels = core.order(distinct(table, "level"), list(LEVELS)) if table.height else []
-    fig = new_figure()
+    fig = new_figure(options.dpi)
     # The limits hold the unjudged points too: never clipped, judged or not.
     # The roofs the points were judged on (an AMD counter point's fp32 per instruction).
     ax, limits, scale, unit = roofline_axes(
@@ -291,7 +294,8 @@ def _draw_no_roof(ax, rows: pl.DataFrame, scale: float, limits: core.Limits | No
     if not rows.height:
         return []
     if limits is None:
-        ax.plot(rows["arithmetic_intensity"].to_numpy(), rows["performance"].to_numpy() / scale,
+        ax.plot(*mk.apart(rows["arithmetic_intensity"].to_numpy(),
+                          rows["performance"].to_numpy() / scale),
                 ls="", zorder=5, gid="no-compute-roof", **mk.NO_ROOF)
     else:
         counts, ex, ey = log_counts(rows["arithmetic_intensity"], rows["performance"],
@@ -306,8 +310,9 @@ def _draw_above_roof(ax, table: pl.DataFrame, scale: float) -> int:
         return 0
     above = table.filter(pl.col("above_roof").fill_null(False))
     if above.height:
-        ax.plot(above["arithmetic_intensity"].to_numpy(),
-                above["performance"].to_numpy() / scale, ls="", zorder=6, gid="above-roof",
+        ax.plot(*mk.apart(above["arithmetic_intensity"].to_numpy(),
+                          above["performance"].to_numpy() / scale), ls="", zorder=6,
+                gid="above-roof",
                 **mk.ABOVE_ROOF)
     return above.height
 

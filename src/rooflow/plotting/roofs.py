@@ -158,7 +158,8 @@ def _seen(label, limits: Limits, scale: float, bandwidth: float) -> bool:
 
 
 RIDGE_PLACES = [(dx, dy, "right" if dx < 0 else "left", "bottom" if dy > 0 else "top")
-                for dy in (6, 18, 30, 42, -6, -18, -30, -42) for dx in (-6, 6)]
+                for dy in (6, 18, 30, 42, 54, 66, -6, -18, -30, -42, -54, -66)
+                for dx in (-6, 6)]
 """A ridge label's places (offset points from the ridge point, alignment), best first."""
 NOTE_PLACES = [(0.01, 0.99, "left", "top"), (0.99, 0.01, "right", "bottom"),
                (0.01, 0.01, "left", "bottom"), (0.99, 0.99, "right", "top"),
