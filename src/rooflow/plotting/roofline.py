@@ -248,9 +248,9 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     if bw_rows.height:
         draw_bandwidth_panel(fig, bw_rows, core.order(bw_rows["level"], list(LEVELS)))
     handles: list = []
+    key: tuple | None = None  # a multi-level plot's kernels: numbered at their points
     if table.height and len(levels) > 1:
-        handles = _draw_hierarchical(ax, table, levels, scale, options, dense, limits,
-                                     unjudged)
+        handles, key = _draw_hierarchical(ax, table, levels, scale, options, dense, limits)
     elif table.height:
         handles = _draw_points(ax, table.filter(~op) if mixed_op else table, scale, options,
                                dense, limits, unjudged)
@@ -276,6 +276,8 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
             0.01, 0.99, "\n".join(lines), transform=ax.transAxes, fontsize=8, va="top",
             color="firebrick", gid="notes",
             bbox={"boxstyle": "round", "fc": "white", "ec": "0.8", "alpha": 0.9}))
+    if key is not None:  # after the legend: the key starts below it
+        _kernel_key(ax, table, *key, unjudged, scale)
     settle_labels(ax)
     title = options.title or f"{preset.name}"
     if preset.overridden:
@@ -406,10 +408,12 @@ def _draw_points(ax, table: pl.DataFrame, scale: float, options: PlotOptions, de
 
 def _draw_hierarchical(ax, table: pl.DataFrame, levels: list[str], scale: float,
                        options: PlotOptions, dense: bool, limits: core.Limits,
-                       unjudged: pl.DataFrame) -> list:
+                       ) -> tuple[list, tuple[list[str], list]]:
     """One colour per kernel that matters most (:func:`.core.top_kernels`), marker by level.
 
     The rest are grey; with density rendering they become one image per level instead.
+    Returns the legend handles and (the coloured kernels, their colours) for
+    :func:`_kernel_key`.
     """
     top = core.top_kernels(table, options.top_n)
     colors = core.group_colors(top, options.top_n)
@@ -422,19 +426,22 @@ def _draw_hierarchical(ax, table: pl.DataFrame, levels: list[str], scale: float,
                                    core.group_colors(levels, len(levels)))
         drawn = table.filter(pl.col("kernel").is_in(top))
     mk.draw_kernels(ax, drawn, levels, top, palette, core.GREY, scale)
-    _kernel_key(ax, table, top, palette, unjudged)
-    return handles
+    return handles, (top, palette)
 
 
 def _kernel_key(ax, table: pl.DataFrame, top: list[str], palette: list,
-                unjudged: pl.DataFrame) -> None:
+                unjudged: pl.DataFrame, scale: float) -> None:
     """Numbered list of the coloured kernels, then the kernels not judged (⊗).
 
     Each entry is two lines, the name then its bound and headroom (or missing roof): one
-    line ran off the canvas. As many entries as fit above the canvas's bottom edge, or
-    above the bandwidth-only panel where one is drawn; the rest are counted.
+    line ran off the canvas. The list starts just below the legend (measured: a legend
+    of two levels leaves more room than one of five) and holds as many entries as fit
+    above the canvas's bottom edge, or above the bandwidth-only panel where one is
+    drawn; the rest are counted. Each listed kernel's number is drawn at its binding
+    point (else its first), placed by the layout pass (:func:`.layout.place_point_texts`).
     """
     from rooflow.plotting.labels import short_names
+    from rooflow.plotting.layout import place_point_texts
 
     info = pl.DataFrame({"kernel": top}, schema={"kernel": pl.String})
     if {"binding", "kernel_bound", "kernel_headroom"} <= set(table.columns):
@@ -457,7 +464,14 @@ def _kernel_key(ax, table: pl.DataFrame, top: list[str], palette: list,
     floor = max((a.get_position().y1 + PANEL_TITLE_ROOM for a in ax.figure.axes
                  if a.get_gid() == "bandwidth-only"), default=0.0)
     bottom = (floor - AXES_RECT[1]) / AXES_RECT[3]  # in axes fraction
-    y, more = 0.55, f"+{n_more} more kernels (grey)"
+    renderer = ax.figure.canvas.get_renderer()
+    legend = ax.get_legend()
+    top_y = 1.0
+    if legend is not None and legend.get_texts():
+        box = legend.get_window_extent(renderer)
+        top_y = ax.transAxes.inverted().transform((0, box.y0))[1] - line
+    y, more = top_y, f"+{n_more} more kernels (grey)"
+    listed = 0
     for i, (text, color) in enumerate(entries):
         # Room for this entry and, unless it is the last, the count line.
         need = (text.count("\n") + 1 + (i + 1 < len(entries) or n_more > 0)) * line
@@ -466,8 +480,27 @@ def _kernel_key(ax, table: pl.DataFrame, top: list[str], palette: list,
             more = f"+{n_more} more kernels not listed"
             break
         ax.text(LEGEND_X + 0.01, y, text, transform=ax.transAxes, fontsize=6.5, color=color,
-                va="top")
+                va="top", gid="kernel-key")
         y -= (text.count("\n") + 1.3) * line
+        listed += i < len(top)
+    if listed:
+        at = _key_points(table, top[:listed])
+        settle_labels(ax, final=False)  # the roof and ridge labels first: few places to go
+        numbers = place_point_texts(
+            ax, at["arithmetic_intensity"].to_numpy(), at["performance"].to_numpy() / scale,
+            [str(i) for i in range(1, listed + 1)], fontsize=7, gid="key-number")
+        for number, color in zip(numbers, palette, strict=False):
+            number.set_color(color)
     if n_more > 0:
         ax.text(LEGEND_X + 0.01, y, more, transform=ax.transAxes, fontsize=6.5, color="0.4",
-                va="top")
+                va="top", gid="kernel-key")
+
+
+def _key_points(table: pl.DataFrame, kernels: list[str]) -> pl.DataFrame:
+    """One row per kernel of ``kernels``, in their order: its binding row, else its first."""
+    rows = table.filter(pl.col("kernel").is_in(kernels))
+    if "binding" in rows.columns:
+        rows = rows.sort("binding", descending=True, maintain_order=True)
+    rows = rows.unique("kernel", keep="first")
+    return pl.DataFrame({"kernel": kernels}).join(rows, on="kernel", how="left",
+                                                   maintain_order="left")
