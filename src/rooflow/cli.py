@@ -168,16 +168,19 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
          key, series_order, dpi, top_n, density, trajectory, xlim, ylim, title, output, table,
          html_page, selection):
     """Plot any input rooflow reads (kind detected from the content) on a preset."""
+    from rooflow.errors import LeftOut
     from rooflow.pipeline import report
 
     output = output or Path(files[0].stem + ".png")
     fmt = _image_format(output)
     preset = command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files, kind)
     _import_in_background("rooflow.plotting", "plot_roofline")
-    points = selection(_load_files(files, kind, _warn), preset)
+    with LeftOut() as left_out:  # what the readers left out is said on the plot too
+        points = selection(_load_files(files, kind, _warn), preset)
     from rooflow.plotting import PlotOptions
 
     options = PlotOptions(
+        left_out=left_out.lines(),
         connect=connect, annotate=annotate, key=key,
         series_order=[s.strip() for s in series_order.split(",") if s.strip()],
         dpi=dpi, formats=(fmt,), top_n=top_n, density=density,

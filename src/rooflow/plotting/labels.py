@@ -152,3 +152,20 @@ def notes(table: pl.DataFrame, n_above: int, n_op: int) -> list[str]:
         out.append(f"{n_op} integer-OP point{'s' if n_op > 1 else ''} drawn as ◆ in OP/s "
                    "against integer roofs")
     return out
+
+
+LEFT_OUT_MAX = 3
+"""Left-out notes drawn on a plot; more are counted (all are on stderr)."""
+
+
+def left_out_lines(left_out) -> list[str]:
+    """The notes box's lines on what the readers left out: at most :data:`LEFT_OUT_MAX`.
+
+    ``["3 kernel(s) left out, no FLOP (…)"]``; past the third, "+N more notes on what
+    was left out (stderr)".
+    """
+    out = list(left_out[:LEFT_OUT_MAX])
+    if len(left_out) > LEFT_OUT_MAX:
+        out.append(f"+{len(left_out) - LEFT_OUT_MAX} more notes on what was left out "
+                   "(stderr)")
+    return out

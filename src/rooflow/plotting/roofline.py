@@ -54,7 +54,7 @@ from rooflow.plotting.bandwidth import (
     draw_bandwidth_panel,
 )
 from rooflow.plotting.density import draw_density, log_counts, use_density
-from rooflow.plotting.labels import AUTO_LABEL_MAX, label_points, notes
+from rooflow.plotting.labels import AUTO_LABEL_MAX, label_points, left_out_lines, notes
 from rooflow.plotting.roofs import register_notes, roofline_axes, settle_labels
 from rooflow.plotting.trajectory import draw_trajectories, png_colors
 from rooflow.points import distinct
@@ -77,6 +77,8 @@ class PlotOptions:
     ``trajectory``: a dim whose sweeps are drawn as paths (:mod:`.trajectory`); None: none.
     ``xlim`` (FLOP/byte), ``ylim`` (FLOP/s): fixed axes, so plots compare; None: fitted to
     the data and its ridge points (:func:`.core.axis_limits`).
+    ``left_out``: the readers' notes on kernels or rows left out
+    (:class:`rooflow.errors.LeftOut`), drawn in the notes box.
     """
 
     connect: bool = _D["connect"]
@@ -93,6 +95,7 @@ class PlotOptions:
     color_by: str = "family"
     xlim: tuple[float, float] | None = None
     ylim: tuple[float, float] | None = None
+    left_out: Sequence[str] = ()
 
 
 DRAWN_COLUMNS = [
@@ -271,6 +274,7 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
               frameon=False, borderaxespad=0, handletextpad=0.4)
     lines = notes(roof_notes, n_above, int(op.sum()) if mixed_op else 0)
     lines += [clock_line] if clock_line else []
+    lines += left_out_lines(options.left_out)
     if lines:
         register_notes(ax, ax.text(
             0.01, 0.99, "\n".join(lines), transform=ax.transAxes, fontsize=8, va="top",
