@@ -137,9 +137,11 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
             text = ax.annotate(label.text, (label.x, label.y), xytext=(-6, 6),
                                textcoords="offset points", fontsize=8, ha="right",
                                va="bottom", gid="ridge-label")
+            # Long names ("fp32 per instruction / HBM ridge") on two or three lines too.
+            texts = dict.fromkeys((label.text, label.text.replace(": ", ":\n"),
+                                   label.text.replace(" / ", " /\n").replace(": ", ":\n")))
             register(ax, text, [{"position": (dx, dy), "ha": ha, "va": va, "text": t}
-                                for t in (label.text, label.text.replace(": ", ":\n"))
-                                for dx, dy, ha, va in RIDGE_PLACES])
+                                for t in texts for dx, dy, ha, va in RIDGE_PLACES])
 
 
 def _seen(label, limits: Limits, scale: float, bandwidth: float) -> bool:
@@ -158,8 +160,8 @@ def _seen(label, limits: Limits, scale: float, bandwidth: float) -> bool:
 
 
 RIDGE_PLACES = [(dx, dy, "right" if dx < 0 else "left", "bottom" if dy > 0 else "top")
-                for dy in (6, 18, 30, 42, 54, 66, -6, -18, -30, -42, -54, -66)
-                for dx in (-6, 6)]
+                for dx in (6, 40) for dy in (6, 18, 30, 42, 54, 66, -6, -18, -30, -42)
+                for dx in (-dx, dx)]
 """A ridge label's places (offset points from the ridge point, alignment), best first."""
 NOTE_PLACES = [(0.01, 0.99, "left", "top"), (0.99, 0.01, "right", "bottom"),
                (0.01, 0.01, "left", "bottom"), (0.99, 0.99, "right", "top"),
