@@ -156,7 +156,7 @@ def axis_limits(preset: Preset, tables: Sequence[pl.DataFrame] = (),
         xs = [extent[0], extent[1], *(r[0] for r in ridges)]
         ys = [extent[2], extent[3], *(r[1] for r in ridges)]
         xmin = min(xs) / MARGIN
-        xmax = max(max(xs) * MARGIN, *(r[0] * FLAT_ROOM for r in ridges))
+        xmax = max([max(xs) * MARGIN, *(r[0] * FLAT_ROOM for r in ridges)])
         ymin, ymax = min(ys) / MARGIN, max(ys) * MARGIN
     if not all(1e-300 < v < 1e300 for v in (xmin, xmax, ymin, ymax)):
         raise InputError(preset.source, f"the roofs of preset {preset.key} give axes a plot "
