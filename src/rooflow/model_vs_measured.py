@@ -235,19 +235,14 @@ def summary(table: pl.DataFrame) -> str:
     traffic = table.drop_nulls("excess_traffic").sort("excess_traffic", descending=True)
     if not traffic.is_empty():
         t = traffic.row(0, named=True)
-        parts.append(f"largest excess traffic {_short(t['kernel'])} at {t['level']}, "
+        parts.append(f"largest excess traffic {short_name(t['kernel'], 60)} at {t['level']}, "
                      f"{t['excess_traffic']:.3g}× the model's compulsory bytes")
     flop = table.drop_nulls("flop_ratio").sort("flop_ratio", descending=True)
     if not flop.is_empty():
         f = flop.row(0, named=True)
-        parts.append(f"largest FLOP ratio {_short(f['kernel'])}, {f['flop_ratio']:.5g}× the "
+        parts.append(f"largest FLOP ratio {short_name(f['kernel'], 60)}, {f['flop_ratio']:.5g}× the "
                      "model's FLOP")
     return parts[0] + (": " + "; ".join(parts[1:]) if parts[1:] else "") + "."
-
-
-def _short(name: str, width: int = 60) -> str:
-    """A kernel name cut to ``width`` characters."""
-    return name if len(name) <= width else name[: width - 1] + "…"
 
 
 def markdown_section(checks: dict[str, pl.DataFrame]) -> str:

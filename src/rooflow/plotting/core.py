@@ -122,10 +122,10 @@ def _data_extent(tables: Sequence[pl.DataFrame]) -> tuple[float, float, float, f
 MARGIN = 3.0
 """Factor of room past the data and the ridges on each side of a fitted axis, before
 the limits are snapped out to whole decades."""
-FLAT_ROOM = 30.0
-"""Factor of room right of a ridge point: 1.5 decades of its compute roof's flat part,
-where the roof's label ("fp32: 163 TFLOP/s", on two lines where needed) sits; at
-:data:`MARGIN` a roof met one decade from the right edge had no room for its label."""
+FLAT_ROOM = 10.0
+"""Factor of room right of a ridge point: at least a decade of its compute roof's flat
+part, where the roof's label ("fp32: 163 TFLOP/s", on two lines where needed) sits; at
+:data:`MARGIN` a ridge at 11.5 FLOP/byte left the axes ending at 100, and no room."""
 
 
 def axis_limits(preset: Preset, tables: Sequence[pl.DataFrame] = (),

@@ -113,10 +113,15 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
             text = ax.text(label.x, label.y, label.text, rotation=angle, rotation_mode="anchor",
                            fontsize=8, va="bottom", gid="roof-label:memory")
             bw = label.y / label.x  # axis unit per FLOP/byte
-            xs = [label.x, *(v for v in along[::-1] if v * bw * 1.25 < label.y * 10
-                             and v > label.x)]
+            # Along its sloped part: up to where it meets the lowest compute roof drawn.
+            low = min((preset.compute[c] for c in compute_keys if c in preset.compute),
+                      default=math.inf) / scale
+            xs = [label.x, *(v for v in along[::-1] if label.x < v < low / bw / 1.5
+                             and v * bw * 1.8 < limits.ymax / scale)]
+            # Just above or below the roof, else a step further off it (points crowd it).
             register(ax, text, [{"x": v, "y": v * bw * k, "va": va} for k, va in
-                                ((1.25, "bottom"), (1 / 1.25, "top")) for v in xs])
+                                ((1.25, "bottom"), (1 / 1.25, "top"), (1.8, "bottom"),
+                                 (1 / 1.8, "top")) for v in xs])
         elif label.kind == "compute":
             peak = label.y / 1.08
             text = ax.text(label.x, label.y, label.text, ha="right", va="bottom", fontsize=8,
