@@ -240,8 +240,8 @@ def summary(table: pl.DataFrame) -> str:
     flop = table.drop_nulls("flop_ratio").sort("flop_ratio", descending=True)
     if not flop.is_empty():
         f = flop.row(0, named=True)
-        parts.append(f"largest FLOP ratio {short_name(f['kernel'], 60)}, {f['flop_ratio']:.5g}× the "
-                     "model's FLOP")
+        parts.append(f"largest FLOP ratio {short_name(f['kernel'], 60)}, "
+                     f"{f['flop_ratio']:.5g}× the model's FLOP")
     return parts[0] + (": " + "; ".join(parts[1:]) if parts[1:] else "") + "."
 
 
