@@ -161,9 +161,15 @@ def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
                 boxes.append(box)
                 continue
         best, best_cost = places[0], np.inf
+        measured: dict[tuple, tuple[Bbox, np.ndarray]] = {}
         for place in places:
             text.set(**place)
-            box = text.get_window_extent(renderer)
+            # A text's box moves with its anchor: measured once per wording and alignment.
+            key = (text.get_text(), text.get_ha(), text.get_va())
+            anchor = _anchor(text)
+            if key not in measured:
+                measured[key] = text.get_window_extent(renderer), anchor
+            box = measured[key][0].translated(*(anchor - measured[key][1]))
             cost = _covered(box, boxes, lines, markers, region, not rotated)
             # Kept clear of the data too: a point's label needs room beside it.
             cost += _covered(box.padded(CLEARANCE * fig.dpi / 72), [], lines[:0], data,
@@ -174,6 +180,20 @@ def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
                 break
         text.set(**best)
         boxes.append(text.get_window_extent(renderer))
+
+
+def _anchor(text: Text) -> np.ndarray:
+    """Where ``text`` is anchored, in display pixels.
+
+    Its position; for an annotation, its point moved by its offset (points,
+    ``textcoords="offset points"``, as the ridge labels are drawn).
+    """
+    from matplotlib.text import Annotation
+
+    if isinstance(text, Annotation):
+        offset = np.asarray(text.get_position(), float) * text.figure.dpi / 72
+        return text.axes.transData.transform(text.xy) + offset
+    return text.get_transform().transform(text.get_position())
 
 
 def _all_texts(fig) -> list[Text]:
@@ -213,6 +233,23 @@ def ring_places() -> list[tuple[float, float, str, str]]:
             va = "bottom" if s > 0.3 else "top" if s < -0.3 else "center"
             out.append((r * c, r * s, ha, va))
     return out
+
+
+_SHIFT = {"left": 0.0, "bottom": 0.0, "center": 0.5, "right": 1.0, "top": 1.0}
+"""Share of an unrotated text's width (height) left of (below) its anchor, by alignment."""
+
+
+def _moved(box: Bbox, at: tuple, to: tuple, px: float) -> Bbox:
+    """The box of a text placed at ``at`` (dx, dy in points, ha, va), moved to ``to``.
+
+    An unrotated text's box only moves with its offset and alignment: measured once
+    (``get_window_extent`` lays the text out, ~1 ms), each of a label's ~270 places is
+    then a sum.
+    """
+    w, h = box.width, box.height
+    x0 = box.x0 + (to[0] - at[0]) * px - (_SHIFT[to[2]] - _SHIFT[at[2]]) * w
+    y0 = box.y0 + (to[1] - at[1]) * px - (_SHIFT[to[3]] - _SHIFT[at[3]]) * h
+    return Bbox.from_bounds(x0, y0, w, h)
 
 
 def _leader(at, box: Bbox, gap: float) -> tuple[np.ndarray, np.ndarray]:
@@ -266,10 +303,10 @@ def place_point_texts(ax, x, y, texts: Sequence[str], *, fontsize: float, gid: s
                             fontsize=fontsize, ha=places[0][2], va=places[0][3], gid=gid,
                             color=color)
         at = ax.transData.transform((xi, yi))
+        first = label.get_window_extent(renderer)  # measured once, then moved per place
         best, best_cost, best_leader = places[0], np.inf, None
         for place in places:
-            label.set(position=place[:2], ha=place[2], va=place[3])
-            box = label.get_window_extent(renderer)
+            box = _moved(first, places[0], place, px)
             cost = _covered(box, boxes, lines, markers, frame, True)
             leader = None
             if cost < best_cost and np.hypot(*place[:2]) > RINGS[0] - 1:
