@@ -171,6 +171,8 @@ def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
                 measured[key] = text.get_window_extent(renderer), anchor
             box = measured[key][0].translated(*(anchor - measured[key][1]))
             cost = _covered(box, boxes, lines, markers, region, not rotated)
+            if rotated:  # its box is no rectangle round its text: lines through the text
+                cost += 300 * _through_rotated(text, anchor, lines, renderer)
             # Kept clear of the data too: a point's label needs room beside it.
             cost += _covered(box.padded(CLEARANCE * fig.dpi / 72), [], lines[:0], data,
                              _EVERYWHERE, False) / 1e3
@@ -180,6 +182,25 @@ def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
                 break
         text.set(**best)
         boxes.append(text.get_window_extent(renderer))
+
+
+def _through_rotated(text: Text, anchor: np.ndarray, lines: np.ndarray, renderer) -> int:
+    """Line samples inside a rotated one-line text: a memory roof's label.
+
+    It is anchored at its left end (``rotation_mode="anchor"``, ``va`` bottom or top).
+    The samples are turned into the text's own frame, where it is a ``w`` × ``h``
+    rectangle; 1 px inside its edges, as :func:`_covered` counts.
+    """
+    if not len(lines):
+        return 0
+    w, h, _ = renderer.get_text_width_height_descent(text.get_text(),
+                                                     text.get_fontproperties(), False)
+    a = np.radians(text.get_rotation())
+    d = lines - anchor
+    u = d[:, 0] * np.cos(a) + d[:, 1] * np.sin(a)
+    v = -d[:, 0] * np.sin(a) + d[:, 1] * np.cos(a)
+    lo = -h if text.get_va() == "top" else 0.0
+    return int(np.count_nonzero((u > 1) & (u < w - 1) & (v > lo + 1) & (v < lo + h - 1)))
 
 
 def _anchor(text: Text) -> np.ndarray:

@@ -117,7 +117,8 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
             low = min((preset.compute[c] for c in compute_keys if c in preset.compute),
                       default=math.inf) / scale
             xs = [label.x, *(v for v in along[::-1] if label.x < v < low / bw / 1.5
-                             and v * bw * 1.8 < limits.ymax / scale)]
+                             and v * bw * 1.8 < limits.ymax / scale),
+                  limits.xmin * 1.15]  # from the left edge: a short sloped part
             # Just above or below the roof, else a step further off it (points crowd it).
             register(ax, text, [{"x": v, "y": v * bw * k, "va": va} for k, va in
                                 ((1.25, "bottom"), (1 / 1.25, "top"), (1.8, "bottom"),
