@@ -165,7 +165,8 @@ def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
         for place in places:
             text.set(**place)
             # A text's box moves with its anchor: measured once per wording and alignment.
-            key = (text.get_text(), text.get_ha(), text.get_va())
+            key = (text.get_text(), text.get_horizontalalignment(),
+                   text.get_verticalalignment())
             anchor = _anchor(text)
             if key not in measured:
                 measured[key] = text.get_window_extent(renderer), anchor
@@ -199,7 +200,7 @@ def _through_rotated(text: Text, anchor: np.ndarray, lines: np.ndarray, renderer
     d = lines - anchor
     u = d[:, 0] * np.cos(a) + d[:, 1] * np.sin(a)
     v = -d[:, 0] * np.sin(a) + d[:, 1] * np.cos(a)
-    lo = -h if text.get_va() == "top" else 0.0
+    lo = -h if text.get_verticalalignment() == "top" else 0.0
     return int(np.count_nonzero((u > 1) & (u < w - 1) & (v > lo + 1) & (v < lo + h - 1)))
 
 
@@ -211,8 +212,8 @@ def _anchor(text: Text) -> np.ndarray:
     """
     from matplotlib.text import Annotation
 
-    if isinstance(text, Annotation):
-        offset = np.asarray(text.get_position(), float) * text.figure.dpi / 72
+    if isinstance(text, Annotation) and text.axes is not None:
+        offset = np.asarray(text.get_position(), float) * text.axes.figure.dpi / 72
         return text.axes.transData.transform(text.xy) + offset
     return text.get_transform().transform(text.get_position())
 

@@ -251,7 +251,7 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     if bw_rows.height:
         draw_bandwidth_panel(fig, bw_rows, core.order(bw_rows["level"], list(LEVELS)))
     handles: list = []
-    key: tuple | None = None  # a multi-level plot's kernels: numbered at their points
+    key: tuple[list[str], list] | None = None  # a multi-level plot's kernels and colours
     if table.height and len(levels) > 1:
         handles, key = _draw_hierarchical(ax, table, levels, scale, options, dense, limits)
     elif table.height:
@@ -281,7 +281,7 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
             color="firebrick", gid="notes",
             bbox={"boxstyle": "round", "fc": "white", "ec": "0.8", "alpha": 0.9}))
     if key is not None:  # after the legend: the key starts below it
-        _kernel_key(ax, table, *key, unjudged, scale)
+        _kernel_key(ax, table, key[0], key[1], unjudged, scale)
     settle_labels(ax)
     title = options.title or f"{preset.name}"
     if preset.overridden:
