@@ -564,14 +564,13 @@ def test_the_datas_roofs_are_bold_each_with_its_ridge():
 
 def test_axes_fit_the_data_and_its_ridge_or_are_fixed():
     # PRESET: ridge 100 FLOP/byte at 100 TFLOP/s. Points at 0.01 and 0.1 FLOP/byte, 1 and
-    # 10 GFLOP/s: x from 0.01 / 3 → 10⁻³ to the ridge 100 × 10 (a decade of flat roof for
-    # its label) = 1000 → 10³; y from 1e9 / 3 → 10⁸ to 1e14 × 3 → 10¹⁵.
+    # 10 GFLOP/s: x from 0.01 / 3 → 10⁻³ to the ridge 100 × 30 (1.5 decades of flat roof
+    # for its label) = 3000 → 10⁴; y from 1e9 / 3 → 10⁸ to 1e14 × 3 → 10¹⁵.
     t = pl.DataFrame({"arithmetic_intensity": [0.01, 0.1], "performance": [1e9, 1e10]})
     lims = axis_limits(PRESET, [t], [(100.0, 1e14)])
-    assert (lims.xmin, lims.xmax, lims.ymin, lims.ymax) == pytest.approx((1e-3, 1e3, 1e8, 1e15))
-    # A ridge at 200: 200 × 3 = 600 would end at 10³, a third of a decade of flat roof;
-    # 200 × 10 = 2000 → 10⁴.
-    assert axis_limits(PRESET, [t], [(200.0, 1e14)]).xmax == pytest.approx(1e4)
+    assert (lims.xmin, lims.xmax, lims.ymin, lims.ymax) == pytest.approx((1e-3, 1e4, 1e8, 1e15))
+    # A ridge at 400: 400 × 3 = 1200 would end at 10⁴, 1.4 decades; 400 × 30 = 12,000 → 10⁵.
+    assert axis_limits(PRESET, [t], [(400.0, 1e14)]).xmax == pytest.approx(1e5)
     fixed = axis_limits(PRESET, [t], [(100.0, 1e14)], ((0.5, 5e3), None))
     assert (fixed.xmin, fixed.xmax) == (0.5, 5e3) and fixed.ymax == pytest.approx(1e15)
     ax = figure(table(), PRESET, PlotOptions(annotate=False, xlim=(0.5, 5e3),

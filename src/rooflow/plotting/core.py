@@ -122,10 +122,11 @@ def _data_extent(tables: Sequence[pl.DataFrame]) -> tuple[float, float, float, f
 MARGIN = 3.0
 """Factor of room past the data and the ridges on each side of a fitted axis, before
 the limits are snapped out to whole decades."""
-FLAT_ROOM = 10.0
-"""Factor of room right of a ridge point: at least a decade of its compute roof's flat
-part, where the roof's label ("fp32: 163 TFLOP/s", on two lines where needed) sits; at
-:data:`MARGIN` a ridge at 11.5 FLOP/byte left the axes ending at 100, and no room."""
+FLAT_ROOM = 30.0
+"""Factor of room right of a ridge point: 1.5 decades of its compute roof's flat part
+at least, where the roof's label ("fp32 per instruction: 72.1 TFLOP/s", on two lines
+where needed) sits; at :data:`MARGIN` (and at 10) a ridge at 9–11.5 FLOP/byte left the
+axes ending at 100, too short a flat part for the label."""
 
 
 def axis_limits(preset: Preset, tables: Sequence[pl.DataFrame] = (),
