@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast lint bench clean
+.PHONY: run test test-fast lint bench clean gallery
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -46,6 +46,11 @@ test-fast: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q tests
+
+# docs/gallery/*.png and docs/gallery.md: the shipped examples and three real files of
+# ../shared/data drawn by the CLI (tests/test_gallery.py checks they are current).
+gallery: $(STAMP)
+	$(BIN)/python tools/gallery.py
 
 clean:
 	rm -rf results logs .snakemake

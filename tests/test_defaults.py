@@ -59,7 +59,8 @@ def test_the_schema_gives_a_default_for_every_optional_key(expected):
     assert set(expected) == set(props) - {"presets"}
     assert set(expected["plot_defaults"]) == {"connect", "annotate", "key", "series_order",
                                               "dpi", "title", "formats", "top_n", "density",
-                                              "density_threshold", "trajectory"}
+                                              "density_threshold", "trajectory", "xlim",
+                                              "ylim"}
 
 
 def test_plot_defaults_are_the_schema_defaults(expected):

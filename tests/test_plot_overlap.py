@@ -1,9 +1,11 @@
 """No text of a plot lies over another text, a marker, a line, or off the canvas.
 
-Every shipped example (resources/) and a handful of real inputs (../shared/data: a PyTorch
-trace, an ncu CSV, a rocprof workload, a comparison) are plotted by the CLI, in-process;
-each figure is measured just before it is written (:func:`overlap_check.overlaps`, the
-plot-overlap probe's measure) and must show zero overlaps of every kind.
+Every shipped example (resources/) and a real file of every family in ../shared/data
+(traces, ncu CSV and report, rocprof, rocprof-compute workloads and database, unitrace,
+trajectories, a comparison, a model check) are plotted by the CLI, in-process; each
+figure is measured just before it is written, at the dpi it is written at
+(:func:`overlap_check.overlaps`, the plot-overlap probe's measure) and must show zero
+overlaps of every kind.
 """
 
 from __future__ import annotations
@@ -80,13 +82,32 @@ def test_model_check_has_no_overlaps(tmp_path, monkeypatch):
 
 
 REAL = {
-    # The issue's example: roof labels over operator labels, a ridge label under the GEMMs.
+    # One plot per family of real file in ../shared/data (SOURCES.md): traces, ncu CSV and
+    # report, rocprof, rocprof-compute workloads and database, unitrace, spec trajectories,
+    # comparisons; the model check below. The issue's examples among them: the SGLang
+    # trace (a leader line over the "fp32: 163 TFLOP/s" label; roof labels over operator
+    # labels) and the MI325X workload (the numbered key over the bandwidth panel).
     "sglang trace": ["plot",
                      "pytorch/tracelens-mi300x-sglang-qwen3-8b/sglang_Qwen3-8B_prefilldecode.json.gz",
                      "--hardware", "mi300x"],
+    "resnet trace": ["plot", "pytorch/tracelens-mi300x-resnet-train/resnet_act_checkpoint.json.gz",
+                     "--hardware", "mi300x"],
     "ncu nersc-gpp": ["plot", "ncu/nersc-gpp/output.csv", "--hardware", "v100-nersc"],
+    "ncu v100 details": ["plot", "ncu/modern-details-v100/output.csv", "--hardware",
+                         "v100-nersc"],
+    "ncu report": ["plot", "ncu-rep/h100pcie-rmsnorm-fullset/2025-04-21_v1.ncu-rep",
+                   "--hardware", "h100-pcie"],
     "rocprof laplacian": ["plot", "rocprof/mi250x-laplacian-two-pass/results.csv",
                           "--hardware", "mi250x"],
+    "mi325x workload": ["plot", "omniperf/mi325x-hipkittens-gemm", "--hardware", "mi325x"],
+    "mi300a workload": ["plot", "omniperf/mi300a-fortran-collapse", "--hardware", "mi300a"],
+    "mi308x workload": ["plot", "omniperf/mi308x-montecarlo-pi", "--hardware", "mi300x"],
+    "rocprof-compute db": ["plot",
+                           "rocprof-compute-db/mi350-montecarlo-pi/rocprof_compute_23ed6f36.db",
+                           "--hardware", "mi350x"],
+    "unitrace": ["plot", "intel/unitrace-pvc-gemm-fp16", "--hardware", "max-1550"],
+    "trajectory": ["plot", "xe-forge/examples/vllm/1_BatchedMoE.yaml", "--hardware",
+                   "h100-sxm", "--trajectory", "M"],
     "compare nersc-gpp": ["compare", "ncu/nersc-gpp/output.csv", "ncu/nersc-gpp/output1.csv",
                           "--hardware", "v100-nersc"],
 }
@@ -99,3 +120,17 @@ def test_real_inputs_have_no_overlaps(args, tmp_path, monkeypatch):
     if not all(Path(f).exists() for f in files if f.startswith(str(SHARED))):
         pytest.skip("../shared/data not here")
     _assert_clear(_measure(monkeypatch, [*files, "-o", str(tmp_path / "out.png")]))
+
+
+@pytest.mark.shared
+def test_real_model_check_has_no_overlaps(tmp_path, monkeypatch):
+    gemm = SHARED / "ncu" / "smsp-a100-gemm" / "gemm.csv"
+    if not gemm.exists():
+        pytest.skip("../shared/data not here")
+    model = tmp_path / "model.csv"
+    # Its randomInit kernel's own FLOP (3,355,443,200) against a model of 2³³ bytes.
+    model.write_text("kernel,flop,bytes\nrandom_init,3355443200,8589934592\n")
+    _assert_clear(_measure(monkeypatch, [
+        "model-check", str(gemm), "--model", str(model), "--map", "randomInit=random_init",
+        "--hardware", "a100-sxm", "-o", str(tmp_path / "m.png"),
+        "--table", str(tmp_path / "m.csv")]))

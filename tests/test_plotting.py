@@ -36,6 +36,18 @@ def table(n: int = 4, **extra) -> pl.DataFrame:
                                  for k, v in extra.items()})
 
 
+def xs(line) -> list[float]:
+    """A marker line's x values; the NaN after each point (``markers.apart``) left out."""
+    x = np.asarray(line.get_xdata(), float)
+    return list(x[np.isfinite(x)])
+
+
+def xy(line) -> list[tuple[float, float]]:
+    """A marker line's points; the NaN after each (``markers.apart``) left out."""
+    return [(x, y) for x, y in zip(line.get_xdata(), line.get_ydata(), strict=True)
+            if np.isfinite(x) and np.isfinite(y)]
+
+
 def gids(fig) -> list[str]:
     return [a.get_gid() for ax in fig.axes for a in ax.get_children() if a.get_gid()]
 
@@ -79,7 +91,7 @@ def test_markers_below_threshold_density_above():
     assert not any(g.startswith("density") for g in gids(small))
     # 2 series (Original, Optimized) × 1 colour × measured → 2 marker artists of 100 points
     points = [a for a in small.axes[0].lines if a.get_marker() in ("o", "s")
-              and len(a.get_xdata()) == 100]
+              and len(xs(a)) == 100]
     assert len(points) == 2
     dense = figure(t, PRESET, PlotOptions(annotate=False, density_threshold=100, top_n=5))
     assert {"density:Original", "density:Optimized"} <= set(gids(dense))
@@ -93,7 +105,7 @@ def test_markers_below_threshold_density_above():
                       PlotOptions(annotate=False, density=True))
     labels = [x.get_text() for x in one_cell.axes[0].get_legend().get_texts()]
     assert "Original: 100 (density)\n1 … 100 per cell" in labels  # every point in one cell
-    drawn = sum(len(a.get_xdata()) for a in dense.axes[0].lines
+    drawn = sum(len(xs(a)) for a in dense.axes[0].lines
                 if a.get_marker() in ("o", "s") and not a.get_gid())
     assert drawn == 5  # the top 5 (by headroom here) stay markers
     forced = figure(table(4), PRESET, PlotOptions(annotate=False, density=True))
@@ -105,7 +117,7 @@ def test_above_roof_marker_and_count_text():
     fig = figure(t, PRESET, PlotOptions(annotate=False))
     ax = fig.axes[0]
     above = next(a for a in ax.lines if a.get_gid() == "above-roof")
-    assert above.get_marker() == "X" and len(above.get_xdata()) == 3
+    assert above.get_marker() == "X" and len(xs(above)) == 3
     note = next(a for a in ax.texts if a.get_gid() == "notes").get_text()
     assert "3 points above the roof: check peaks, units or clocks" in note
 
@@ -117,7 +129,7 @@ def test_roof_note_and_integer_op_group():
     note = next(a for a in fig.axes[0].texts if a.get_gid() == "notes").get_text()
     assert "no fp8-tensor roof on h100-sxm" in note and "2 integer-OP points" in note
     ops = next(a for a in fig.axes[0].lines if a.get_gid() == "integer-op")
-    assert len(ops.get_xdata()) == 2
+    assert len(xs(ops)) == 2
     only_op = figure(table(4, unit="OP"), PRESET, PlotOptions(annotate=False))
     assert only_op.axes[0].get_ylabel() == "Performance (TOP/s)"
 
@@ -132,7 +144,7 @@ def test_bandwidth_only_panel():
     panel = fig.axes[1]
     assert panel.get_gid() == "bandwidth-only" and "bandwidth only" in panel.get_title(loc="left")
     achieved = next(a for a in panel.lines if a.get_gid() == "achieved")
-    assert sorted(achieved.get_xdata()) == pytest.approx([500, 800])  # GB/s
+    assert sorted(xs(achieved)) == pytest.approx([500, 800])  # GB/s
     assert not any(g == "bandwidth-only" for g in gids(figure(table(), PRESET)))
 
 
@@ -288,7 +300,7 @@ def test_png_and_page_draw_the_same_top_points():
     assert set(expected["kernel"]) != set(t.sort("headroom", descending=True).head(15)["kernel"])
     fig = figure(t, a100, PlotOptions(annotate=False, density=True, top_n=15))
     png = {(x, y) for a in fig.axes[0].lines if a.get_marker() == "o" and not a.get_gid()
-           for x, y in zip(a.get_xdata(), a.get_ydata(), strict=True)}
+           for x, y in xy(a)}
     items = page_items(t, a100, title="t", color_by="family", max_points=15, top_n=15,
                        series_order=())
     page = {(x, y) for r in page_renderers(items)
@@ -416,18 +428,18 @@ def test_points_without_a_compute_roof_are_drawn_apart_and_named_in_the_legend()
     ax = fig.axes[0]
     unjudged = next(a for a in ax.lines if a.get_gid() == "no-compute-roof")
     # sgemm and saxpy; the theoretical spec point has no performance: not drawn
-    assert sorted(unjudged.get_xdata()) == [0.1, 50.0]
+    assert sorted(xs(unjudged)) == [0.1, 50.0]
     assert unjudged.get_markerfacecolor() == "none"
     assert unjudged.get_markeredgecolor() == NO_ROOF_COLOR
     # Judged points only as ordinary markers: dgemm and fast (AI 20 and 1)
     ordinary = [x for a in ax.lines if a.get_marker() == "o" and not a.get_gid()
-                for x in a.get_xdata()]
+                for x in xs(a)]
     assert sorted(ordinary) == [1.0, 20.0]
     labels = [x.get_text() for x in ax.get_legend().get_texts()]
     assert "no fp32 roof:\n2 points, not judged" in labels and "above the roof" in labels
     # Above-roof and no-roof counts apart: fast alone is above the roof, not sgemm
     above = next(a for a in ax.lines if a.get_gid() == "above-roof")
-    assert list(above.get_xdata()) == [1.0]
+    assert xs(above) == [1.0]
     note = next(a for a in ax.texts if a.get_gid() == "notes").get_text()
     assert "1 point above the roof" in note and "no fp32 roof on fp64-only" in note
     # Never clipped: 2000 TFLOP/s × 2 widens the axis to the 10⁴ TFLOP/s decade
@@ -553,11 +565,13 @@ def test_the_datas_roofs_are_bold_each_with_its_ridge():
 
 def test_axes_fit_the_data_and_its_ridge_or_are_fixed():
     # PRESET: ridge 100 FLOP/byte at 100 TFLOP/s. Points at 0.01 and 0.1 FLOP/byte, 1 and
-    # 10 GFLOP/s: x from 0.01 / 3 → 10⁻³ to ridge 100 × 3 = 300 → 10³; y from 1e9 / 3 →
-    # 10⁸ to 1e14 × 3 → 10¹⁵.
+    # 10 GFLOP/s: x from 0.01 / 3 → 10⁻³ to the ridge 100 × 30 (1.5 decades of flat roof
+    # for its label) = 3000 → 10⁴; y from 1e9 / 3 → 10⁸ to 1e14 × 3 → 10¹⁵.
     t = pl.DataFrame({"arithmetic_intensity": [0.01, 0.1], "performance": [1e9, 1e10]})
     lims = axis_limits(PRESET, [t], [(100.0, 1e14)])
-    assert (lims.xmin, lims.xmax, lims.ymin, lims.ymax) == pytest.approx((1e-3, 1e3, 1e8, 1e15))
+    assert (lims.xmin, lims.xmax, lims.ymin, lims.ymax) == pytest.approx((1e-3, 1e4, 1e8, 1e15))
+    # A ridge at 400: 400 × 3 = 1200 would end at 10⁴, 1.4 decades; 400 × 30 = 12,000 → 10⁵.
+    assert axis_limits(PRESET, [t], [(400.0, 1e14)]).xmax == pytest.approx(1e5)
     fixed = axis_limits(PRESET, [t], [(100.0, 1e14)], ((0.5, 5e3), None))
     assert (fixed.xmin, fixed.xmax) == (0.5, 5e3) and fixed.ymax == pytest.approx(1e15)
     ax = figure(table(), PRESET, PlotOptions(annotate=False, xlim=(0.5, 5e3),
@@ -604,4 +618,4 @@ def test_marker_area_is_the_points_share_of_time_with_a_size_legend():
     assert sizes == pytest.approx([AREA_MIN, 0.1 * AREA_PER_SHARE, 0.3 * AREA_PER_SHARE,
                                    0.6 * AREA_PER_SHARE], rel=1e-3)
     labels = [x.get_text() for x in ax.get_legend().get_texts()]
-    assert labels[-4:] == ["— marker area: share of time —", "1%", "5%", "20%"]
+    assert labels[-4:] == ["— area: share of time —", "1%", "5%", "20%"]

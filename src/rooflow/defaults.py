@@ -90,6 +90,7 @@ def _formats():
     """``format: regex`` checked by the engine that matches (polars: Rust's regex crate).
 
     Not by Python's :mod:`re`: a look-around that ``re`` takes would fail every job.
+    ``format: increasing``: an axis' ``[low, high]`` whose low is below its high.
     """
     import jsonschema
 
@@ -101,6 +102,13 @@ def _formats():
     def _regex(value: object) -> bool:
         if isinstance(value, str) and (why := regex_error(value)) is not None:
             raise ValueError(why)
+        return True
+
+    @checker.checks("increasing", raises=ValueError)
+    def _increasing(value: object) -> bool:  # an axis' [low, high]: low below high
+        if (isinstance(value, list) and len(value) == 2
+                and all(isinstance(v, int | float) for v in value) and value[0] >= value[1]):
+            raise ValueError(f"low {value[0]:g} is not below high {value[1]:g}")
         return True
 
     return checker

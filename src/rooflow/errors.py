@@ -94,3 +94,63 @@ def internal_error_line(err: BaseException, log_path: str | None = None) -> str:
         traceback.print_exception(err, file=log)
     message = terminal_line(err)[:300]
     return f"rooflow: internal error: {type(err).__name__}: {message} (details in {log_path})"
+
+
+LEFT_OUT_WORDS = ("left out", "skipped", "not placed")
+"""Words of a reader's note that says rows or kernels of an input were left out."""
+LEFT_OUT_WIDTH = 90
+"""Characters of one left-out note on a plot (the whole note stays on stderr)."""
+
+
+class LeftOut:
+    """The readers' notes on what they left out, while a command loads its inputs.
+
+    The readers log their notes (logger ``rooflow``, printed on stderr); those naming
+    something left out (:data:`LEFT_OUT_WORDS`: "3 kernel(s) left out, no FLOP …") are
+    also kept, shortened for the plot's notes box (:meth:`lines`): a plot read alone
+    must not look complete when it is not. Use as a context manager around the load.
+    """
+
+    def __init__(self) -> None:
+        import logging
+
+        self.notes: list[str] = []
+        outer = self
+
+        class _Keep(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                text = record.getMessage()
+                if any(w in text for w in LEFT_OUT_WORDS):
+                    outer.notes.append(text)
+                # A handler here stops Python's last-resort printing: print as it does.
+                if (not logging.getLogger().handlers and logging.lastResort is not None
+                        and record.levelno >= logging.lastResort.level):
+                    logging.lastResort.handle(record)
+
+        self._handler = _Keep()
+
+    def __enter__(self) -> LeftOut:
+        import logging
+
+        logging.getLogger("rooflow").addHandler(self._handler)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        import logging
+
+        logging.getLogger("rooflow").removeHandler(self._handler)
+
+    def lines(self) -> tuple[str, ...]:
+        """The notes for the plot, each once and cut to :data:`LEFT_OUT_WIDTH` characters.
+
+        The file's path is dropped: the plot's title names the dataset.
+        """
+        import re
+
+        out = []
+        for note in self.notes:
+            text = re.sub(r"^\S*[/\\.]\S*?: ", "", note)  # "path/to/file.db: " first
+            if len(text) > LEFT_OUT_WIDTH:
+                text = text[: LEFT_OUT_WIDTH - 1].rstrip() + "…"
+            out.append(text)
+        return tuple(dict.fromkeys(out))

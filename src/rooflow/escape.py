@@ -21,6 +21,9 @@ a link, a table cell break or a spreadsheet formula:
   override reaches the terminal.
 
 HTML pages escape their own text (:mod:`rooflow.html`).
+
+Kernel names (C++ templates run to thousands of characters) are shortened the same way
+on a plot and in a message: :func:`short_names`, :func:`short_name`.
 """
 
 from __future__ import annotations
@@ -51,6 +54,56 @@ _CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u206
 # Characters XML 1.0 forbids (https://www.w3.org/TR/xml/#charsets): C0 controls but tab,
 # newline and carriage return; lone surrogates; U+FFFE, U+FFFF.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+NAME_MAX = 40
+"""Characters of a shortened kernel name (a plot's label, a message)."""
+
+
+def short_names(names: pl.Series, width: int = NAME_MAX) -> pl.Series:
+    """Kernel names with template arguments ``<…>`` and parameter lists ``(…)`` elided.
+
+    ``void gemm<float, 128>(float*, int)`` → ``void gemm<…>(…)``; still longer than
+    ``width`` → cut in the middle with "…", keeping the head and the longer tail (where
+    generated names differ: ``__omp_offloading_32_6b6b__QQmain_l123``). Distinct names
+    that shorten to the same text each get a suffix ``#1``, ``#2``, … in first-seen order.
+    Vectorized: innermost brackets are replaced first, as many passes as the deepest
+    nesting (each pass is one polars string operation).
+    """
+    import polars as pl
+
+    s = names.cast(pl.String).fill_null("")
+    for inner, mark in ((r"<[^<>]*>", "\x01"), (r"\([^()]*\)", "\x02")):
+        while s.str.contains(inner).any():
+            s = s.str.replace_all(inner, mark)
+    s = s.str.replace_all("\x01", "<…>", literal=True).str.replace_all("\x02", "(…)",
+                                                                           literal=True)
+    head = max((width - 1) * 2 // 5, 1)  # 2/5 head, 3/5 tail
+    tail = max(width - 1 - head, 0)
+    long = s.str.len_chars() > width
+    short = pl.select(pl.when(long).then(s.str.slice(0, head) + "…" + s.str.slice(-tail, tail))
+                      .otherwise(s).alias("short")).to_series()
+    frame = pl.DataFrame({"name": names.cast(pl.String).fill_null(""), "short": short})
+    # One number per distinct full name among those sharing a shortening.
+    codes = frame.unique("name", maintain_order=True).with_columns(
+        n=pl.col("name").n_unique().over("short"),
+        i=pl.int_range(1, pl.len() + 1).over("short"))
+    out = frame.join(codes.select("name", "n", "i"), on="name", how="left",
+                     maintain_order="left").select(
+        pl.when(pl.col("n") > 1).then(pl.format("{} #{}", "short", "i"))
+        .otherwise("short").alias(names.name))
+    return out.to_series()
+
+
+def short_name(name: str, width: int = NAME_MAX) -> str:
+    """One kernel name shortened as :func:`short_names` does, for a message or a note.
+
+    ``void k<float, 128>(float*, int)`` → ``void k<…>(…)``; a name still over ``width``
+    characters is cut in the middle: a 5,000-character template name stays one line.
+    """
+    import polars as pl
+
+    return str(short_names(pl.Series([str(name)], dtype=pl.String), width)[0])
 
 
 def _visible(match: re.Match[str]) -> str:

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from rooflow.errors import InputError
+from rooflow.escape import short_name
 from rooflow.roofs.preset import Preset
 
 COLUMNS = (
@@ -111,7 +112,8 @@ def model_point(model: pl.DataFrame, target: str) -> dict:
         found_names = distinct.select(pl.when(pl.col("label") != "").then(pl.col("label"))
                                       .otherwise(_names()).alias("n"))["n"].to_list()
         raise InputError("--map", f"'{target}' names {distinct.height} different model "
-                         f"points ({'; '.join(found_names[:6])}): give one exactly (a "
+                         f"points ({'; '.join(map(short_name, found_names[:6]))}): give one "
+                         "exactly (a "
                          "label, or a part of one only it has)", value=target)
     return rows.row(0, named=True)
 
@@ -233,19 +235,14 @@ def summary(table: pl.DataFrame) -> str:
     traffic = table.drop_nulls("excess_traffic").sort("excess_traffic", descending=True)
     if not traffic.is_empty():
         t = traffic.row(0, named=True)
-        parts.append(f"largest excess traffic {_short(t['kernel'])} at {t['level']}, "
+        parts.append(f"largest excess traffic {short_name(t['kernel'], 60)} at {t['level']}, "
                      f"{t['excess_traffic']:.3g}× the model's compulsory bytes")
     flop = table.drop_nulls("flop_ratio").sort("flop_ratio", descending=True)
     if not flop.is_empty():
         f = flop.row(0, named=True)
-        parts.append(f"largest FLOP ratio {_short(f['kernel'])}, {f['flop_ratio']:.5g}× the "
-                     "model's FLOP")
+        parts.append(f"largest FLOP ratio {short_name(f['kernel'], 60)}, "
+                     f"{f['flop_ratio']:.5g}× the model's FLOP")
     return parts[0] + (": " + "; ".join(parts[1:]) if parts[1:] else "") + "."
-
-
-def _short(name: str, width: int = 60) -> str:
-    """A kernel name cut to ``width`` characters."""
-    return name if len(name) <= width else name[: width - 1] + "…"
 
 
 def markdown_section(checks: dict[str, pl.DataFrame]) -> str:

@@ -109,6 +109,17 @@ def report(
     return table
 
 
+def axis_range(value, preset: str) -> tuple[float, float] | None:
+    """A config ``xlim``/``ylim`` (schema-checked) as the axis range for ``preset``.
+
+    ``[low, high]``: for every preset; ``{PRESET: [low, high]}``: for the presets it
+    names (None for the others); None: fitted to the data.
+    """
+    if isinstance(value, Mapping):
+        value = value.get(preset)
+    return None if value is None else (float(value[0]), float(value[1]))
+
+
 def plot_options(options: Mapping):
     """:class:`rooflow.plotting.PlotOptions` from a config ``plot_defaults``-style mapping.
 
@@ -116,5 +127,5 @@ def plot_options(options: Mapping):
     """
     from rooflow.plotting import PlotOptions
 
-    known = PlotOptions.__dataclass_fields__
+    known = set(PlotOptions.__dataclass_fields__) - {"xlim", "ylim"}  # per preset: axis_range
     return PlotOptions(**{k: v for k, v in options.items() if k in known})

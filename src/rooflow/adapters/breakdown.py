@@ -42,6 +42,7 @@ from typing import NamedTuple
 import polars as pl
 
 from rooflow.errors import InputError
+from rooflow.escape import short_name
 from rooflow.levels import LEVELS
 from rooflow.points import PER_CALL_SCHEMA, PRECISIONS, op_unit, to_points
 
@@ -257,7 +258,8 @@ def _check_finite(points: pl.DataFrame, source: str | Path) -> None:
         if bad.height:
             row = bad.row(0, named=True)
             raise InputError(
-                str(source), f"{column} of kernel '{row['kernel']}' is not a finite number "
+                str(source), f"{column} of kernel '{short_name(row['kernel'])}' is not a finite "
+                "number "
                 f"(flop {row['flop']:g} over time {row['time_s']:g} s and {row['bytes']:g} "
                 "bytes): check the time and byte values", row=row["row"], column=column,
                 check="finite", value=row[column],

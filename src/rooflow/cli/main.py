@@ -70,6 +70,14 @@ def _workload(name: str):
 
 files_argument = click.argument("files", nargs=-1, required=True,
                                 type=click.Path(path_type=Path))
+def axis_options(command):
+    """``--xlim``, ``--ylim``: fixed axes (``plot``, ``compare``)."""
+    command = click.option("--ylim", callback=_limits, metavar="LO,HI", help="Fixed y axis, "
+                           "FLOP/s: 1e12 is 1 TFLOP/s (default: fitted).")(command)
+    return click.option("--xlim", callback=_limits, metavar="LO,HI", help="Fixed x axis, "
+                        "FLOP/byte (default: fitted to the data and its ridges).")(command)
+
+
 def kind_option(command):
     """``--kind``, and the adapters' settings (:mod:`rooflow.adapter_options`)."""
     return click.option("--kind", type=click.Choice(list(KINDS)), default=None, help="Input "
@@ -139,10 +147,7 @@ def _dataset_name(files) -> str:
                    f"{_PLOT['density_threshold']:,} points.")
 @click.option("--trajectory", metavar="DIM", help="Join each kernel family's points that "
               "differ only in DIM (M, MKV, ...) in its order, ends labelled with its values.")
-@click.option("--xlim", callback=_limits, metavar="LO,HI",
-              help="Fixed x axis, FLOP/byte (default: fitted to the data and its ridges).")
-@click.option("--ylim", callback=_limits, metavar="LO,HI",
-              help="Fixed y axis, FLOP/s: 1e12 is 1 TFLOP/s (default: fitted).")
+@axis_options
 @click.option("-t", "--title", default=None)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Output image (.png, .svg or .pdf; default: ./FIRST-FILE-STEM.png).")
@@ -155,15 +160,18 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
          key, series_order, dpi, top_n, density, trajectory, xlim, ylim, title, output, table,
          html_page, selection):
     """Plot any input rooflow reads (kind detected from the content) on a preset."""
+    from rooflow.errors import LeftOut
     from rooflow.pipeline import report
 
     output = output or Path(files[0].stem + ".png")
     fmt = _image_format(output)
     preset = command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files, kind)
-    points = selection(_load_files(files, kind, _warn), preset)
+    with LeftOut() as left_out:  # what the readers left out is said on the plot too
+        points = selection(_load_files(files, kind, _warn), preset)
     from rooflow.plotting import PlotOptions
 
     options = PlotOptions(
+        left_out=left_out.lines(),
         connect=connect, annotate=annotate, key=key,
         series_order=[s.strip() for s in series_order.split(",") if s.strip()],
         dpi=dpi, formats=(fmt,), top_n=top_n, density=density,
@@ -190,6 +198,7 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
 @preset_options
 @click.option("--normalize-names", is_flag=True,
               help="Match kernels without template arguments and parameter lists.")
+@axis_options
 @click.option("-t", "--title", default=None)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Comparison plot (.png, .svg, .pdf; default: ./BASELINE-vs-NEW.png).")
@@ -199,7 +208,7 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
               help="Also write an interactive comparison page here.")
 @table_options()
 def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware_file,
-            normalize_names, title, output, table, html_page, selection) -> None:
+            normalize_names, xlim, ylim, title, output, table, html_page, selection) -> None:
     """Compare two runs of the same kernels: arrows baseline → new, speedups, geomean."""
     from rooflow.analysis import analyze
     from rooflow.compare import compare_tables
@@ -214,7 +223,7 @@ def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware
     tables = [analyze(run, preset) for run in runs]
     comp = compare_tables(*tables, normalize=normalize_names)
     title = title or f"{baseline.name} → {new.name} on {preset.key}"
-    plot_comparison(comp, preset, output, title=title)
+    plot_comparison(comp, preset, output, title=title, xlim=xlim, ylim=ylim)
     if table:
         write_table(comp.table, table)
     if html_page:

@@ -30,6 +30,7 @@ import polars as pl
 
 from rooflow.clocks import clock_note
 from rooflow.defaults import plot_defaults
+from rooflow.escape import short_names
 from rooflow.guidance import sentence
 from rooflow.html.figure import FRAME, canvas_text, note, roofline_figure, write_page
 from rooflow.levels import LEVELS
@@ -243,10 +244,14 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
     words: dict[str, dict[Any, str]] = {"_style": {False: MEASURED, True: THEORETICAL}}
     for col, values in legends:
         name = {"_group": color_col, "_style": "points"}.get(col, col)
-        items = [LegendItem(label=canvas_text(_cut_legend(words.get(col, {}).get(v, str(v))
-                                                          or "(none)")),
+        texts = [_cut_legend(words.get(col, {}).get(v, str(v)) or "(none)") for v in values]
+        if col == "_group" and color_col == "kernel":  # cut in the middle, kept distinct,
+            texts = [t if v == other else s for v, t, s in zip(  # as the PNG's kernel key
+                values, texts, short_names(pl.Series([str(v) for v in values]), 40),
+                strict=True)]
+        items = [LegendItem(label=canvas_text(text),
                             renderers=[r for k, r in renderers if k.get(col) == v])
-                 for v in values]
+                 for v, text in zip(values, texts, strict=True)]
         items = [i for i in items if i.renderers]
         if items:
             fig.add_layout(Legend(items=items, title=f"{name} (click to hide)",

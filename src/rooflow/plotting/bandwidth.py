@@ -15,6 +15,7 @@ import polars as pl
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from rooflow.plotting.core import decade_label, fmt
+from rooflow.plotting.markers import apart
 from rooflow.style import BANDWIDTH_AXIS, BANDWIDTH_COLOR, bandwidth_title
 
 PANEL_RECT = (0.835, 0.08, 0.155, 0.22)
@@ -41,14 +42,16 @@ def draw_bandwidth_panel(fig, rows: pl.DataFrame, levels: Sequence[str]) -> None
     levels = [lv for lv in levels if lv in set(rows["level"].to_list())]
     code = rows["level"].replace_strict(levels, list(range(len(levels))),
                                         return_dtype=pl.Int64).to_numpy()
-    ax.plot(rows["gbs"].to_numpy(), code, ls="", marker="o", ms=4, color=BANDWIDTH_COLOR,
+    ax.plot(*apart(rows["gbs"].to_numpy(), code), ls="", marker="o", ms=4, color=BANDWIDTH_COLOR,
             alpha=0.6, gid="achieved")
     roofs = rows.group_by("level").agg(pl.col("memory_roof").first() / 1e9)
     roof = dict(zip(roofs["level"], roofs["memory_roof"], strict=True))
     for i, lv in enumerate(levels):
         if roof.get(lv):
             ax.plot([roof[lv]] * 2, [i - 0.35, i + 0.35], color="black", lw=2, gid=f"roof:{lv}")
-            ax.text(roof[lv], i + 0.4, fmt(roof[lv]), fontsize=5, ha="right", va="bottom")
+            # Left of the bar's top, clear of the 2-pt bar (a text on its end read as crossed).
+            ax.annotate(fmt(roof[lv]), (roof[lv], i + 0.35), xytext=(-2, 1.5),
+                        textcoords="offset points", fontsize=5, ha="right", va="bottom")
     ax.set_xscale("log")
     # Whole decades, so at least two are labelled: matplotlib labels minor ticks (as math
     # text, and figures are built with math text off) when a panel spans less than one.

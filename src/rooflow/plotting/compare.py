@@ -20,6 +20,7 @@ from rooflow.compare import ONLY_BASELINE, ONLY_NEW, Comparison
 from rooflow.io import atomic_path
 from rooflow.plotting import core
 from rooflow.plotting.labels import place_labels, short_names
+from rooflow.plotting.markers import apart
 from rooflow.plotting.roofline import new_figure, plain_text
 from rooflow.plotting.roofs import roofline_axes, settle_labels
 from rooflow.roofs.preset import Preset
@@ -32,25 +33,28 @@ GREY = "0.7"  # rows of one run only
 
 
 def plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title: str,
-                    dpi: int = 150) -> Path:
+                    dpi: int = 150, xlim: tuple[float, float] | None = None,
+                    ylim: tuple[float, float] | None = None) -> Path:
     """Write the comparison plot of ``comp`` on ``preset`` to ``out`` (format by suffix).
 
-    Names are drawn as written, never as math text (:func:`.roofline.plain_text`).
+    Both runs share one axes, fitted to both (or ``xlim`` FLOP/byte, ``ylim`` FLOP/s, as
+    ``plot``'s). Names are drawn as written, never as math text
+    (:func:`.roofline.plain_text`).
     """
     with plain_text():
-        return _plot_comparison(comp, preset, out, title=title, dpi=dpi)
+        return _plot_comparison(comp, preset, out, title=title, dpi=dpi, limits=(xlim, ylim))
 
 
 def _plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title: str,
-                     dpi: int) -> Path:
+                     dpi: int, limits: tuple) -> Path:
     t = comp.table
     base, new = core.side(t, "_baseline"), core.side(t, "_new")
     levels = pl.concat([base["level"], new["level"]]).unique(maintain_order=True).to_list()
     precisions = pl.concat([base["precision"], new["precision"]]).unique(
         maintain_order=True).to_list()
-    fig = new_figure()
-    ax, limits, scale, unit = roofline_axes(fig, AXES_RECT, preset, [base, new], levels,
-                                            precisions)
+    fig = new_figure(dpi)
+    ax, _, scale, unit = roofline_axes(fig, AXES_RECT, preset, [base, new], levels,
+                                       precisions, fixed=limits)
     drawn = t.drop_nulls(["arithmetic_intensity_baseline", "performance_baseline",
                           "arithmetic_intensity_new", "performance_new"])
     for r in drawn.iter_rows(named=True):
@@ -64,7 +68,8 @@ def _plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title
     for status, hollow in ((ONLY_BASELINE, True), (ONLY_NEW, False)):
         s = "_baseline" if hollow else "_new"
         rows = core.side(t.filter(pl.col("status") == status), s)
-        ax.plot(rows["arithmetic_intensity"].to_numpy(), rows["performance"].to_numpy() / scale,
+        ax.plot(*apart(rows["arithmetic_intensity"].to_numpy(),
+                       rows["performance"].to_numpy() / scale),
                 ls="", marker="s", ms=6, mfc="none" if hollow else GREY, mec=GREY, zorder=4)
     ranked = drawn.filter(pl.col("speedup") > 0).with_columns(
         _d=pl.col("speedup").log().abs()).sort("_d", descending=True).head(LABELS)

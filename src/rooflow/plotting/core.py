@@ -22,6 +22,7 @@ import polars as pl
 
 from rooflow.analysis import NO_PRECISION, no_compute_roof
 from rooflow.errors import InputError
+from rooflow.escape import short_name
 
 # Re-exported: both outputs read the ranking, colours and markers from here.
 from rooflow.plotting.colors import (  # noqa: F401
@@ -89,7 +90,7 @@ def check_plottable(table: pl.DataFrame, performance: str = "performance") -> No
         ).head(1).collect()
         if outside.height:
             row = outside.row(0, named=True)
-            kernel = f"kernel {row['kernel']!r}: " if row.get("kernel") else ""
+            kernel = f"kernel {short_name(row['kernel'])!r}: " if row.get("kernel") else ""
             raise InputError(
                 str(row["source"]) if row.get("source") else None,
                 f"{kernel}{what} {row[column]:g} {unit} is outside what a roofline plot "
@@ -121,6 +122,11 @@ def _data_extent(tables: Sequence[pl.DataFrame]) -> tuple[float, float, float, f
 MARGIN = 3.0
 """Factor of room past the data and the ridges on each side of a fitted axis, before
 the limits are snapped out to whole decades."""
+FLAT_ROOM = 30.0
+"""Factor of room right of a ridge point: 1.5 decades of its compute roof's flat part
+at least, where the roof's label ("fp32 per instruction: 72.1 TFLOP/s", on two lines
+where needed) sits; at :data:`MARGIN` (and at 10) a ridge at 9–11.5 FLOP/byte left the
+axes ending at 100, too short a flat part for the label."""
 
 
 def axis_limits(preset: Preset, tables: Sequence[pl.DataFrame] = (),
@@ -130,10 +136,11 @@ def axis_limits(preset: Preset, tables: Sequence[pl.DataFrame] = (),
     """Axis limits fitted to the data and the ridge points of its roofs.
 
     With points: the placed points and ``ridges`` ((FLOP/byte, FLOP/s) of the bold roofs'
-    ridge points, :func:`ridge_points`), :data:`MARGIN` × beyond them on each side,
-    snapped out to decades. Without points: the preset's window around its default ridge
-    point (ridge/1000 … ridge×100, roof/1e4 … peak×3). Rows without a positive intensity
-    and performance (bandwidth-only rows) do not count. ``fixed``: (xlim, ylim), in
+    ridge points, :func:`ridge_points`), :data:`MARGIN` × beyond them on each side and
+    :data:`FLAT_ROOM` × right of the ridges, snapped out to decades. Without points: the
+    preset's window around its default ridge point (ridge/1000 … ridge×100, roof/1e4 …
+    peak×3). Rows without a positive intensity and performance (bandwidth-only rows) do
+    not count. ``fixed``: (xlim, ylim), in
     FLOP/byte and FLOP/s, that replace the fitted ones (``--xlim``/``--ylim``, the
     config), so plots can be compared on one frame.
 
@@ -149,7 +156,8 @@ def axis_limits(preset: Preset, tables: Sequence[pl.DataFrame] = (),
     else:
         xs = [extent[0], extent[1], *(r[0] for r in ridges)]
         ys = [extent[2], extent[3], *(r[1] for r in ridges)]
-        xmin, xmax = min(xs) / MARGIN, max(xs) * MARGIN
+        xmin = min(xs) / MARGIN
+        xmax = max([max(xs) * MARGIN, *(r[0] * FLAT_ROOM for r in ridges)])
         ymin, ymax = min(ys) / MARGIN, max(ys) * MARGIN
     if not all(1e-300 < v < 1e300 for v in (xmin, xmax, ymin, ymax)):
         raise InputError(preset.source, f"the roofs of preset {preset.key} give axes a plot "

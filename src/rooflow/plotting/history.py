@@ -17,6 +17,7 @@ from matplotlib.ticker import FuncFormatter
 
 from rooflow.io import atomic_path
 from rooflow.plotting import core
+from rooflow.plotting.markers import apart
 from rooflow.plotting.roofline import new_figure, plain_text
 
 KERNELS = 10
@@ -41,7 +42,7 @@ def trend(table: pl.DataFrame) -> tuple[str, str]:
     return "performance", f"Achieved ({unit[0] if unit.len() else 'FLOP/s'})"
 
 
-def figure(table: pl.DataFrame, *, title: str):
+def figure(table: pl.DataFrame, *, title: str, dpi: int = 150):
     """The figure of :func:`plot_history`, not saved: axes 0 time per call, 1 % of roof."""
     table = kernel_names(table)
     runs = table["run"].unique(maintain_order=True).to_list()
@@ -50,7 +51,7 @@ def figure(table: pl.DataFrame, *, title: str):
     names = last.sort(column, descending=True, nulls_last=True)["name"].to_list()
     names += [n for n in table["name"].unique(maintain_order=True) if n not in names]
     colors = dict(zip(names[:KERNELS], core.palette(min(len(names), KERNELS)), strict=True))
-    fig = new_figure()
+    fig = new_figure(dpi)
     time_ax = fig.add_axes((0.08, 0.55, 0.62, 0.37))
     pct_ax = fig.add_axes((0.08, 0.1, 0.62, 0.37), sharex=time_ax)
     for name in reversed(names):
@@ -60,7 +61,8 @@ def figure(table: pl.DataFrame, *, title: str):
             ax.plot(rows["step"].to_list(), rows[col].to_list(), marker="o", ms=4, color=color,
                     label=name[:40] if ax is time_ax and name in colors else None)
             bad = rows.filter(pl.col("regressed"))
-            ax.plot(bad["step"].to_list(), bad[col].to_list(), ls="", marker="o", ms=11,
+            ax.plot(*apart(bad["step"].to_numpy(), bad[col].to_numpy()), ls="", marker="o",
+                    ms=11,
                     mfc="none", mec=REGRESSED_COLOR, mew=2, zorder=5)
     time_ax.set(yscale="log", ylabel=axis_title, title=title)
     # As text (plain_text shows no math text: no 10^{-3} from the log formatter).
@@ -82,7 +84,7 @@ def figure(table: pl.DataFrame, *, title: str):
 def plot_history(table: pl.DataFrame, out: str | Path, *, title: str, dpi: int = 150) -> Path:
     """Write the history plot of ``table`` to ``out``."""
     with plain_text():
-        fig = figure(table, title=title)
+        fig = figure(table, title=title, dpi=dpi)
         out = Path(out)
         with atomic_path(out) as tmp:
             fig.savefig(tmp, dpi=dpi, format=out.suffix.lstrip(".") or "png")

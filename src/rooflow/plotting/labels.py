@@ -1,52 +1,22 @@
-"""Point labels, the numbered key, short kernel names and the notes drawn on a plot."""
+"""Point labels, the numbered key and the notes drawn on a plot.
+
+Kernel names are shortened by :func:`rooflow.escape.short_names`, as in messages.
+"""
 
 from __future__ import annotations
 
 import polars as pl
 
+from rooflow.escape import short_names
 from rooflow.plotting.core import ranked_by, top_points
 from rooflow.points import distinct
 
 KEY_MAX = 18  # characters of a name in the numbered key
 AUTO_LABEL_MAX = 20  # annotate=None (auto): label a plot of at most this many points
-NAME_MAX = 40  # characters of a shortened kernel name
 KEY_TOP = 0.40  # axes fraction where the numbered key starts, below the legend
 KEY_FONT = 6  # pt
 NUMBER_RISE = (3.0, 11.0, 19.0, 27.0, 35.0)  # pt: rows a key number may take above a point
 LABEL_FONT = 7  # pt
-
-
-def short_names(names: pl.Series, width: int = NAME_MAX) -> pl.Series:
-    """Kernel names with template arguments ``<…>`` and parameter lists ``(…)`` elided.
-
-    ``void gemm<float, 128>(float*, int)`` → ``void gemm<…>(…)``; still longer than
-    ``width`` → cut in the middle with "…", keeping the head and the longer tail (where
-    generated names differ: ``__omp_offloading_32_6b6b__QQmain_l123``). Distinct names
-    that shorten to the same text each get a suffix ``#1``, ``#2``, … in first-seen order.
-    Vectorized: innermost brackets are replaced first, as many passes as the deepest
-    nesting (each pass is one polars string operation).
-    """
-    s = names.cast(pl.String).fill_null("")
-    for inner, mark in ((r"<[^<>]*>", "\x01"), (r"\([^()]*\)", "\x02")):
-        while s.str.contains(inner).any():
-            s = s.str.replace_all(inner, mark)
-    s = s.str.replace_all("\x01", "<…>", literal=True).str.replace_all("\x02", "(…)",
-                                                                           literal=True)
-    head = max((width - 1) * 2 // 5, 1)  # 2/5 head, 3/5 tail
-    tail = max(width - 1 - head, 0)
-    long = s.str.len_chars() > width
-    short = pl.select(pl.when(long).then(s.str.slice(0, head) + "…" + s.str.slice(-tail, tail))
-                      .otherwise(s).alias("short")).to_series()
-    frame = pl.DataFrame({"name": names.cast(pl.String).fill_null(""), "short": short})
-    # One number per distinct full name among those sharing a shortening.
-    codes = frame.unique("name", maintain_order=True).with_columns(
-        n=pl.col("name").n_unique().over("short"),
-        i=pl.int_range(1, pl.len() + 1).over("short"))
-    out = frame.join(codes.select("name", "n", "i"), on="name", how="left",
-                     maintain_order="left").select(
-        pl.when(pl.col("n") > 1).then(pl.format("{} #{}", "short", "i"))
-        .otherwise("short").alias(names.name))
-    return out.to_series()
 
 
 def point_text(table: pl.DataFrame) -> pl.Series:
@@ -181,4 +151,21 @@ def notes(table: pl.DataFrame, n_above: int, n_op: int) -> list[str]:
     if n_op:
         out.append(f"{n_op} integer-OP point{'s' if n_op > 1 else ''} drawn as ◆ in OP/s "
                    "against integer roofs")
+    return out
+
+
+LEFT_OUT_MAX = 3
+"""Left-out notes drawn on a plot; more are counted (all are on stderr)."""
+
+
+def left_out_lines(left_out) -> list[str]:
+    """The notes box's lines on what the readers left out: at most :data:`LEFT_OUT_MAX`.
+
+    ``["3 kernel(s) left out, no FLOP (…)"]``; past the third, "+N more notes on what
+    was left out (stderr)".
+    """
+    out = list(left_out[:LEFT_OUT_MAX])
+    if len(left_out) > LEFT_OUT_MAX:
+        out.append(f"+{len(left_out) - LEFT_OUT_MAX} more notes on what was left out "
+                   "(stderr)")
     return out

@@ -21,8 +21,8 @@ FIXED_GIDS = ("roof-label:compute", "roof-label:memory", "ridge-label", "notes")
 CLEARANCE = 14.0
 """pt around a fixed text kept clear of markers where a place allows (a point label's room)."""
 MAX_LINE_POINTS = 4000
-_EVERYWHERE = Bbox([[-1e9, -1e9], [1e9, 1e9]])
 """Vertices of one line sampled as an obstacle; longer lines (10⁵ arrows) are thinned."""
+_EVERYWHERE = Bbox([[-1e9, -1e9], [1e9, 1e9]])
 
 
 def line_samples(ax, step_px: float = 2.0, skip: Sequence[str] = ("minor-ticks",)) -> np.ndarray:
@@ -73,6 +73,7 @@ def marker_points(ax, skip: Sequence[str] = ("minor-ticks",)) -> tuple[np.ndarra
         if (ln.get_gid() or "").startswith(tuple(skip)):
             continue
         xy = np.asarray(ln.get_xydata(), float)
+        xy = xy[np.isfinite(xy).all(1)]  # markers.apart's NaN between points
         if len(xy) > MAX_LINE_POINTS:  # 10⁵ above-roof X of a dense plot: a sample of them
             xy = xy[:: len(xy) // MAX_LINE_POINTS + 1]
         with np.errstate(all="ignore"):
@@ -160,10 +161,19 @@ def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
                 boxes.append(box)
                 continue
         best, best_cost = places[0], np.inf
+        measured: dict[tuple, tuple[Bbox, np.ndarray]] = {}
         for place in places:
             text.set(**place)
-            box = text.get_window_extent(renderer)
+            # A text's box moves with its anchor: measured once per wording and alignment.
+            key = (text.get_text(), text.get_horizontalalignment(),
+                   text.get_verticalalignment())
+            anchor = _anchor(text)
+            if key not in measured:
+                measured[key] = text.get_window_extent(renderer), anchor
+            box = measured[key][0].translated(*(anchor - measured[key][1]))
             cost = _covered(box, boxes, lines, markers, region, not rotated)
+            if rotated:  # its box is no rectangle round its text: lines through the text
+                cost += 300 * _through_rotated(text, anchor, lines, renderer)
             # Kept clear of the data too: a point's label needs room beside it.
             cost += _covered(box.padded(CLEARANCE * fig.dpi / 72), [], lines[:0], data,
                              _EVERYWHERE, False) / 1e3
@@ -173,6 +183,39 @@ def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
                 break
         text.set(**best)
         boxes.append(text.get_window_extent(renderer))
+
+
+def _through_rotated(text: Text, anchor: np.ndarray, lines: np.ndarray, renderer) -> int:
+    """Line samples inside a rotated one-line text: a memory roof's label.
+
+    It is anchored at its left end (``rotation_mode="anchor"``, ``va`` bottom or top).
+    The samples are turned into the text's own frame, where it is a ``w`` × ``h``
+    rectangle; 1 px inside its edges, as :func:`_covered` counts.
+    """
+    if not len(lines):
+        return 0
+    w, h, _ = renderer.get_text_width_height_descent(text.get_text(),
+                                                     text.get_fontproperties(), False)
+    a = np.radians(text.get_rotation())
+    d = lines - anchor
+    u = d[:, 0] * np.cos(a) + d[:, 1] * np.sin(a)
+    v = -d[:, 0] * np.sin(a) + d[:, 1] * np.cos(a)
+    lo = -h if text.get_verticalalignment() == "top" else 0.0
+    return int(np.count_nonzero((u > 1) & (u < w - 1) & (v > lo + 1) & (v < lo + h - 1)))
+
+
+def _anchor(text: Text) -> np.ndarray:
+    """Where ``text`` is anchored, in display pixels.
+
+    Its position; for an annotation, its point moved by its offset (points,
+    ``textcoords="offset points"``, as the ridge labels are drawn).
+    """
+    from matplotlib.text import Annotation
+
+    if isinstance(text, Annotation) and text.axes is not None:
+        offset = np.asarray(text.get_position(), float) * text.axes.figure.dpi / 72
+        return text.axes.transData.transform(text.xy) + offset
+    return text.get_transform().transform(text.get_position())
 
 
 def _all_texts(fig) -> list[Text]:
@@ -212,6 +255,23 @@ def ring_places() -> list[tuple[float, float, str, str]]:
             va = "bottom" if s > 0.3 else "top" if s < -0.3 else "center"
             out.append((r * c, r * s, ha, va))
     return out
+
+
+_SHIFT = {"left": 0.0, "bottom": 0.0, "center": 0.5, "right": 1.0, "top": 1.0}
+"""Share of an unrotated text's width (height) left of (below) its anchor, by alignment."""
+
+
+def _moved(box: Bbox, at: tuple, to: tuple, px: float) -> Bbox:
+    """The box of a text placed at ``at`` (dx, dy in points, ha, va), moved to ``to``.
+
+    An unrotated text's box only moves with its offset and alignment: measured once
+    (``get_window_extent`` lays the text out, ~1 ms), each of a label's ~270 places is
+    then a sum.
+    """
+    w, h = box.width, box.height
+    x0 = box.x0 + (to[0] - at[0]) * px - (_SHIFT[to[2]] - _SHIFT[at[2]]) * w
+    y0 = box.y0 + (to[1] - at[1]) * px - (_SHIFT[to[3]] - _SHIFT[at[3]]) * h
+    return Bbox.from_bounds(x0, y0, w, h)
 
 
 def _leader(at, box: Bbox, gap: float) -> tuple[np.ndarray, np.ndarray]:
@@ -265,10 +325,10 @@ def place_point_texts(ax, x, y, texts: Sequence[str], *, fontsize: float, gid: s
                             fontsize=fontsize, ha=places[0][2], va=places[0][3], gid=gid,
                             color=color)
         at = ax.transData.transform((xi, yi))
+        first = label.get_window_extent(renderer)  # measured once, then moved per place
         best, best_cost, best_leader = places[0], np.inf, None
         for place in places:
-            label.set(position=place[:2], ha=place[2], va=place[3])
-            box = label.get_window_extent(renderer)
+            box = _moved(first, places[0], place, px)
             cost = _covered(box, boxes, lines, markers, frame, True)
             leader = None
             if cost < best_cost and np.hypot(*place[:2]) > RINGS[0] - 1:

@@ -57,6 +57,18 @@ def codes(values: pl.Series, names: Sequence[str]) -> np.ndarray:
                                  return_dtype=pl.Int32).to_numpy()
 
 
+def apart(x, y) -> tuple[np.ndarray, np.ndarray]:
+    """``x``, ``y`` with a NaN after each point: the data of a marker-only Line2D.
+
+    A Line2D's points are one path whatever its line style; a tool reading the figure's
+    lines (the plot-overlap probe) joins them, and a label between two points reads as
+    crossed. NaN breaks the path at every point; the markers are drawn as before.
+    """
+    x, y = np.asarray(x, float).ravel(), np.asarray(y, float).ravel()
+    gap = np.full(len(x), np.nan)
+    return np.column_stack([x, gap]).ravel(), np.column_stack([y, gap]).ravel()
+
+
 def draw_markers(ax, x: np.ndarray, y: np.ndarray, marker: str, color, *, hollow: bool,
                  size: float = 6.0, zorder: float = 4, gid: str | None = None) -> None:
     """All points of one group as a single Line2D.
@@ -66,7 +78,7 @@ def draw_markers(ax, x: np.ndarray, y: np.ndarray, marker: str, color, *, hollow
     """
     if not len(x):
         return
-    ax.plot(x, y, ls="", marker=marker, ms=size, mfc="none" if hollow else color,
+    ax.plot(*apart(x, y), ls="", marker=marker, ms=size, mfc="none" if hollow else color,
             mec=color if hollow else "black", mew=1.0 if hollow else 0.4, zorder=zorder,
             gid=gid)
 
@@ -102,7 +114,7 @@ def size_handles() -> list:
     """Legend entries of :func:`time_share_areas`: a marker per share of :data:`SIZE_KEY`."""
     from matplotlib.lines import Line2D
 
-    head = Line2D([], [], ls="", label="— marker area: share of time —")
+    head = Line2D([], [], ls="", label="— area: share of time —")
     return [head] + [Line2D([], [], ls="", marker="o", mfc="none", mec="0.3",
                             ms=float(np.sqrt(max(s * AREA_PER_SHARE, AREA_MIN))),
                             label=f"{s:.0%}") for s in SIZE_KEY]
@@ -161,7 +173,8 @@ def draw_arrows(ax, table: pl.DataFrame, scale: float) -> None:
     for m in ("^", "v", ">", "<"):
         sel = heads == m
         if sel.any():
-            ax.plot(x1[sel], y1[sel], ls="", marker=m, ms=3.75, color="0.35", zorder=3)
+            ax.plot(*apart(x1[sel], y1[sel]), ls="", marker=m, ms=3.75, color="0.35",
+                    zorder=3)
 
 
 def draw_kernels(ax, table: pl.DataFrame, levels: Sequence[str], top: Sequence[str],

@@ -13,13 +13,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 from matplotlib.lines import Line2D
 
+from rooflow.escape import short_name
 from rooflow.io import atomic_path
 from rooflow.model_vs_measured import summary
 from rooflow.plotting import core
 from rooflow.plotting.compare import AXES_RECT
+from rooflow.plotting.layout import place_point_texts
 from rooflow.plotting.roofline import new_figure, plain_text
 from rooflow.plotting.roofs import roofline_axes, settle_labels
 from rooflow.roofs.preset import Preset, per_instruction_key
@@ -48,12 +51,15 @@ def _plot(table: pl.DataFrame, preset: Preset, out: str | Path, *, title: str,
     # Measured points meet a precision's per-instruction roof where the preset has one
     # (AMD fp32), model points its datasheet roof: both are drawn.
     roofs = precisions + [per_instruction_key(p) for p in precisions]
-    fig = new_figure()
+    fig = new_figure(dpi)
     ax, limits, scale, unit = roofline_axes(fig, AXES_RECT, preset, [model, meas],
                                             ["DRAM", *levels], roofs)
     level_color = dict(zip(levels, core.palette(len(levels)), strict=True))
     kernels = table["kernel"].unique(maintain_order=True).to_list()
     handles = []
+    # Labels (text, x, y) placed by the layout pass once every marker is drawn.
+    names: list[tuple[str, float, float]] = []
+    excess: list[tuple[str, float, float]] = []
     for i, kernel in enumerate(kernels[:KERNELS]):
         rows = table.filter(pl.col("kernel") == kernel)
         marker = core.series_marker(i).mpl
@@ -62,9 +68,8 @@ def _plot(table: pl.DataFrame, preset: Preset, out: str | Path, *, title: str,
         if first["model_performance"]:
             ax.plot(*xy0, ls="", marker=marker, ms=9, mfc="none", mec="black", mew=1.4,
                     zorder=5)
-            ax.annotate(f"K{i + 1}", xy0, xytext=(7, 5), textcoords="offset points",
-                        fontsize=7.5, fontweight="bold")
-        for j, r in enumerate(rows.iter_rows(named=True)):
+            names.append((f"K{i + 1}", *xy0))
+        for r in rows.iter_rows(named=True):
             if not (r["measured_intensity"] and r["measured_performance"]):
                 continue
             xy1 = (r["measured_intensity"], r["measured_performance"] / scale)
@@ -78,13 +83,10 @@ def _plot(table: pl.DataFrame, preset: Preset, out: str | Path, *, title: str,
                 if arrow.arrow_patch is not None:  # named, to be found in an SVG
                     arrow.arrow_patch.set_gid(f"arrow:{i}:{r['level']}")
             if r["excess_traffic"] is not None:
-                # right of the point, one line per level: coincident levels stay apart
-                ax.annotate(f"K{i + 1} {r['level']} {r['excess_traffic']:.3g}×", xy1,
-                            xytext=(4, -12 - 8 * j), textcoords="offset points",
-                            fontsize=6.5, color="0.25")
+                excess.append((f"K{i + 1} {r['level']} {r['excess_traffic']:.3g}×", *xy1))
         handles.append(Line2D([], [], ls="", marker=marker, mfc="none", mec="black",
-                              label=f"K{i + 1} {_short(kernel, 34)}\n"
-                                    f"    model: {_short(first['model'], 34)}"))
+                              label=f"K{i + 1} {short_name(kernel, 34)}\n"
+                                    f"    model: {short_name(first['model'], 34)}"))
     handles += [Line2D([], [], ls="", marker="o", mfc="none", mec="black",
                        label="model (compulsory bytes)")]
     handles += [Line2D([], [], ls="", marker="o", color=level_color[lv], mec="black",
@@ -96,15 +98,17 @@ def _plot(table: pl.DataFrame, preset: Preset, out: str | Path, *, title: str,
         note += f" {len(kernels) - KERNELS} more kernels in the table, not drawn."
     ax.text(1.02, 0.02, _wrap(note), transform=ax.transAxes, fontsize=7.5, va="bottom")
     ax.set_title(title, fontsize=11)
+    settle_labels(ax, final=False)  # the roof and ridge labels first: few places to go
+    for labels, size, color in ((names, 7.5, "black"), (excess, 6.5, "0.25")):
+        if labels:
+            text, x, y = zip(*labels, strict=True)
+            place_point_texts(ax, np.array(x), np.array(y), list(text), fontsize=size,
+                              gid="model-label", color=color)
     settle_labels(ax)
     out = Path(out)
     with atomic_path(out) as tmp:
         fig.savefig(tmp, dpi=dpi, format=out.suffix.lstrip(".") or "png")
     return out
-
-
-def _short(name: str, width: int = 72) -> str:
-    return name if len(name) <= width else name[: width - 1] + "…"
 
 
 def _wrap(text: str, width: int = 44) -> str:

@@ -41,14 +41,14 @@ def plot_projection(result: Projection, presets: Mapping[str, Preset], out: str 
                     dpi: int = 150) -> Path:
     """Write the side-by-side projection plot of ``result`` to ``out``."""
     with plain_text():
-        fig = figure(result, presets)
+        fig = figure(result, presets, dpi)
         out = Path(out)
         with atomic_path(out) as tmp:
             fig.savefig(tmp, dpi=dpi, format=out.suffix.lstrip(".") or "png")
     return out
 
 
-def figure(result: Projection, presets: Mapping[str, Preset]):
+def figure(result: Projection, presets: Mapping[str, Preset], dpi: int = 150):
     """The figure of :func:`plot_projection`, not saved: one axes per preset, ranked."""
     points = drawn(result)
     order = result.totals["preset"].to_list()
@@ -65,7 +65,7 @@ def figure(result: Projection, presets: Mapping[str, Preset]):
              .with_columns(name=display_name())
              ["name"].unique(maintain_order=True).to_list())
     colors = dict(zip(names[:KERNELS], core.palette(min(len(names), KERNELS)), strict=True))
-    fig = new_figure()
+    fig = new_figure(dpi)
     fig.set_size_inches(4.2 * len(order) + 2.2, 4.8)
     width = 0.8 / len(order)
     precisions = result.kernels["precision"].drop_nulls().unique().to_list()

@@ -54,7 +54,7 @@ from rooflow.plotting.bandwidth import (
     draw_bandwidth_panel,
 )
 from rooflow.plotting.density import draw_density, log_counts, use_density
-from rooflow.plotting.labels import AUTO_LABEL_MAX, label_points, notes
+from rooflow.plotting.labels import AUTO_LABEL_MAX, label_points, left_out_lines, notes
 from rooflow.plotting.roofs import register_notes, roofline_axes, settle_labels
 from rooflow.plotting.trajectory import draw_trajectories, png_colors
 from rooflow.points import distinct
@@ -77,6 +77,8 @@ class PlotOptions:
     ``trajectory``: a dim whose sweeps are drawn as paths (:mod:`.trajectory`); None: none.
     ``xlim`` (FLOP/byte), ``ylim`` (FLOP/s): fixed axes, so plots compare; None: fitted to
     the data and its ridge points (:func:`.core.axis_limits`).
+    ``left_out``: the readers' notes on kernels or rows left out
+    (:class:`rooflow.errors.LeftOut`), drawn in the notes box.
     """
 
     connect: bool = _D["connect"]
@@ -93,6 +95,7 @@ class PlotOptions:
     color_by: str = "family"
     xlim: tuple[float, float] | None = None
     ylim: tuple[float, float] | None = None
+    left_out: Sequence[str] = ()
 
 
 DRAWN_COLUMNS = [
@@ -151,13 +154,16 @@ def plot_roofline(table: pl.DataFrame, preset: Preset, out: str | Path, *,
     return written
 
 
-def new_figure() -> Figure:
-    """An 11 × 6.5 in figure on an Agg canvas, outside pyplot.
+def new_figure(dpi: float = _D["dpi"]) -> Figure:
+    """An 11 × 6.5 in figure on an Agg canvas, outside pyplot, at the ``dpi`` it is saved at.
+
+    The layout pass measures texts at the figure's dpi: glyph widths do not scale exactly
+    with it (hinting), so a place found clear at 100 dpi could touch a line at 200.
 
     No pyplot: no global figure manager, so a figure needs no closing (chosen for that,
     not for speed: an A/B showed no difference; bench/NOTES.md).
     """
-    fig = Figure(figsize=(11, 6.5))
+    fig = Figure(figsize=(11, 6.5), dpi=dpi)
     FigureCanvasAgg(fig)  # a renderer for text extents (the layout pass) before saving
     return fig
 
@@ -228,7 +234,7 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     per = core.operation([table, unjudged])
     only_op = per == "OP"
     levels = core.order(distinct(table, "level"), list(LEVELS)) if table.height else []
-    fig = new_figure()
+    fig = new_figure(options.dpi)
     # The limits hold the unjudged points too: never clipped, judged or not.
     # The roofs the points were judged on (an AMD counter point's fp32 per instruction).
     ax, limits, scale, unit = roofline_axes(
@@ -245,9 +251,9 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     if bw_rows.height:
         draw_bandwidth_panel(fig, bw_rows, core.order(bw_rows["level"], list(LEVELS)))
     handles: list = []
+    key: tuple[list[str], list] | None = None  # a multi-level plot's kernels and colours
     if table.height and len(levels) > 1:
-        handles = _draw_hierarchical(ax, table, levels, scale, options, dense, limits,
-                                     unjudged)
+        handles, key = _draw_hierarchical(ax, table, levels, scale, options, dense, limits)
     elif table.height:
         handles = _draw_points(ax, table.filter(~op) if mixed_op else table, scale, options,
                                dense, limits, unjudged)
@@ -268,11 +274,14 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
               frameon=False, borderaxespad=0, handletextpad=0.4)
     lines = notes(roof_notes, n_above, int(op.sum()) if mixed_op else 0)
     lines += [clock_line] if clock_line else []
+    lines += left_out_lines(options.left_out)
     if lines:
         register_notes(ax, ax.text(
             0.01, 0.99, "\n".join(lines), transform=ax.transAxes, fontsize=8, va="top",
             color="firebrick", gid="notes",
             bbox={"boxstyle": "round", "fc": "white", "ec": "0.8", "alpha": 0.9}))
+    if key is not None:  # after the legend: the key starts below it
+        _kernel_key(ax, table, key[0], key[1], unjudged, scale)
     settle_labels(ax)
     title = options.title or f"{preset.name}"
     if preset.overridden:
@@ -291,7 +300,8 @@ def _draw_no_roof(ax, rows: pl.DataFrame, scale: float, limits: core.Limits | No
     if not rows.height:
         return []
     if limits is None:
-        ax.plot(rows["arithmetic_intensity"].to_numpy(), rows["performance"].to_numpy() / scale,
+        ax.plot(*mk.apart(rows["arithmetic_intensity"].to_numpy(),
+                          rows["performance"].to_numpy() / scale),
                 ls="", zorder=5, gid="no-compute-roof", **mk.NO_ROOF)
     else:
         counts, ex, ey = log_counts(rows["arithmetic_intensity"], rows["performance"],
@@ -306,8 +316,9 @@ def _draw_above_roof(ax, table: pl.DataFrame, scale: float) -> int:
         return 0
     above = table.filter(pl.col("above_roof").fill_null(False))
     if above.height:
-        ax.plot(above["arithmetic_intensity"].to_numpy(),
-                above["performance"].to_numpy() / scale, ls="", zorder=6, gid="above-roof",
+        ax.plot(*mk.apart(above["arithmetic_intensity"].to_numpy(),
+                          above["performance"].to_numpy() / scale), ls="", zorder=6,
+                gid="above-roof",
                 **mk.ABOVE_ROOF)
     return above.height
 
@@ -401,10 +412,12 @@ def _draw_points(ax, table: pl.DataFrame, scale: float, options: PlotOptions, de
 
 def _draw_hierarchical(ax, table: pl.DataFrame, levels: list[str], scale: float,
                        options: PlotOptions, dense: bool, limits: core.Limits,
-                       unjudged: pl.DataFrame) -> list:
+                       ) -> tuple[list, tuple[list[str], list]]:
     """One colour per kernel that matters most (:func:`.core.top_kernels`), marker by level.
 
     The rest are grey; with density rendering they become one image per level instead.
+    Returns the legend handles and (the coloured kernels, their colours) for
+    :func:`_kernel_key`.
     """
     top = core.top_kernels(table, options.top_n)
     colors = core.group_colors(top, options.top_n)
@@ -417,19 +430,22 @@ def _draw_hierarchical(ax, table: pl.DataFrame, levels: list[str], scale: float,
                                    core.group_colors(levels, len(levels)))
         drawn = table.filter(pl.col("kernel").is_in(top))
     mk.draw_kernels(ax, drawn, levels, top, palette, core.GREY, scale)
-    _kernel_key(ax, table, top, palette, unjudged)
-    return handles
+    return handles, (top, palette)
 
 
 def _kernel_key(ax, table: pl.DataFrame, top: list[str], palette: list,
-                unjudged: pl.DataFrame) -> None:
+                unjudged: pl.DataFrame, scale: float) -> None:
     """Numbered list of the coloured kernels, then the kernels not judged (⊗).
 
     Each entry is two lines, the name then its bound and headroom (or missing roof): one
-    line ran off the canvas. As many entries as fit above the canvas's bottom edge, or
-    above the bandwidth-only panel where one is drawn; the rest are counted.
+    line ran off the canvas. The list starts just below the legend (measured: a legend
+    of two levels leaves more room than one of five) and holds as many entries as fit
+    above the canvas's bottom edge, or above the bandwidth-only panel where one is
+    drawn; the rest are counted. Each listed kernel's number is drawn at its binding
+    point (else its first), placed by the layout pass (:func:`.layout.place_point_texts`).
     """
     from rooflow.plotting.labels import short_names
+    from rooflow.plotting.layout import place_point_texts
 
     info = pl.DataFrame({"kernel": top}, schema={"kernel": pl.String})
     if {"binding", "kernel_bound", "kernel_headroom"} <= set(table.columns):
@@ -452,7 +468,14 @@ def _kernel_key(ax, table: pl.DataFrame, top: list[str], palette: list,
     floor = max((a.get_position().y1 + PANEL_TITLE_ROOM for a in ax.figure.axes
                  if a.get_gid() == "bandwidth-only"), default=0.0)
     bottom = (floor - AXES_RECT[1]) / AXES_RECT[3]  # in axes fraction
-    y, more = 0.55, f"+{n_more} more kernels (grey)"
+    renderer = ax.figure.canvas.get_renderer()
+    legend = ax.get_legend()
+    top_y = 1.0
+    if legend is not None and legend.get_texts():
+        box = legend.get_window_extent(renderer)
+        top_y = ax.transAxes.inverted().transform((0, box.y0))[1] - line
+    y, more = top_y, f"+{n_more} more kernels (grey)"
+    listed = 0
     for i, (text, color) in enumerate(entries):
         # Room for this entry and, unless it is the last, the count line.
         need = (text.count("\n") + 1 + (i + 1 < len(entries) or n_more > 0)) * line
@@ -461,8 +484,27 @@ def _kernel_key(ax, table: pl.DataFrame, top: list[str], palette: list,
             more = f"+{n_more} more kernels not listed"
             break
         ax.text(LEGEND_X + 0.01, y, text, transform=ax.transAxes, fontsize=6.5, color=color,
-                va="top")
+                va="top", gid="kernel-key")
         y -= (text.count("\n") + 1.3) * line
+        listed += i < len(top)
+    if listed:
+        at = _key_points(table, top[:listed])
+        settle_labels(ax, final=False)  # the roof and ridge labels first: few places to go
+        numbers = place_point_texts(
+            ax, at["arithmetic_intensity"].to_numpy(), at["performance"].to_numpy() / scale,
+            [str(i) for i in range(1, listed + 1)], fontsize=7, gid="key-number")
+        for number, color in zip(numbers, palette, strict=False):
+            number.set_color(color)
     if n_more > 0:
         ax.text(LEGEND_X + 0.01, y, more, transform=ax.transAxes, fontsize=6.5, color="0.4",
-                va="top")
+                va="top", gid="kernel-key")
+
+
+def _key_points(table: pl.DataFrame, kernels: list[str]) -> pl.DataFrame:
+    """One row per kernel of ``kernels``, in their order: its binding row, else its first."""
+    rows = table.filter(pl.col("kernel").is_in(kernels))
+    if "binding" in rows.columns:
+        rows = rows.sort("binding", descending=True, maintain_order=True)
+    rows = rows.unique("kernel", keep="first")
+    return pl.DataFrame({"kernel": kernels}).join(rows, on="kernel", how="left",
+                                                   maintain_order="left")

@@ -113,10 +113,16 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
             text = ax.text(label.x, label.y, label.text, rotation=angle, rotation_mode="anchor",
                            fontsize=8, va="bottom", gid="roof-label:memory")
             bw = label.y / label.x  # axis unit per FLOP/byte
-            xs = [label.x, *(v for v in along[::-1] if v * bw * 1.25 < label.y * 10
-                             and v > label.x)]
+            # Along its sloped part: up to where it meets the lowest compute roof drawn.
+            low = min((preset.compute[c] for c in compute_keys if c in preset.compute),
+                      default=math.inf) / scale
+            xs = [label.x, *(v for v in along[::-1] if label.x < v < low / bw / 1.5
+                             and v * bw * 1.8 < limits.ymax / scale),
+                  limits.xmin * 1.15]  # from the left edge: a short sloped part
+            # Just above or below the roof, else a step further off it (points crowd it).
             register(ax, text, [{"x": v, "y": v * bw * k, "va": va} for k, va in
-                                ((1.25, "bottom"), (1 / 1.25, "top")) for v in xs])
+                                ((1.25, "bottom"), (1 / 1.25, "top"), (1.8, "bottom"),
+                                 (1 / 1.8, "top")) for v in xs])
         elif label.kind == "compute":
             peak = label.y / 1.08
             text = ax.text(label.x, label.y, label.text, ha="right", va="bottom", fontsize=8,
@@ -137,9 +143,11 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
             text = ax.annotate(label.text, (label.x, label.y), xytext=(-6, 6),
                                textcoords="offset points", fontsize=8, ha="right",
                                va="bottom", gid="ridge-label")
+            # Long names ("fp32 per instruction / HBM ridge") on two or three lines too.
+            texts = dict.fromkeys((label.text, label.text.replace(": ", ":\n"),
+                                   label.text.replace(" / ", " /\n").replace(": ", ":\n")))
             register(ax, text, [{"position": (dx, dy), "ha": ha, "va": va, "text": t}
-                                for t in (label.text, label.text.replace(": ", ":\n"))
-                                for dx, dy, ha, va in RIDGE_PLACES])
+                                for t in texts for dx, dy, ha, va in RIDGE_PLACES])
 
 
 def _seen(label, limits: Limits, scale: float, bandwidth: float) -> bool:
@@ -158,7 +166,8 @@ def _seen(label, limits: Limits, scale: float, bandwidth: float) -> bool:
 
 
 RIDGE_PLACES = [(dx, dy, "right" if dx < 0 else "left", "bottom" if dy > 0 else "top")
-                for dy in (6, 18, 30, 42, -6, -18, -30, -42) for dx in (-6, 6)]
+                for dx in (6, 40) for dy in (6, 18, 30, 42, 54, 66, -6, -18, -30, -42)
+                for dx in (-dx, dx)]
 """A ridge label's places (offset points from the ridge point, alignment), best first."""
 NOTE_PLACES = [(0.01, 0.99, "left", "top"), (0.99, 0.01, "right", "bottom"),
                (0.01, 0.01, "left", "bottom"), (0.99, 0.99, "right", "top"),

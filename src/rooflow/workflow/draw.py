@@ -256,7 +256,7 @@ def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
         log(f"not built: {line}")
         return
     from rooflow.html.page import roofline_page
-    from rooflow.pipeline import plot_options, report
+    from rooflow.pipeline import axis_range, plot_options, report
     from rooflow.points import read_points
     from rooflow.roofs import load_preset
     from rooflow.roofs.datasheet import load_hardware
@@ -273,7 +273,9 @@ def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
         preset = preset.with_override(options.get("peak_tflops"),
                                       options.get("peak_bandwidth")).with_roofs_at(roofs_at)
         selected = select_points(points, selection, preset, points_path)
-        table = report(selected, preset, table_path=t.table, plot_path=t.plot, options=plot,
+        fixed = replace(plot, xlim=axis_range(options.get("xlim"), t.preset),
+                        ylim=axis_range(options.get("ylim"), t.preset))
+        table = report(selected, preset, table_path=t.table, plot_path=t.plot, options=fixed,
                        log=log)
         roofline_page(table, preset, t.page,
                       title=options.get("title") or f"{dataset} on {preset.name}",

@@ -40,6 +40,7 @@ import polars as pl
 
 from rooflow.adapters.breakdown import breakdown_table, bytes_column, kernel_points, ops_column
 from rooflow.errors import InputError
+from rooflow.escape import short_name
 from rooflow.formats import sqlitedb
 from rooflow.formats.devices import CHIP_IDS
 from rooflow.levels import canonical_level
@@ -149,8 +150,10 @@ def read_kernels(path: str | Path) -> tuple[pl.DataFrame, tuple[str, ...]]:
                 for c, ai in zip(levels, ais, strict=True) if ai}
         rows.append(row)
         if len(mix) > 1:
-            notes.append(f"{name}: FLOP split among {', '.join(sorted(mix))} by their rates")
-    notes += [f"{len(names_)} kernel(s) left out, {why}: {', '.join(names_[:3])}"
+            notes.append(f"{short_name(name)}: FLOP split among {', '.join(sorted(mix))} "
+                         "by their rates")
+    notes += [f"{len(names_)} kernel(s) left out, {why}: "
+              f"{', '.join(map(short_name, names_[:3]))}"
               + (" …" if len(names_) > 3 else "") for why, names_ in skipped.items()]
     if not rows:
         raise InputError(str(path), "no kernel with FLOP and a time in "

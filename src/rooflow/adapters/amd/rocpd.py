@@ -52,6 +52,7 @@ from rooflow.adapters.amd.counters import (
 from rooflow.adapters.amd.kernels import Dispatches, checked_dispatches
 from rooflow.adapters.amd.rocprof import cycle_time
 from rooflow.errors import InputError
+from rooflow.escape import short_name
 from rooflow.formats import sqlitedb
 from rooflow.settings import Settings
 
@@ -221,7 +222,7 @@ def read_database(path: str | Path) -> Dispatches:
         skipped = frame.filter(~counted)
         notes += (f"{skipped.height} of {frame.height} dispatches have no counter values "
                   f"(first: rocpd_kernel_dispatch id {skipped['row'][0]}, "
-                  f"{skipped['Kernel_Name'][0]}): left out",)
+                  f"{short_name(skipped['Kernel_Name'][0])}): left out",)
         frame = frame.filter(counted)
     frame = frame.with_columns(
         (pl.col("End_Timestamp") - pl.col("Start_Timestamp")).cast(pl.Float64).alias(DURATION),

@@ -53,6 +53,7 @@ from rooflow.adapters.breakdown import (
 )
 from rooflow.adapters.ncu.launch import Launch, Plan, export_plan, launch_record
 from rooflow.errors import InputError
+from rooflow.escape import short_name
 from rooflow.formats.ncu.passes import export_files, read_passes
 from rooflow.formats.units import MISSING_VALUES
 from rooflow.points import PER_CALL_SCHEMA, per_call_stats
@@ -121,7 +122,8 @@ def _kernel_sums(
                                  for c in (*ops_columns, *byte_columns)}}
                         if r["time_s"] is not None else r for r in launches]
             if len(launches) > 1:
-                notes.append(f"kernel '{kernel}': {len(launches)} launches, some without a "
+                notes.append(f"kernel '{short_name(kernel)}': {len(launches)} launches, some "
+                             "without a "
                              "kernel time: placed from their rates averaged over the "
                              "launches, each weighted alike")
         combine = sum if timed else (lambda values: sum(values) / len(values))
@@ -137,7 +139,8 @@ def _kernel_sums(
         for column in byte_columns:
             lacking = [r["launch_id"] for r in launches if r.get(column) is None]
             if lacking and len(lacking) < len(launches):
-                notes.append(f"kernel '{kernel}': no {column.removeprefix('bytes_').upper()} "
+                level = column.removeprefix('bytes_').upper()
+                notes.append(f"kernel '{short_name(kernel)}': no {level} "
                              f"bytes for launch {', '.join(map(str, lacking[:5]))} "
                              f"({len(lacking)} of {len(launches)}): that level is left out "
                              "for the kernel")
@@ -145,12 +148,13 @@ def _kernel_sums(
         huge = next((c for c in (*ops_columns, *byte_columns)
                      if row[c] is not None and row[c] == float("inf")), None)
         if huge:
-            left[kernel] = InputError(first["file"], f"kernel '{kernel}': its {huge} summed "
-                                      "over its launches overflow", row=first["row"],
+            left[kernel] = InputError(first["file"], f"kernel '{short_name(kernel)}': its "
+                                      f"{huge} summed over its launches overflow", row=first["row"],
                                       check="finite")
         elif all(row[c] is None for c in byte_columns):
             left[kernel] = InputError(
-                first["file"], f"kernel '{kernel}': no memory level has bytes for all of "
+                first["file"], f"kernel '{short_name(kernel)}': no memory level has bytes "
+                "for all of "
                 f"its {len(launches)} launches: collect the same byte metrics for every "
                 "launch (or use per-launch points)", row=first["row"],
                 check="required metrics")

@@ -15,6 +15,7 @@ from functools import cache
 
 from rooflow.adapters.breakdown import bytes_column, ops_column
 from rooflow.errors import InputError
+from rooflow.escape import short_name
 from rooflow.formats.ncu.metrics import (
     CLOCKS,
     DRAM_CLOCK,
@@ -50,7 +51,7 @@ class Launch:
     def __init__(self, rows: dict[str, dict]) -> None:
         self.rows = rows
         self.first = min(rows.values(), key=lambda r: (r["order"], r["row"]))
-        self.where = f"kernel '{self.first['kernel']}' (launch {self.first['launch']})"
+        self.where = f"kernel '{short_name(self.first['kernel'])}' (launch {self.first['launch']})"
         self.valued = {m for m, r in rows.items()
                        if (text := (r["text"] or "").strip().lower())
                        and text not in MISSING_VALUES}

@@ -17,6 +17,7 @@ from pathlib import Path
 import polars as pl
 
 from rooflow.errors import InputError
+from rooflow.escape import short_name
 from rooflow.formats.ncu.metrics import CLOCKS, DURATION, UNIT_CLASSES, canonical
 
 
@@ -159,7 +160,8 @@ def read_passes(files: Sequence[Path]) -> tuple[pl.DataFrame, list[str]]:
         if spread.height and spread["rel"][0] > 0:
             worst = spread.row(0, named=True)
             notes.append(
-                f"passes disagree: {worst['metric']} of kernel '{worst['kernel']}' (launch "
+                f"passes disagree: {worst['metric']} of kernel "
+                f"'{short_name(worst['kernel'])}' (launch "
                 f"{worst['launch']}) differs by {100 * worst['rel']:.3g}% between files; the "
                 "first file's value is used"
             )

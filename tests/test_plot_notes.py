@@ -1,0 +1,149 @@
+"""Issue 34's last items: numbers at the points, what was left out on the plot, short names
+in messages, axis limits from the config and on `compare`, leader lines clear of text."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import matplotlib.figure
+import numpy as np
+import polars as pl
+import pytest
+from overlap_check import overlaps
+from test_plotting import PRESET, fp64_only_table, table
+
+from rooflow.cli.main import main
+from rooflow.errors import InputError, LeftOut
+from rooflow.escape import short_name
+from rooflow.plotting import PlotOptions, figure
+
+RES = Path(__file__).resolve().parents[1] / "resources"
+
+
+def _clear(fig) -> None:
+    assert overlaps(fig) == {"text_text": [], "off_canvas": [], "text_marker": [],
+                             "text_line": []}
+
+
+def test_multi_level_key_numbers_sit_at_their_kernels_binding_points():
+    # fp64_only_table: dgemm (AI 20, 5 TFLOP/s) and fast (AI 1, 2 TFLOP/s, above its roof)
+    # are judged, at DRAM and L2 alike; sgemm, saxpy (fp32) have no roof: listed with ⊗,
+    # not numbered. Each number is drawn at its kernel's binding row.
+    t, preset = fp64_only_table(("DRAM", "L2"))
+    fig = figure(t, preset, PlotOptions(annotate=False))
+    ax = fig.axes[0]
+    key = [a.get_text() for a in ax.texts if a.get_gid() == "kernel-key"]
+    numbered = [k.split("\n")[0].split(" ", 1) for k in key if k[0].isdigit()]
+    assert [n for n, _ in numbered] == ["1", "2"]
+    numbers = {a.get_text(): a.xy for a in ax.texts if a.get_gid() == "key-number"}
+    assert sorted(numbers) == ["1", "2"]
+    binding = t.filter(pl.col("binding"))
+    for n, name in numbered:
+        row = binding.filter(pl.col("kernel") == name).row(0, named=True)
+        assert numbers[n][0] == pytest.approx(row["arithmetic_intensity"])
+        assert numbers[n][1] == pytest.approx(row["performance"] / 1e12)  # TFLOP/s
+    _clear(fig)
+
+
+def test_kernel_key_starts_below_the_legend_not_at_a_fixed_height():
+    # Two levels: a two-entry legend ends near the top, so the key starts above the 55 %
+    # it started at whatever the legend held, and below the legend's last entry.
+    t, preset = fp64_only_table(("DRAM", "L2"))
+    fig = figure(t, preset, PlotOptions(annotate=False))
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    legend = ax.get_legend().get_window_extent()
+    first = next(a for a in ax.texts if a.get_gid() == "kernel-key")
+    top = first.get_window_extent().y1
+    assert top <= legend.y0
+    assert ax.transAxes.inverted().transform((0, top))[1] > 0.55
+
+
+def test_left_out_notes_reach_the_plot_shortened():
+    with LeftOut() as left_out:
+        log = logging.getLogger("rooflow.adapters")
+        log.warning("%s: %s", "data/run.db", "3 kernel(s) left out, no FLOP: " + "k" * 200)
+        log.warning("%s: %s", "data/run.db", "FLOP split among fp32, fp64 by their rates")
+    lines = left_out.lines()
+    # The path is dropped (the title names the dataset); 90 characters, the last an ellipsis.
+    assert len(lines) == 1 and lines[0].startswith("3 kernel(s) left out, no FLOP: kkk")
+    assert len(lines[0]) == 90 and lines[0].endswith("…")
+    fig = figure(table(), PRESET, PlotOptions(annotate=False, left_out=lines))
+    notes = next(a for a in fig.axes[0].texts if a.get_gid() == "notes").get_text()
+    assert lines[0] in notes.split("\n")
+    _clear(fig)
+
+
+def test_more_than_three_left_out_notes_are_counted():
+    from rooflow.plotting.labels import left_out_lines
+
+    assert left_out_lines(("a", "b", "c", "d", "e")) == [
+        "a", "b", "c", "+2 more notes on what was left out (stderr)"]
+
+
+def test_messages_shorten_a_5000_character_template_name():
+    name = "void gemm<" + ", ".join(["float"] * 830) + ">(float*, int)"
+    assert len(name) > 5000
+    assert short_name(name) == "void gemm<…>(…)"
+    # No brackets: cut in the middle to 40 characters, 15 head, "…", 24 tail.
+    plain = "k" * 2500 + "_tail_" + "j" * 2500
+    assert short_name(plain) == "k" * 15 + "…" + "j" * 24
+    # A point no plot can place names its kernel: one line, the name shortened.
+    bad = table(2).with_columns(kernel=pl.lit(plain), performance=pl.Series([1e40, 1.0]),
+                                source=pl.lit("run.csv"), row=pl.Series([1, 2]))
+    with pytest.raises(InputError) as err:
+        figure(bad, PRESET)
+    message = str(err.value)
+    assert "k" * 15 + "…" + "j" * 24 in message and len(message) < 300
+
+
+def test_axis_limits_from_the_config_per_preset_and_checked():
+    from rooflow.defaults import schema_error
+    from rooflow.pipeline import axis_range
+
+    config = {"presets": ["h100-sxm"]}
+    assert schema_error("config", config | {"plot_defaults": {"xlim": [0.1, 1e3]}}) is None
+    per_preset = {"xlim": {"h100-sxm": [0.1, 1e3]}, "ylim": [1e9, 1e16]}
+    assert schema_error("config", config | {"datasets": {"ncu-run": per_preset}}) is None
+    error = schema_error("config", config | {"plot_defaults": {"ylim": [1e15, 1e9]}})
+    assert error is not None and "low 1e+15 is not below high 1e+09" in str(error.cause)
+    assert schema_error("config", config | {"plot_defaults": {"xlim": [0, 1]}}) is not None
+    assert axis_range(per_preset["xlim"], "h100-sxm") == (0.1, 1e3)
+    assert axis_range(per_preset["xlim"], "a100-sxm") is None  # not named: fitted
+    assert axis_range(per_preset["ylim"], "a100-sxm") == (1e9, 1e16)
+    ax = figure(table(), PRESET, PlotOptions(annotate=False,
+                                             xlim=axis_range([0.5, 5e3], "any"))).axes[0]
+    assert ax.get_xlim() == pytest.approx((0.5, 5e3))
+
+
+def test_compare_takes_fixed_axes(tmp_path, monkeypatch):
+    seen = []
+    savefig = matplotlib.figure.Figure.savefig
+
+    def keep(fig, *a, **k):
+        seen.append(fig)
+        return savefig(fig, *a, **k)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", keep)
+    main(["compare", str(RES / "roofline" / "flash_attention.csv"),
+          str(RES / "roofline" / "flash_attention_tuned.csv"), "--hardware", "arc-pro-b70",
+          "--xlim", "0.1,1e4", "--ylim", "1e11,1e15", "-o", str(tmp_path / "c.png")])
+    ax = seen[0].axes[0]
+    assert ax.get_xlim() == pytest.approx((0.1, 1e4))
+    assert ax.get_ylim() == pytest.approx((0.1, 1000))  # TFLOP/s
+
+
+def test_leader_lines_cross_no_text():
+    # Twelve labelled points packed below the roof's flat part, beside its label: labels
+    # are set apart with leader lines, and no leader may cross a text (the roof's label
+    # included), as none may cross a roof.
+    n = 12
+    ai = np.geomspace(150, 400, n)
+    t = table(n).with_columns(arithmetic_intensity=pl.Series(ai),
+                              performance=pl.Series(np.full(n, 6e13) * np.geomspace(1, 1.3, n)),
+                              label=pl.Series([f"kernel_number_{i}" for i in range(n)]))
+    fig = figure(t, PRESET, PlotOptions(annotate=True))
+    ax = fig.axes[0]
+    assert any(ln.get_gid() == "point-label-leaders" for ln in ax.lines)
+    _clear(fig)
