@@ -151,3 +151,28 @@ def test_hover_gives_calls_and_time_per_call(tmp_path, b70):
     assert "median 2 ms, std 2.646 ms" in page
     # points without per-call columns: a dash, never a made-up figure
     assert hover_columns(analyze(points(["gemm_b"]), b70))["per_call_txt"] == ["–"]
+
+
+def test_page_draws_the_pngs_bold_roofs_each_with_its_ridge():
+    """The page bolds the roofs the points are judged against, one ridge each, as the PNG.
+
+    h100-sxm (NVIDIA H100 datasheet, hardware.yaml): FP64 34 TFLOP/s, FP16 Tensor 989.4
+    TFLOP/s, HBM3 3,350 GB/s. An fp64 kernel and an fp16-tensor kernel on HBM: two bold
+    roofs with ridges at 34e12 / 3.35e12 = 10.149 and 989.4e12 / 3.35e12 = 295.34
+    FLOP/byte; the preset's other precisions' roofs are not drawn solid.
+    """
+    from bokeh.models import GlyphRenderer
+
+    from rooflow.html.figure import roofline_figure
+
+    h100 = load_preset("h100-sxm")
+    table = analyze(points(["dgemm", "hgemm"]).with_columns(
+        level=pl.lit("HBM"), precision=pl.Series(["fp64", "fp16-tensor"])), h100)
+    fig, _, _ = roofline_figure(h100, [table], "two precisions")
+    glyphs = [r.glyph for r in fig.renderers if isinstance(r, GlyphRenderer)]
+    solid = [g for g in glyphs if type(g).__name__ == "Line" and g.line_width == 2]
+    assert len(solid) == 2
+    ridges = sorted(x for r in fig.renderers if isinstance(r, GlyphRenderer)
+                    and type(r.glyph).__name__ == "Scatter" and r.glyph.fill_color == "white"
+                    for x in r.data_source.data["x"])
+    assert ridges == pytest.approx([34 / 3.35, 989.4 / 3.35], rel=1e-6)

@@ -3,8 +3,8 @@
 The roofs are those of the PNG, from :mod:`rooflow.plotting.core`: per memory level
 present a memory roof ``AI × bandwidth``, per precision present a compute roof, each
 capped by the other (attainable = min(compute roof, AI × memory roof), Williams et al.,
-CACM 2009); the default pair drawn solid, the others dashed; the ridge point of the
-default roofs (compute / memory, FLOP/byte) marked. Axis limits, units, titles, decade
+CACM 2009); the roofs the points are judged against drawn solid, each with its ridge point
+(compute / memory, FLOP/byte) marked, the others dashed. Axis limits, units, titles, decade
 labels and roof labels are the PNG's too, so the page opens on the same window as the PNG
 and reads the same.
 """
@@ -50,7 +50,19 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
 
     drawn = [t.filter(pl.col("arithmetic_intensity").is_not_null()
                       & pl.col("performance").is_not_null()) for t in tables]
-    limits = core.axis_limits(preset, [t for t in drawn if t.height])
+    levels = core.order(pl.concat([t["level"] for t in tables]), list(LEVELS)) if tables else []
+    # The roofs the points were judged on where the tables say (an AMD counter point's fp32
+    # per instruction), else their precisions' roofs.
+    judged = [t["compute_roof_name" if "compute_roof_name" in t.columns else "precision"]
+              .cast(pl.String) for t in tables]
+    precisions = (pl.concat(judged).drop_nulls().unique(maintain_order=True).to_list()
+                  if tables else [])
+    compute_keys, memory_keys = core.roof_keys(preset, levels, precisions)
+    # The PNG's bold roofs (those the points are judged against), each with its ridge, and
+    # its axes, which cover the data and those ridges (rooflow.plotting.roofs.roof_axes).
+    bold = core.bold_keys(preset, levels, precisions)
+    ridges = [(r.intensity, r.performance) for r in core.ridge_points(preset, bold)]
+    limits = core.axis_limits(preset, [t for t in drawn if t.height], ridges)
     per = core.operation(drawn)
     scale, unit = core.perf_unit(limits, per)
     xlabel, ylabel = core.axis_titles(per, unit)
@@ -62,16 +74,8 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
         tools="pan,wheel_zoom,box_zoom,reset,save", active_scroll="wheel_zoom",
     )
     _decade_labels(fig, limits, scale)
-    levels = core.order(pl.concat([t["level"] for t in tables]), list(LEVELS)) if tables else []
-    # The roofs the points were judged on where the tables say (an AMD counter point's fp32
-    # per instruction), else their precisions' roofs.
-    judged = [t["compute_roof_name" if "compute_roof_name" in t.columns else "precision"]
-              .cast(pl.String) for t in tables]
-    precisions = (pl.concat(judged).drop_nulls().unique(maintain_order=True).to_list()
-                  if tables else [])
-    compute_keys, memory_keys = core.roof_keys(preset, levels, precisions)
     x = np.geomspace(limits.xmin, limits.xmax, 256)
-    for roof in core.roofs(preset, compute_keys, memory_keys):
+    for roof in core.roofs(preset, compute_keys, memory_keys, bold):
         fig.line(x, np.minimum(roof.peak, x * roof.bandwidth) / scale,
                  line_color="black" if roof.main else "#737373",
                  line_width=2 if roof.main else 1, line_dash="solid" if roof.main else "dashed")
@@ -79,7 +83,8 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
     px_x = FRAME[0] / math.log10(limits.xmax / limits.xmin)
     px_y = FRAME[1] / math.log10(limits.ymax / limits.ymin)
     angle = math.degrees(math.atan2(px_y, px_x))
-    for label in core.roof_labels(preset, compute_keys, memory_keys, limits, scale, unit):
+    for label in core.roof_labels(preset, compute_keys, memory_keys, limits, scale, unit,
+                                   bold):
         if label.kind == "memory":
             fig.add_layout(Label(x=label.x, y=label.y, text=label.text, angle=angle,
                                  angle_units="deg", text_font_size="8pt"))
