@@ -34,5 +34,8 @@ rule compare:
         new=lambda wc: COMPARISONS[wc.comparison]["new"],
         normalize=lambda wc: COMPARISONS[wc.comparison].get("normalize_names", False),
         roofs=roofs_text,
+        # The config's fixed axes (plot_defaults xlim/ylim), as on the datasets' plots.
+        xlim=config["plot_defaults"]["xlim"],
+        ylim=config["plot_defaults"]["ylim"],
     script:
         "../scripts/compare.py"

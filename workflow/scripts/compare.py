@@ -9,6 +9,7 @@ def step(log):
     from rooflow.compare import compare_tables
     from rooflow.html.compare import comparison_page
     from rooflow.io import write_csv
+    from rooflow.pipeline import axis_range
     from rooflow.plotting.compare import plot_comparison
     from rooflow.points import read_points
     from rooflow.roofs import load_preset
@@ -25,7 +26,9 @@ def step(log):
     tables = [analyze(read_points(p), preset) for p in (sm.input.baseline, sm.input.new)]
     comp = compare_tables(*tables, normalize=sm.params.normalize)
     title = f"{sm.params.name}: {sm.params.baseline} → {sm.params.new} on {preset.key}"
-    plot_comparison(comp, preset, sm.output.plot, title=title)
+    plot_comparison(comp, preset, sm.output.plot, title=title,
+                    xlim=axis_range(sm.params.xlim, preset.key),
+                    ylim=axis_range(sm.params.ylim, preset.key))
     write_csv(comp.table, sm.output.table)
     comparison_page(comp, preset, sm.output.html, title=title)
     log(comp.summary())
