@@ -186,7 +186,7 @@ def analyze(
         memory_roof=(_per_value("level", memory_roofs, pl.Float64()) if memory_roof is None
                      else memory_roof),
         bandwidth_only=(pl.col("flop") == 0).fill_null(False),
-        theoretical=pl.col("flop_per_s").is_null(),
+        theoretical=pl.col("performance").is_null(),
         achieved_bandwidth=pl.col("bytes") / pl.col("time_s"),
     )
     memory_attainable = pl.col("arithmetic_intensity") * pl.col("memory_roof")
@@ -214,7 +214,7 @@ def analyze(
         roof_note=_roof_note(preset, levels, precisions, _has_inputs_only(points),
                              _clock_notes(preset, clocked, own)),
     )
-    frame = frame.with_columns(performance=pl.coalesce("flop_per_s", "attainable"))
+    frame = frame.with_columns(performance=pl.coalesce("performance", "attainable"))
     frame = frame.with_columns(
         pct_of_roof=pl.col("performance") / pl.col("attainable") * 100,
         headroom=pl.when(pl.col("bandwidth_only"))

@@ -24,7 +24,7 @@ def step(log):
             f"move it to resources/{other}/ if it is one")
     points = load_points(sm.params.kind, sm.input.raw, Settings.from_config(sm.params.settings))
     # A point no plot can place fails this dataset here, not every plot of its presets.
-    check_plottable(points, performance="flop_per_s")
+    check_plottable(points)
     if sm.params.kind == "pytorch":  # where the trace's GPU time went, for summary.md
         from rooflow.adapters.pytorch.coverage import coverage_of, to_metadata
         from rooflow.io import atomic_path

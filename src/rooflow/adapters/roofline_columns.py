@@ -23,7 +23,7 @@ from rooflow.formats.roofline import CANONICAL, LEVEL_BYTES_PREFIX
 _LOG = logging.getLogger("rooflow.roofline")
 EXTRA = "__passthrough"
 """Column of the dims that a file's unknown columns give (``SeqLen=2048``), while read."""
-POINTS_COLUMNS = {"arithmetic_intensity", "flop_per_s", "level", "kernel"}
+POINTS_COLUMNS = {"arithmetic_intensity", "performance", "level", "kernel"}
 """Columns a file written by ``rooflow convert`` or ``from-*`` (canonical points) has."""
 
 

@@ -72,7 +72,7 @@ def check_plottable(table: pl.DataFrame, performance: str = "performance") -> No
     """Every point's intensity and performance, where positive, within :data:`PLOT_RANGE`.
 
     Args:
-        table: an analysis table, or canonical points (``performance="flop_per_s"``: the
+        table: an analysis table, or canonical points (``performance="performance"``: the
             workflow's ``points`` job checks them, so a point no plot can place fails its
             own dataset, not every plot of its presets).
         performance: the column of the performance (FLOP/s).

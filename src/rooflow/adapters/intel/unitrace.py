@@ -145,7 +145,7 @@ def unitrace_points(flops_report: str | Path, bytes_report: str | Path | None = 
 
     One row per kernel × level (DRAM, L3, LDS when measured) with bytes > 0, series
     "unitrace", label = kernel, flop / precision / precision_mix as
-    :func:`unitrace_kernels`, arithmetic_intensity = flop / bytes, flop_per_s = flop /
+    :func:`unitrace_kernels`, arithmetic_intensity = flop / bytes, performance = flop /
     time_s, bytes_model "measured", row 0 (sums over launches), source = the bytes
     report. Kernels without operations are bandwidth-only rows (flop 0).
 
