@@ -430,3 +430,11 @@ def test_a_file_of_known_columns_has_no_note(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="rooflow.roofline"):
         read_roofline_csv(write(tmp_path, "kernel,ai,tflops\nk,10,2\n"))
     assert caplog.records == []
+
+
+def test_performance_header_of_a_roofline_csv_is_tflops(tmp_path):
+    """``performance`` in a roofline CSV is an alias of ``tflops``, even beside the other
+    canonical points' names: 2.5 TFLOP/s = 2.5e12 FLOP/s, not 2.5 FLOP/s. Canonical points
+    (``rooflow convert``) also carry ``bytes_model`` and ``source``."""
+    path = write(tmp_path, "kernel,arithmetic_intensity,performance,level\ngemm,10,2.5,DRAM\n")
+    assert read_roofline_csv(path)["performance"].to_list() == [2.5e12]
