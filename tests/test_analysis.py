@@ -47,7 +47,7 @@ def test_partial_override_keeps_other_value(presets):
     assert p.peak_bytes_per_s == 456e9 and p.peak_flop_per_s == 100e12
     custom = select_preset({}, None, peak_tflops=10, peak_bandwidth_gbs=100)
     assert custom.ridge_point == pytest.approx(100.0)  # 10e12 / 100e9
-    with pytest.raises(InputError, match="unknown hardware preset"):
+    with pytest.raises(InputError, match="unknown preset"):
         select_preset(presets, "nope")
 
 

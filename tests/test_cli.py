@@ -16,8 +16,8 @@ def rooflow(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([ROOFLOW, *args], capture_output=True, text=True, cwd=cwd, timeout=120)
 
 
-def test_hardware_table_lists_presets():
-    proc = rooflow("hardware")
+def test_presets_command_lists_presets():
+    proc = rooflow("presets")
     assert proc.returncode == 0
     out = proc.stdout
     assert "arc-pro-b70" in out and "301.8" in out  # ridge 183.5e12 / 608e9

@@ -93,7 +93,7 @@ def test_top_ranks_kernels_by_potential_time_saved_worked_by_hand():
     # a kernel is all its rows (every memory level)
     two_levels = pl.concat([p, p.with_columns(level=pl.lit("L2").cast(p["level"].dtype))])
     assert select_points(two_levels, Selection(top=1), PRESET).height == 2
-    with pytest.raises(InputError, match="give --hardware"):
+    with pytest.raises(InputError, match="give --preset"):
         select_points(p, Selection(top=1))
 
 

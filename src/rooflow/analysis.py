@@ -1,4 +1,4 @@
-"""Roofline analysis of canonical points against one hardware preset.
+"""Roofline analysis of canonical points against one preset.
 
 Formulas (Williams et al., CACM 2009; hierarchical form: Yang et al., "Hierarchical
 Roofline Analysis for GPUs", CCPE 2020):
