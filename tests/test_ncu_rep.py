@@ -18,7 +18,7 @@ from rooflow.adapters import detect_kind, load_points
 from rooflow.adapters.ncu import ncu_breakdown, ncu_points
 from rooflow.analysis import analyze
 from rooflow.errors import InputError
-from rooflow.formats.ncu.layout import read_ncu
+from rooflow.formats.ncu.pages import read_ncu
 from rooflow.formats.sniffing import ncu as sniff
 from rooflow.roofs import MEASURED, load_preset
 from rooflow.roofs.ncu import ncu_preset

@@ -7,7 +7,7 @@ mode, which runs exactly these)::
     unitrace --group VectorEngine138 --demangle -q -o flops app   # XVE_INST_EXECUTED_*
     unitrace --group ComputeBasic    --demangle -q -o bytes app   # L3_/GPU_MEMORY_BYTE_*
 
-The reports are read by :mod:`.report`. Formulas follow the pti-gpu script
+The reports are read by :mod:`.unitrace_report`. Formulas follow the pti-gpu script
 ``tools/unitrace/scripts/roofline/roofline_libs.py`` (``read_unitrace_report`` and class
 ``Roofline``), per kernel name, summed over its launches:
 
@@ -51,7 +51,7 @@ from pathlib import Path
 import polars as pl
 
 from rooflow.adapters.breakdown import breakdown_table, bytes_column, kernel_points, ops_column
-from rooflow.adapters.intel.report import Launch, read_launches
+from rooflow.adapters.intel.unitrace_report import Launch, read_launches
 from rooflow.errors import InputError
 from rooflow.formats.sniffing import UNITRACE_MARKER, head_text, unitrace_reports
 from rooflow.settings import Settings

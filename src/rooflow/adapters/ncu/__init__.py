@@ -1,9 +1,9 @@
 """Nsight Compute exports (``ncu --csv``) and reports (``.ncu-rep``) → canonical points.
 
-Reading: :mod:`rooflow.formats.ncu.layout` (details and raw pages of every ncu version,
+Reading: :mod:`rooflow.formats.ncu.pages` (details and raw pages of every ncu version,
 labels or metric ids; reports: :mod:`rooflow.formats.ncu.report`),
 :mod:`rooflow.formats.ncu.passes` (several passes of one run, merged per kernel and
-launch), formulas: :mod:`rooflow.formats.ncu.metrics` and :mod:`.breakdown`
+launch), formulas: :mod:`rooflow.formats.ncu.metrics` and :mod:`.quantities`
 (NERSC hierarchical roofline method; Nsight Compute roofline sections). Measured device
 peaks: :mod:`rooflow.roofs.ncu`.
 """
@@ -17,8 +17,8 @@ from pathlib import Path
 import polars as pl
 
 from rooflow.adapters.breakdown import BYTES_COLUMNS, kernel_points
-from rooflow.adapters.ncu.breakdown import KERNEL_COLUMNS, NcuBreakdown, ncu_breakdown
-from rooflow.formats.ncu.layout import read_ncu
+from rooflow.adapters.ncu.quantities import KERNEL_COLUMNS, NcuBreakdown, ncu_breakdown
+from rooflow.formats.ncu.pages import read_ncu
 from rooflow.points import concat_tables, to_points
 from rooflow.settings import Settings
 
