@@ -360,7 +360,7 @@ def _kernel_level(frame: pl.LazyFrame, launch_overhead_s: float | None) -> pl.La
     # A kernel is above its roof when any row is: when its least headroom is.
     above = (pl.col("kernel_headroom") < 1 - 1e-9).fill_null(False)
     # The roofline time (time / headroom), but never less than the launches' overhead: a
-    # 3 µs call saves nothing on a GPU where a launch takes 4 µs, whatever its roof says.
+    # call shorter than one launch saves nothing, whatever its roof says.
     roofline_time = pl.col("time_s") / pl.col("kernel_headroom")
     if launch_overhead_s is not None:
         floor = pl.col("launches").fill_null(1).cast(pl.Float64) * launch_overhead_s

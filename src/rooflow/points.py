@@ -166,12 +166,6 @@ def has_per_call(frame: pl.DataFrame) -> bool:
     return "calls" in frame.columns
 
 
-def with_per_call(frame: pl.DataFrame) -> pl.DataFrame:
-    """``frame`` with the per-call columns, null where it has none (for concatenation)."""
-    return frame.with_columns(pl.lit(None, dtype=t).alias(c) for c, t in PER_CALL_SCHEMA.items()
-                              if c not in frame.columns)
-
-
 def concat_tables(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
     """Points or analysis tables one under the other, every column of any of them kept.
 

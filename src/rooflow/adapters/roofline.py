@@ -246,7 +246,7 @@ def _read_parquet(path: str | Path) -> pl.DataFrame:
         schema = (scan := pl.scan_parquet(path)).collect_schema()
         points = POINTS_COLUMNS <= set(schema)
         mapping = {} if points else canonical_header(list(schema), path)
-        # Series (few values) cast as read: as text, 160 MB on 10⁷ rows until points are made.
+        # Series (few values) cast as read: as text, a string per row until points are made.
         series = [r for r, c in mapping.items() if c == "series" and schema[r] == pl.String]
         frame = scan.with_columns(pl.col(series).cast(pl.Categorical)).collect()
         # One chunk per column (column by column: one held twice): every later step on
