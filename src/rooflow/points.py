@@ -62,7 +62,10 @@ Optional per-call columns (:data:`PER_CALL_SCHEMA`), present only when an adapte
 aggregates calls into one row (PyTorch operators, ncu kernels), after the columns above:
 
 ============================ ======= ==================================================
-calls                        i64     calls (launches) aggregated into the row
+calls                        i64     calls aggregated into the row: of the kernel (ncu:
+                                     its launches, as ``launches``) or of the PyTorch
+                                     operator (each may launch several GPU kernels,
+                                     which ``launches`` counts for the launch floor)
 time_per_call_s              f64     mean time of one call (s): ``time_s`` / ``calls``
 time_per_call_median_s       f64     median time of one call (s)
 time_per_call_std_s          f64     sample standard deviation (ddof = 1) of the call
