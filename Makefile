@@ -39,8 +39,8 @@ test: $(STAMP) lint $(CHROMIUM)
 	@test -d $(SHARED_DATA) || echo "make test: $(SHARED_DATA) is missing (the real third-party inputs, a checkout beside this one, README 'Set up and run'): the tests marked shared are skipped"
 	$(BIN)/python -m pytest -q -m "" tests
 
-# The quick tier: ruff, mypy, then plain pytest: every test not marked workflow, browser or
-# slurm (pyproject.toml's addopts): no Snakemake runs, nothing installed.
+# The quick tier: ruff, mypy, then plain pytest: every test not marked workflow, browser,
+# slurm or heavy (pyproject.toml's addopts): no Snakemake runs, nothing installed.
 test-fast: $(STAMP)
 	$(BIN)/ruff check src tests workflow/scripts
 	$(BIN)/mypy

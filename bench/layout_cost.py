@@ -32,7 +32,7 @@ def _two_points():
     preset = custom_preset(100, 1000)  # 100 TFLOP/s, 1000 GB/s
     points = to_points(pl.DataFrame({
         "kernel": ["gemm", "triad"], "precision": ["fp32", "fp32"],
-        "arithmetic_intensity": [200.0, 0.08], "flop_per_s": [6e13, 7e10],
+        "arithmetic_intensity": [200.0, 0.08], "performance": [6e13, 7e10],
         "time_s": [2e-3, 1e-3], "row": [1, 2]}))
     return analyze(points, preset), preset
 

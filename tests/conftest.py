@@ -2,9 +2,10 @@
 copies built by real Snakemake runs (helpers in workflow_copy.py).
 
 Test tiers are pytest markers (registered in pyproject.toml): `workflow`, `shared`, `browser`,
-`slurm`. Plain `pytest` (`make test-fast`) leaves out workflow, browser and slurm; `make test`
-runs all. Without ../shared/data the tests marked `shared` are skipped, each saying where
-the data must be (CI refuses to start without it: .ci/run).
+`slurm`, `heavy` (:data:`HEAVY`). Plain `pytest` (`make test-fast`) leaves out workflow,
+browser, slurm and heavy; `make test` runs all. Without ../shared/data the tests marked
+`shared` are skipped, each saying where the data must be (CI refuses to start without it:
+.ci/run).
 """
 
 from __future__ import annotations
@@ -30,7 +31,62 @@ FIXTURE_TIERS = {
 }
 
 
+HEAVY = {
+    "test_amd_properties.py::test_truncated_and_shuffled_files",
+    "test_attacks.py::test_math_text_in_names_is_drawn_as_written",
+    "test_benchmarks_specs.py::test_specs_option",
+    "test_benchmarks_specs.py::test_workflow_layout_from_another_folder",
+    "test_check.py::test_a_10_pct_slowdown_is_found",
+    "test_check.py::test_a_real_workload_against_itself_passes",
+    "test_check.py::test_cli_exit_codes_lines_junit_json_markdown",
+    "test_check.py::test_per_launch_pairs_ncu_launches_by_kernel_and_order",
+    "test_cli.py::test_convert_ncu_passes_folder_list_and_from_ncu_agree",
+    "test_cli.py::test_convert_then_table_is_the_table_of_every_shipped_example",
+    "test_cli.py::test_from_aliases_write_what_convert_writes",
+    "test_cli.py::test_from_ncu_real_nersc_export",
+    "test_cli.py::test_from_ncu_rejects_nan_export_and_missing_metrics",
+    "test_cli.py::test_plot_with_preset_and_table",
+    "test_cli.py::test_program_ends_without_teardown_but_keeps_output_and_cleanups",
+    "test_cli.py::test_readme_library_example_runs",
+    "test_cli_device.py::test_an_export_with_its_peaks_needs_no_hardware",
+    "test_cli_device.py::test_another_gpus_preset_gets_one_warning_naming_both",
+    "test_clocks.py::test_ddp_trace_aten_add_no_longer_tops_the_ranking",
+    "test_compare.py::test_cli_compare_writes_plot_table_page",
+    "test_detect.py::test_plot_detects_the_kind",
+    "test_export.py::test_json_by_suffix_on_table_plot_convert_and_compare",
+    "test_export.py::test_table_json_of_a_workload_with_bandwidth_only_rows",
+    "test_history.py::test_cli_history_table_and_labels",
+    "test_imports.py::test_labelled_small_plot_imports_no_bokeh_or_pandera",
+    "test_imports.py::test_matplotlib_without_its_import_docs_draws_the_same_pixels",
+    "test_imports.py::test_two_row_plot_with_a_key_imports_no_label_placement",
+    "test_install.py::test_installed_rooflow_is_the_venv_copy",
+    "test_install.py::test_the_wheel_holds_the_package_data",
+    "test_layout.py::test_the_package_imports_no_snakemake",
+    "test_plot_overlap.py::test_real_inputs_have_no_overlaps",
+    "test_project.py::test_cli_totals_per_kernel_and_bad_preset",
+    "test_pytorch.py::test_causal_attention_of_the_xdit_trace_counts_the_pairs_its_mask_keeps",
+    "test_pytorch.py::test_convolution_of_the_resnet_trace",
+    "test_pytorch.py::test_every_shared_trace_gives_points_or_one_clear_error",
+    "test_pytorch.py::test_in_place_triton_kernels_of_the_xdit_trace_count_their_buffer_twice",
+    "test_selection.py::test_cli_table_convert_and_compare_select",
+    "test_selection.py::test_plot_kernel_on_mi325x_workload_with_bandwidth_only_rows",
+    "test_trajectory.py::test_cli_draws_the_sweep_and_refuses_a_dim_no_point_has",
+    "test_trajectory.py::test_many_paths_legend_counts_them_and_fits_the_canvas",
+}
+"""``file::test`` (every parameter) of the slowest tests, marked ``heavy``: each took six
+seconds or more of a plain ``pytest`` run (``--durations``, a loaded machine), so ``make
+test`` runs them and the fast tier does not (README, "Set up and run")."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if f"{item.path.name}::{item.originalname}" in HEAVY:
+            item.add_marker(pytest.mark.heavy)
+    found = {f"{i.path.name}::{i.originalname}" for i in items}
+    missing = {h for h in HEAVY if h.split("::")[0] in {i.path.name for i in items}} - found
+    if missing:
+        raise pytest.UsageError(f"HEAVY names tests that do not exist: {sorted(missing)}")
     unmarked = [
         f"{item.nodeid} (fixture {fixture}: needs @pytest.mark.{tier})"
         for item in items

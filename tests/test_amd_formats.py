@@ -126,7 +126,7 @@ def test_mi100_memory_rows_only(shared_data: Path, caplog) -> None:
         points = w.points("rocprof")
     assert "gfx908 (MI100) has no per-precision VALU or MFMA counters" in caplog.text
     assert points["arithmetic_intensity"].is_null().all()
-    assert (points["flop"] == 0).all() and (points["flop_per_s"] == 0).all()
+    assert (points["flop"] == 0).all() and (points["performance"] == 0).all()
 
 
 @pytest.mark.shared

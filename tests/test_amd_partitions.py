@@ -111,7 +111,7 @@ def test_a_cpx_kernel_at_its_valu_peak_is_100_percent_and_says_the_hbm_caveat(pr
     # on the per-instruction roof (HBM 5,325 GB/s × 10,000 = 53 PFLOP/s): 100 % of roof;
     # against the whole GPU's 81.7 it would be 12.5 %.
     point = to_points(pl.DataFrame({
-        "precision": ["fp32"], "flop": [1e12], "flop_per_s": [10.2125e12],
+        "precision": ["fp32"], "flop": [1e12], "performance": [10.2125e12],
         "arithmetic_intensity": [10_000.0], "level": ["HBM"], "bytes_model": ["measured"]}))
     row = analyze(point, presets["mi300x-cpx"]).row(0, named=True)
     assert row["compute_roof_name"] == "fp32 per instruction"

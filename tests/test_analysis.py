@@ -47,7 +47,7 @@ def test_partial_override_keeps_other_value(presets):
     assert p.peak_bytes_per_s == 456e9 and p.peak_flop_per_s == 100e12
     custom = select_preset({}, None, peak_tflops=10, peak_bandwidth_gbs=100)
     assert custom.ridge_point == pytest.approx(100.0)  # 10e12 / 100e9
-    with pytest.raises(InputError, match="unknown hardware preset"):
+    with pytest.raises(InputError, match="unknown preset"):
         select_preset(presets, "nope")
 
 
@@ -55,7 +55,7 @@ def test_memory_and_compute_bound_by_hand():
     preset = custom_preset(100, 1000)  # 100 TFLOP/s, 1000 GB/s → ridge 100 FLOP/byte
     pts = to_points(pl.DataFrame({
         "arithmetic_intensity": [10.0, 400.0, 50.0],
-        "flop_per_s": [5e12, 50e12, None],
+        "performance": [5e12, 50e12, None],
         "pair": ["", "", ""],
         "row": [1, 2, 3],
     }))
@@ -88,7 +88,7 @@ def test_pair_speedup_and_above_roof(repo, presets):
                 presets["arc-pro-b70"])
     assert t["pct_of_roof"][1] == pytest.approx(40.3270, rel=1e-5)
     above = analyze(to_points(pl.DataFrame({"arithmetic_intensity": [1.0],
-                                            "flop_per_s": [1e12]})), custom_preset(100, 100))
+                                            "performance": [1e12]})), custom_preset(100, 100))
     # roof at AI 1 = 1 × 100 GB/s = 0.1 TFLOP/s < 1 TFLOP/s achieved: above the roof, kept
     assert above["above_roof"][0] and above["pct_of_roof"][0] == pytest.approx(1000.0)
 
@@ -104,7 +104,7 @@ def test_hierarchical_binding_level_and_time_saved():
     # One kernel, 1e12 FLOP in 0.1 s = 10 TFLOP/s; DRAM AI 20, L2 AI 2.
     pts = to_points(pl.DataFrame({
         "kernel": ["k", "k"], "level": ["DRAM", "L2"], "precision": ["fp32", "fp32"],
-        "arithmetic_intensity": [20.0, 2.0], "flop_per_s": [1e13, 1e13], "time_s": [0.1, 0.1],
+        "arithmetic_intensity": [20.0, 2.0], "performance": [1e13, 1e13], "time_s": [0.1, 0.1],
         "row": [1, 1],
     }))
     t = analyze(pts, preset)
@@ -118,7 +118,7 @@ def test_hierarchical_binding_level_and_time_saved():
     assert t["above_roof"].to_list() == [False, True]
     assert t["potential_time_saved_s"].is_null().all()
     # At 2 TFLOP/s achieved: headroom 8/2 = 4 → saved = 0.1 × (1 − 1/4) = 0.075 s
-    t2 = analyze(pts.with_columns(flop_per_s=pl.lit(2e12)), preset)
+    t2 = analyze(pts.with_columns(performance=pl.lit(2e12)), preset)
     assert t2["potential_time_saved_s"][0] == pytest.approx(0.075)
 
 
@@ -136,7 +136,7 @@ def test_no_compute_roof_of_its_precision_leaves_a_point_unjudged():
 
     pts = to_points(pl.DataFrame({
         "kernel": ["dgemm", "sgemm", "spec"], "precision": ["fp64", "fp32", "fp32"],
-        "arithmetic_intensity": [20.0, 50.0, 5.0], "flop_per_s": [5e12, 20e12, None],
+        "arithmetic_intensity": [20.0, 50.0, 5.0], "performance": [5e12, 20e12, None],
         "time_s": [1e-3, 2e-3, None], "row": [1, 2, 3]}))
     t = analyze(pts, fp64_only_preset())
     # dgemm: min(10, 20 × 1 TB/s = 20) = 10 TFLOP/s, compute-bound; 5/10 = 50 %, headroom 2;
@@ -178,7 +178,7 @@ def test_pct_of_memory_roof_is_each_rows_own_division(presets):
     points = to_points(pl.DataFrame({
         "flop": [738734374912.0] * n, "bytes": [427819008.0] * n, "time_s": [0.00108] * n,
         "arithmetic_intensity": [738734374912.0 / 427819008.0] * n,
-        "flop_per_s": [6.84e14] * n, "precision": ["bf16-tensor"] * n,
+        "performance": [6.84e14] * n, "precision": ["bf16-tensor"] * n,
         "row": list(range(1, n + 1))}))
     table = analyze(points, presets["h100-sxm"])
     assert table["achieved_bandwidth"][0] == 427819008.0 / 0.00108 == 396128711111.1111
@@ -190,7 +190,7 @@ def test_per_call_columns_are_optional_and_concatenate_with_tables_without_them(
     from rooflow.points import PER_CALL_SCHEMA, POINT_SCHEMA, check_points, concat_tables
 
     base = {"kernel": ["k"], "flop": [1e9], "bytes": [1e8], "time_s": [9e-3],
-            "arithmetic_intensity": [10.0], "flop_per_s": [1e9 / 9e-3], "precision": ["fp32"]}
+            "arithmetic_intensity": [10.0], "performance": [1e9 / 9e-3], "precision": ["fp32"]}
     plain = to_points(pl.DataFrame(base))
     assert "calls" not in plain.columns and check_points(plain, "t") is plain
     # three calls of 1, 2, 6 ms: mean 3, median 2, std sqrt(7) = 2.6458 ms, min 1, max 6

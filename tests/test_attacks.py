@@ -128,7 +128,7 @@ def _points(inp: Path, **columns) -> Path:
 
     path = inp / "points.parquet"
     base = {"kernel": ["k"], "level": ["DRAM"], "flop": [None], "bytes": [1e6],
-            "time_s": [1e-3], "arithmetic_intensity": [1.0], "flop_per_s": [1e12]}
+            "time_s": [1e-3], "arithmetic_intensity": [1.0], "performance": [1e12]}
     to_points(pl.DataFrame({**base, **columns})).write_parquet(path)
     return path
 
@@ -415,7 +415,7 @@ def broken_points(draw):
     ai = draw(st.sampled_from([float("inf"), float("-inf"), float("nan"), -1.0, 0.0, None]))
     flop = draw(st.sampled_from([None, 1e9] + ([] if ai is None else [0.0])))
     columns = {"arithmetic_intensity": [ai], "flop": [flop]}
-    for name in ("bytes", "time_s", "flop_per_s"):
+    for name in ("bytes", "time_s", "performance"):
         columns[name] = [draw(st.sampled_from([None, 1.0]))]
     return columns
 

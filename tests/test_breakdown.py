@@ -126,7 +126,7 @@ def test_every_reader_gives_the_same_breakdown_and_points(kind: str, tmp_path: P
     dram = load_points(kind, path).filter(pl.col("level") == "DRAM").row(0, named=True)
     assert (dram["precision"], dram["flop"], dram["precision_mix"]) == ("fp16-tensor", FLOP, MIX)
     assert dram["arithmetic_intensity"] == 999
-    assert dram["flop_per_s"] == pytest.approx(1.022976e12)
+    assert dram["performance"] == pytest.approx(1.022976e12)
 
 
 def test_summarize_precisions_by_hand() -> None:
@@ -186,6 +186,6 @@ def test_a_rate_that_overflows_is_one_clear_error() -> None:
     kernels = breakdown_table(pl.DataFrame({
         "kernel": ["a", "b"], "launches": [1, 1], "row": [1, 2], "ops_fp32": [1e10, 1e300],
         "time_s": [1e-3, 1e-306], "bytes_dram": [1e6, 1e6]}))
-    with pytest.raises(InputError, match=r"row 2, column 'flop_per_s'.*\[check: finite\]"):
+    with pytest.raises(InputError, match=r"row 2, column 'performance'.*\[check: finite\]"):
         kernel_points(kernels.with_columns(label=pl.col("kernel")), series="s",
                       source="x.csv")

@@ -36,7 +36,7 @@ def run(gemm=1.0, noisy=1.0, extra=False) -> pl.DataFrame:
     return to_points(frame.with_columns(
         time_s=pl.col("ms") / 1e3, row=pl.int_range(1, pl.len() + 1, dtype=pl.Int64),
         arithmetic_intensity=pl.when(pl.col("flop") > 0).then(pl.col("flop") / pl.col("bytes")),
-        flop_per_s=pl.col("flop") / (pl.col("ms") / 1e3), source=pl.lit("run.csv")))
+        performance=pl.col("flop") / (pl.col("ms") / 1e3), source=pl.lit("run.csv")))
 
 
 def rooflow(*args: str) -> subprocess.CompletedProcess:
@@ -251,11 +251,11 @@ def test_per_launch_pairs_pytorch_calls_by_operator_shape_and_order(tmp_path):
     assert proc.returncode == 1 and "3 / 3 calls" in proc.stdout
 
 
-def _one(ms: float | None, flop_per_s: float | None = None, kernel: str = "gemm"):
+def _one(ms: float | None, performance: float | None = None, kernel: str = "gemm"):
     frame = pl.DataFrame({"kernel": [kernel], "flop": [1e9], "bytes": [1e6],
                           "time_s": [None if ms is None else ms / 1e3],
-                          "flop_per_s": [flop_per_s if ms is None else 1e9 / (ms / 1e3)]},
-                         schema_overrides={"time_s": pl.Float64, "flop_per_s": pl.Float64})
+                          "performance": [performance if ms is None else 1e9 / (ms / 1e3)]},
+                         schema_overrides={"time_s": pl.Float64, "performance": pl.Float64})
     return to_points(frame.with_columns(row=pl.lit(1), arithmetic_intensity=pl.lit(1e3),
                                         source=pl.lit("run.csv")))
 
@@ -343,7 +343,7 @@ def _simulated(rng, kernels: int, calls: int, sigma: float, factor: float = 1.0)
                           "time_s": times.ravel(), "flop": 1e9, "bytes": 1e6})
     return analyze(to_points(frame.with_columns(
         row=pl.int_range(1, pl.len() + 1), arithmetic_intensity=pl.lit(1e3),
-        flop_per_s=pl.col("flop") / pl.col("time_s"), source=pl.lit("sim"))), PRESET)
+        performance=pl.col("flop") / pl.col("time_s"), source=pl.lit("sim"))), PRESET)
 
 
 def _rate(calls: int, sigma: float, factor: float = 1.0, floor: float = 0.05,

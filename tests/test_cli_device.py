@@ -1,4 +1,4 @@
-"""The command line picks a preset as the workflow does when --hardware is left out.
+"""The command line picks a preset as the workflow does when --preset is left out.
 
 An ncu export holding its own "Theoretical" peaks is drawn on them (preset ``ncu-NAME``);
 an input naming its GPU is drawn on the preset whose hardware.yaml ``devices`` list it;
@@ -59,7 +59,7 @@ def test_its_peaks_unreadable_names_the_options(tmp_path: Path) -> None:
     assert proc.returncode == 1
     line = proc.stderr.strip()
     assert "\n" not in line and "no Theoretical peaks" in line
-    assert "--hardware PRESET" in line and "--hardware-file" in line
+    assert "--preset PRESET" in line and "--preset-file" in line
 
 
 def raw_page(path: Path, device: str) -> Path:
@@ -99,4 +99,4 @@ def test_another_gpus_preset_gets_one_warning_naming_both(tmp_path: Path) -> Non
 def test_nothing_to_tell_still_asks_for_hardware(tmp_path: Path) -> None:
     path = export(tmp_path / "anon.csv", [(0, "k", KERNEL)])
     proc = rooflow("table", str(path))
-    assert proc.returncode == 1 and "give --hardware PRESET" in proc.stderr
+    assert proc.returncode == 1 and "give --preset PRESET" in proc.stderr

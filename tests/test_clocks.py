@@ -30,7 +30,7 @@ def _dfma(clock_hz=None, perf=A100_FP64_AT_BASE, **extra):
     """One fp64 point at intensity 100 FLOP/byte (compute-bound on an A100: ridge 4.76)."""
     return to_points(pl.DataFrame({
         "kernel": ["dfma"], "precision": ["fp64"], "flop": [perf], "bytes": [perf / 100],
-        "time_s": [1.0], "arithmetic_intensity": [100.0], "flop_per_s": [perf],
+        "time_s": [1.0], "arithmetic_intensity": [100.0], "performance": [perf],
         "clock_hz": [clock_hz], **{k: [v] for k, v in extra.items()}},
         schema_overrides={"clock_hz": pl.Float64}))
 
@@ -130,7 +130,7 @@ def _op(label, time_s, launches, headroom):
     perf = 0.1 * 2039e9 / headroom
     return {"kernel": label, "label": label, "precision": "fp32", "flop": perf * time_s,
             "bytes": perf * time_s / 0.1, "time_s": time_s, "arithmetic_intensity": 0.1,
-            "flop_per_s": perf, "launches": launches}
+            "performance": perf, "launches": launches}
 
 
 def test_launch_floor_a_3us_call_saves_nothing_and_ranks_below_real_savings(presets):

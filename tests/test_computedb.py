@@ -45,7 +45,7 @@ def test_real_database_kernels_by_hand(shared_data: Path,
     assert by_level["DRAM"]["bytes"] == pytest.approx(8_410_688)
     assert by_level["L2"]["bytes"] == pytest.approx(8_421_376)
     assert by_level["L1"]["bytes"] == pytest.approx(8_912_896)
-    assert by_level["DRAM"]["flop_per_s"] == pytest.approx(468.1142857e9)
+    assert by_level["DRAM"]["performance"] == pytest.approx(468.1142857e9)
     assert by_level["DRAM"]["precision"] == "fp32"  # only VALU FLOPs (F32) has a rate
     assert by_level["DRAM"]["device"] == "MI350X"  # gpu_chip_id 30112
     # The rocPRIM reduce kernel ran twice (334,844 + 467,645 = 802,489 ns) with 3,276,800
@@ -55,7 +55,7 @@ def test_real_database_kernels_by_hand(shared_data: Path,
     reduce = points.filter(points["label"].str.contains("TransformInputIterator")
                            & (points["level"] == "DRAM")).row(0, named=True)
     assert reduce["flop"] == pytest.approx(6_553_600)
-    assert reduce["flop_per_s"] == pytest.approx(8.16659169e9)
+    assert reduce["performance"] == pytest.approx(8.16659169e9)
     # Three kernels have total_flops 0 (and intensities 0): no bytes to recover, left out.
     assert "3 kernel(s) left out, no FLOP" in caplog.text
     assert "__amd_rocclr_initHeap" in caplog.text
@@ -137,7 +137,7 @@ def test_units_total_flops_is_a_rate_and_intensities_give_bytes(
     assert rows["DRAM"]["flop"] == pytest.approx(8_000)
     assert rows["DRAM"]["bytes"] == pytest.approx(16_000)
     assert rows["L1"]["bytes"] == pytest.approx(32_000)
-    assert rows["DRAM"]["flop_per_s"] == pytest.approx(2.0e9)
+    assert rows["DRAM"]["performance"] == pytest.approx(2.0e9)
     assert rows["DRAM"]["precision"] == "fp32"
     assert "fp32-matrix" in rows["DRAM"]["precision_mix"]
     assert rows["DRAM"]["device"] == "MI300X"  # gpu_chip_id 29857 wins over gpu_model MI300

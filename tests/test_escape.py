@@ -155,7 +155,7 @@ def test_tables_and_canonical_points_read_back_unchanged(tmp_path):
     pts = to_points(pl.DataFrame({
         "series": ["=run"], "kernel": ["-O3 =SUM(A1)"], "label": ["@x"], "level": ["DRAM"],
         "flop": [1e9], "bytes": [1e8], "time_s": [1e-3], "arithmetic_intensity": [10.0],
-        "flop_per_s": [1e12], "source": ["t.csv"], "row": [1]}))
+        "performance": [1e12], "source": ["t.csv"], "row": [1]}))
     out = tmp_path / "points.csv"
     write_csv(pts, out)
     assert "\n'=run," in out.read_text()
@@ -201,7 +201,7 @@ def test_plots_and_pages_are_0644_under_umask_022(tmp_path, umask_022):
     preset = load_preset("h100-sxm")
     table = analyze(to_points(pl.DataFrame({
         "kernel": ["k"], "flop": [1e9], "bytes": [1e8], "time_s": [1e-3],
-        "arithmetic_intensity": [10.0], "flop_per_s": [1e12], "precision": ["fp32"]})), preset)
+        "arithmetic_intensity": [10.0], "performance": [1e12], "precision": ["fp32"]})), preset)
     plot_roofline(table, preset, tmp_path / "p.png")
     roofline_page(table, preset, tmp_path / "p.html", title="t")
     for name in ("p.png", "p.html"):

@@ -26,8 +26,9 @@ BAD_INPUT = {
     "from-ncu": ["BAD", "-o", "out.csv"],
     "from-rocprof": ["BAD", "-o", "out.csv"],
     "from-unitrace": ["BAD", "-o", "out.csv"],
-    "hardware": ["--hardware-file", "YAML"],
-    "project": ["BAD", "--hardware", "h100-sxm,mi300x", "-o", "out.csv"],
+    "presets": ["--preset-file", "YAML"],
+    "hardware": ["--hardware-file", "YAML"],  # the hidden old name of presets
+    "project": ["BAD", "--preset", "h100-sxm,mi300x", "-o", "out.csv"],
     "history": ["BAD", "BAD2", *PEAKS, "-o", "out.csv"],
 }
 

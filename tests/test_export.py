@@ -54,7 +54,7 @@ def run_csv(tmp_path) -> Path:
     # canonical points (a hand-written roofline CSV has no bandwidth-only rows)
     to_points(frame.with_columns(
         arithmetic_intensity=pl.when(pl.col("flop") > 0).then(pl.col("flop") / pl.col("bytes")),
-        flop_per_s=pl.col("flop") / pl.col("time_s"))).write_csv(path)
+        performance=pl.col("flop") / pl.col("time_s"))).write_csv(path)
     return path
 
 
@@ -183,7 +183,7 @@ def _ranked_table() -> pl.DataFrame:
         "default_compute": "fp32", "default_memory": "HBM"}, source="test")
     points = to_points(pl.DataFrame({
         "kernel": ["mid", "slow", "big", "small"], "precision": ["fp32"] * 4,
-        "arithmetic_intensity": [100.0] * 4, "flop_per_s": [5e12, 1.234e12, 5e12, 5e12],
+        "arithmetic_intensity": [100.0] * 4, "performance": [5e12, 1.234e12, 5e12, 5e12],
         "time_s": [6e-3, None, 20e-3, 1e-3], "row": [1, 2, 3, 4]}))
     return analyze(points, preset)
 

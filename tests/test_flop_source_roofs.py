@@ -124,7 +124,7 @@ def test_the_same_flop_from_a_model_meet_the_datasheet_roof(presets):
     # 81.7e9 FLOP in 1 ms given by a spec or benchmark (bytes_model "given"): judged on the
     # packed 163.4 TFLOP/s, so 81.7 / 163.4 = 50 % of roof.
     model = to_points(pl.DataFrame({
-        "precision": ["fp32"], "flop": [81.7e9], "time_s": [1e-3], "flop_per_s": [81.7e12],
+        "precision": ["fp32"], "flop": [81.7e9], "time_s": [1e-3], "performance": [81.7e12],
         "arithmetic_intensity": [77_915.0], "level": ["DRAM"], "bytes_model": ["given"]}))
     row = analyze(model, presets["mi300x"]).row(0, named=True)
     assert row["compute_roof_name"] == "fp32" and row["compute_roof"] == pytest.approx(163.4e12)
@@ -135,7 +135,7 @@ def test_counter_and_model_points_in_one_table_each_meet_their_roof(presets):
     # Two fp32 points at 40.85 TFLOP/s, AI 1000 (compute-bound on both roofs): the counted
     # one is 40.85 / 81.7 = 50 %, the model one 40.85 / 163.4 = 25 %.
     both = to_points(pl.DataFrame({
-        "precision": ["fp32", "fp32"], "flop": [1e12, 1e12], "flop_per_s": [40.85e12] * 2,
+        "precision": ["fp32", "fp32"], "flop": [1e12, 1e12], "performance": [40.85e12] * 2,
         "arithmetic_intensity": [1000.0, 1000.0], "bytes_model": ["measured", "family"],
         "row": [1, 2]}))
     t = analyze(both, presets["mi300x"])

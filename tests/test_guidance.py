@@ -39,7 +39,7 @@ def table() -> pl.DataFrame:
                                        "level", "bytes"], orient="row")
     return analyze(to_points(frame.with_columns(
         arithmetic_intensity=pl.col("flop") / pl.col("bytes"),
-        flop_per_s=pl.col("flop") / pl.col("time_s"), source=pl.lit("k.csv"),
+        performance=pl.col("flop") / pl.col("time_s"), source=pl.lit("k.csv"),
         row=pl.col("kernel").rank("dense").cast(pl.Int32))), A100)
 
 

@@ -38,7 +38,7 @@ def _run(names: list[str], factor: float = 1.0) -> pl.DataFrame:
     return to_points(frame.with_columns(
         flop=pl.lit(1e9), bytes=pl.lit(1e6), time_s=pl.col("ms") / 1e3,
         row=pl.int_range(1, pl.len() + 1, dtype=pl.Int64), arithmetic_intensity=pl.lit(1e3),
-        flop_per_s=1e9 / (pl.col("ms") / 1e3), source=pl.lit("run.csv")))
+        performance=1e9 / (pl.col("ms") / 1e3), source=pl.lit("run.csv")))
 
 
 def _result(names: list[str]):

@@ -135,10 +135,10 @@ def test_a_point_no_plot_can_place_fails_its_points_check(tmp_path):
     path.write_text("series,ai,tflops\nk,10,5\nj,1e300,5\n")
     points = load_points("roofline", path)
     with pytest.raises(InputError) as err:
-        check_plottable(points, performance="flop_per_s")
+        check_plottable(points)
     assert (err.value.row, err.value.column, err.value.check) == (
         2, "arithmetic_intensity", "plottable range")
-    check_plottable(points.head(1), performance="flop_per_s")  # 10 FLOP/byte, 5 TFLOP/s: ok
+    check_plottable(points.head(1))  # 10 FLOP/byte, 5 TFLOP/s: ok
 
 
 @pytest.mark.workflow

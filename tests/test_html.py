@@ -51,7 +51,7 @@ def points(kernels: list[str], family: str = "gemm", series: str = "run") -> pl.
         "precision": ["fp16-tensor"] * n, "precision_mix": [""] * n,
         "flop": [a * 1e9 for a in ai], "bytes": [1e9] * n,
         "time_s": [a * 1e9 / p for a, p in zip(ai, perf, strict=True)],
-        "arithmetic_intensity": ai, "flop_per_s": perf, "bytes_model": ["given"] * n,
+        "arithmetic_intensity": ai, "performance": perf, "bytes_model": ["given"] * n,
         "source": ["t.csv"] * n,
         "row": list(range(1, n + 1)), "device": [""] * n,
     }).with_columns(pl.lit(None, pl.Float64).alias("clock_hz"),  # no clock, launches known

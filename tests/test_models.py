@@ -261,7 +261,7 @@ def test_every_real_spec_converts(families, name, count, family, bytes_model) ->
     assert points["kernel"].str.starts_with("bench").all()
     assert (points["family"] == family).all()
     assert (points["bytes_model"] == bytes_model).all()
-    assert points["flop_per_s"].is_null().all()
+    assert points["performance"].is_null().all()
     assert (points["arithmetic_intensity"] > 0).all()
     assert (points["arithmetic_intensity"] == points["flop"] / points["bytes"]).all()
     assert (points["label"] != "").all() and (points["level"] == "DRAM").all()

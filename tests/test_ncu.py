@@ -97,7 +97,7 @@ def test_nersc_gpp_known_values() -> None:
     assert points["level"].to_list() == ["DRAM", "L2", "L1"]
     assert points["arithmetic_intensity"].to_list() == pytest.approx(
         [14.915, 8.918, 4.423], abs=5e-4)
-    assert points["flop_per_s"].to_list() == pytest.approx([88.4e9] * 3, rel=1e-3)
+    assert points["performance"].to_list() == pytest.approx([88.4e9] * 3, rel=1e-3)
     assert set(points["series"]) == {"ncu"} and set(points["bytes_model"]) == {"measured"}
     assert set(points["label"]) == {"sigma_gpp_gpu_29"} and set(points["precision"]) == {"fp64"}
     assert points["source"][0] == str(path)
@@ -241,7 +241,7 @@ def test_2020_header_units_and_split_dram_bytes(tmp_path: Path) -> None:
     assert k["bytes_l2"] is None and k["bytes_l1"] is None
     point = ncu_points(path).row(0, named=True)
     assert point["arithmetic_intensity"] == pytest.approx(0.014)
-    assert point["flop_per_s"] == pytest.approx(7e6)
+    assert point["performance"] == pytest.approx(7e6)
 
 
 @pytest.mark.parametrize(

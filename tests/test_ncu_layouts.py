@@ -125,7 +125,7 @@ def test_raw_wide_rtx3060_scaled_units() -> None:
     assert any("tensor" in m for m in result.missing)
     points = ncu_points(DATA / "raw-wide-rtx3060" / "vector_add.csv", log=lambda _: None)
     assert points["arithmetic_intensity"][0] == pytest.approx(0.207215, rel=1e-5)
-    assert points["flop_per_s"][0] == pytest.approx(50.392e9, rel=1e-4)
+    assert points["performance"][0] == pytest.approx(50.392e9, rel=1e-4)
     assert set(points["device"]) == {"NVIDIA GeForce RTX 3060 Laptop GPU"}
 
 
@@ -166,7 +166,7 @@ def test_bytes_and_time_only_gives_bandwidth_rows_and_says_why() -> None:
     said: list[str] = []
     points = ncu_points(path, log=said.append)
     row = points.row(0, named=True)
-    assert (row["level"], row["flop"], row["flop_per_s"]) == ("DRAM", 0.0, 0.0)
+    assert (row["level"], row["flop"], row["performance"]) == ("DRAM", 0.0, 0.0)
     assert row["arithmetic_intensity"] is None and row["bytes"] == 177_852_672
     assert row["time_s"] == pytest.approx(292_928e-9)
     assert any("fp32 FLOP" in s for s in said) and any("tensor" in s for s in said)

@@ -61,7 +61,7 @@ def test_the_stranger_is_skipped_with_one_note(passes: Path, form: str, tmp_path
     dram = points.filter(pl.col("level") == "DRAM")
     assert dram["kernel"].to_list() == ["k"]
     assert dram["arithmetic_intensity"].to_list() == pytest.approx([1.0])
-    assert dram["flop_per_s"].to_list() == pytest.approx([1e9])
+    assert dram["performance"].to_list() == pytest.approx([1e9])
     err = proc.stderr
     assert err.count("d_nvprof.csv: not an Nsight Compute export") == 1
     assert err.count("c.csv: no kernel in common with the other passes") == 1

@@ -19,7 +19,7 @@ from rooflow.adapters.ncu.reader import ncu_breakdown, ncu_points
 from rooflow.adapters.ncu.sniff import ncu as sniff
 from rooflow.analysis import analyze
 from rooflow.errors import InputError
-from rooflow.formats.ncu.layout import read_ncu
+from rooflow.formats.ncu.pages import read_ncu
 from rooflow.roofs import MEASURED, load_preset
 from rooflow.roofs.ncu import ncu_preset
 
@@ -48,7 +48,7 @@ def test_rtx3060_report_and_its_csv_export_give_the_same_points() -> None:
     export = load_points("ncu", RTX3060_CSV)
     assert report.columns == export.columns and report.height == export.height == 3
     for column in ("kernel", "label", "level", "precision", "device", "series", "flop",
-                   "time_s", "flop_per_s"):
+                   "time_s", "performance"):
         assert report[column].to_list() == export[column].to_list(), column
     for column in ("bytes", "arithmetic_intensity"):
         assert report[column].to_list() == pytest.approx(export[column].to_list(), rel=1e-6)
@@ -58,7 +58,7 @@ def test_rtx3060_report_and_its_csv_export_give_the_same_points() -> None:
     assert row["device"] == "NVIDIA GeForce RTX 3060 Laptop GPU"
     assert report["bytes"].to_list() == pytest.approx([3_238_610_688, 3_238_689_664,
                                                       2_684_354_560])
-    assert row["flop_per_s"] == pytest.approx(50.392e9, rel=1e-4)
+    assert row["performance"] == pytest.approx(50.392e9, rel=1e-4)
     assert row["source"] == str(RTX3060)
 
 
@@ -112,7 +112,7 @@ def test_nersc_report_gives_points_from_its_section_rates() -> None:
     assert row["time_s"] == pytest.approx(t0 + t1)
     assert row["arithmetic_intensity"] == pytest.approx((flop0 + flop1) / dram)  # 4.8123
     assert row["arithmetic_intensity"] == pytest.approx(4.8123, abs=5e-5)
-    assert row["flop_per_s"] == pytest.approx((flop0 + flop1) / (t0 + t1))  # 85.16 GFLOP/s
+    assert row["performance"] == pytest.approx((flop0 + flop1) / (t0 + t1))  # 85.16 GFLOP/s
     assert any("no fp32 FLOP" in s for s in said) and not any("left out" in s for s in said)
 
 

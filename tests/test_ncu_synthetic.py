@@ -75,7 +75,7 @@ def test_op_path_counters_land_each_kernel_on_its_precision(tmp_path: Path) -> N
     assert any("int1" in n for n in result.notes)
     points = check_points(ncu_points(path, log=lambda _: None), str(path))
     assert points["arithmetic_intensity"].to_list() == [2000, 3000, 400, 8000, 8000]
-    assert points["flop_per_s"].to_list() == pytest.approx([2e12, 3e12, 4e11, 8e12, 8e12])
+    assert points["performance"].to_list() == pytest.approx([2e12, 3e12, 4e11, 8e12, 8e12])
 
 
 def test_tensor_instructions_without_op_path_or_factor(tmp_path: Path) -> None:
@@ -114,7 +114,7 @@ def test_display_labels_with_rates_give_the_sections_point(tmp_path: Path) -> No
     assert (point["precision"], point["flop"]) == ("fp64", pytest.approx(100_000))
     assert point["bytes"] == pytest.approx(200_000)
     assert point["arithmetic_intensity"] == pytest.approx(0.5)
-    assert point["flop_per_s"] == pytest.approx(5e10)
+    assert point["performance"] == pytest.approx(5e10)
     assert any("fp32" in s for s in said)
     # Peaks: fp64 64 FLOP/cycle × 1 GHz = 0.064 TFLOP/s; DRAM 1,000 byte/cycle × 1.5 GHz.
     preset = ncu_preset(path)
@@ -134,7 +134,7 @@ def test_partial_set_fp64_and_dram_only(tmp_path: Path) -> None:
     point = ncu_points(path, log=lambda _: None).row(0, named=True)
     assert (point["level"], point["precision"], point["arithmetic_intensity"]) == (
         "DRAM", "fp64", 2.0)
-    assert point["flop_per_s"] == pytest.approx(1.4e10)
+    assert point["performance"] == pytest.approx(1.4e10)
 
 
 def test_two_passes_merge_per_kernel_and_launch(tmp_path: Path) -> None:
@@ -276,7 +276,7 @@ def test_an_n_a_metric_is_absent_for_its_kernel_not_a_failed_profile(tmp_path: P
     said: list[str] = []
     point = ncu_points(path, log=said.append).row(0, named=True)
     assert (point["precision"], point["flop"]) == ("fp16-tensor", 5_000)
-    assert point["arithmetic_intensity"] == 5 and point["flop_per_s"] == pytest.approx(5e9)
+    assert point["arithmetic_intensity"] == 5 and point["performance"] == pytest.approx(5e9)
     assert not any("left out" in s for s in said)
     k = ncu_breakdown(path).kernels.row(0, named=True)
     assert k["ops_fp64_tensor"] is None and k["ops_fp16_tensor"] == 3_000
@@ -355,7 +355,7 @@ def test_a_roofline_section_without_a_duration_gives_a_point_from_its_rates(
     point = points.row(0, named=True)
     assert (point["level"], point["precision"]) == ("DRAM", "fp64")
     assert point["arithmetic_intensity"] == pytest.approx(0.5)
-    assert point["flop_per_s"] == pytest.approx(5e10)
+    assert point["performance"] == pytest.approx(5e10)
     assert point["flop"] is None and point["bytes"] is None and point["time_s"] is None
     assert sum("without a kernel time" in s for s in said) == 1
     assert check_points(points, str(path)).height == 1
@@ -395,7 +395,7 @@ def test_merged_sections_scale_their_rates_by_their_own_clock(tmp_path: Path) ->
     export(rates / "a.csv", [(0, "k", double)])
     export(rates / "b.csv", [(0, "k", single)])
     point = ncu_points(rates, log=lambda _: None).row(0, named=True)
-    assert point["flop_per_s"] == pytest.approx(5.8e10)
+    assert point["performance"] == pytest.approx(5.8e10)
     assert point["arithmetic_intensity"] == pytest.approx(0.58)
 
 

@@ -17,7 +17,7 @@ def presets():
 
 def one(precision: str, ai: float, perf: float, level: str = "DRAM") -> pl.DataFrame:
     return to_points(pl.DataFrame({"precision": [precision], "arithmetic_intensity": [ai],
-                                   "flop": [1e12], "flop_per_s": [perf], "level": [level],
+                                   "flop": [1e12], "performance": [perf], "level": [level],
                                    "row": [1]}))
 
 
@@ -64,7 +64,7 @@ def test_bandwidth_only_rows(presets):
     # A copy: 2 GB in 1 ms = 2 TB/s on H100 HBM 3.35 TB/s → 59.7 % of the memory roof,
     # headroom 3.35 / 2 = 1.675, time saved 1 ms × (1 − 1/1.675) = 0.40299 ms.
     pts = to_points(pl.DataFrame({"kernel": ["copy"], "flop": [0.0], "bytes": [2e9],
-                                  "time_s": [1e-3], "flop_per_s": [0.0], "row": [1]}))
+                                  "time_s": [1e-3], "performance": [0.0], "row": [1]}))
     t = analyze(pts, presets["h100-sxm"]).row(0, named=True)
     assert t["bandwidth_only"] and t["attainable"] is None and t["pct_of_roof"] is None
     assert t["achieved_bandwidth"] == pytest.approx(2e12)

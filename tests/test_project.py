@@ -26,7 +26,7 @@ WORKLOAD = pl.DataFrame({
 def points(frame: pl.DataFrame = WORKLOAD) -> pl.DataFrame:
     return to_points(frame.with_columns(
         arithmetic_intensity=pl.col("flop") / pl.col("bytes"),
-        flop_per_s=pl.col("flop") / pl.col("time_s"), source=pl.lit("w.csv"),
+        performance=pl.col("flop") / pl.col("time_s"), source=pl.lit("w.csv"),
         row=pl.int_range(1, pl.len() + 1)))
 
 

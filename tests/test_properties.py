@@ -61,7 +61,7 @@ def test_any_csv_gives_valid_points_or_one_line_error(tmp_path, text):
         return
     for ai in pts["arithmetic_intensity"]:
         assert ai is not None and math.isfinite(ai) and ai > 0
-    for perf in pts["flop_per_s"]:
+    for perf in pts["performance"]:
         assert perf is None or (math.isfinite(perf) and perf > 0)
 
 

@@ -106,7 +106,7 @@ def _check_point(points) -> None:
     assert row["label"] == "kern()" and row["precision"] == "fp32"
     assert row["flop"] == pytest.approx(137_600) and row["bytes"] == pytest.approx(96_000)
     assert row["arithmetic_intensity"] == pytest.approx(137_600 / 96_000)
-    assert row["flop_per_s"] == pytest.approx(13.76e9)
+    assert row["performance"] == pytest.approx(13.76e9)
     assert row["device"] == "MI300X"
 
 

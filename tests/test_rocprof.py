@@ -186,7 +186,7 @@ def test_example_workload_by_hand() -> None:
     h = points.filter((pl.col("kernel") == hgemm["kernel"]) & (pl.col("level") == "DRAM"))
     # AI = 137,455,730,688 / 201,326,592 = 682.75 FLOP/byte; 137,455,730,688 / 981,760 ns.
     assert h["arithmetic_intensity"].item() == pytest.approx(682.75)
-    assert h["flop_per_s"].item() == pytest.approx(137_455_730_688 / 981_760e-9)
+    assert h["performance"].item() == pytest.approx(137_455_730_688 / 981_760e-9)
     assert set(points["series"]) == {"rocprof"} and set(points["bytes_model"]) == {"measured"}
 
 
@@ -347,7 +347,7 @@ def test_equal_timestamps_take_the_time_from_cycles(tmp_path: Path, caplog) -> N
     assert k["time_s"] == pytest.approx(500_000e-9) and k["flop"] == 256
     with caplog.at_level(logging.WARNING):
         points = rocprof_points(tmp_path)
-    assert points["flop_per_s"].to_list()[0] == pytest.approx(512_000)
+    assert points["performance"].to_list()[0] == pytest.approx(512_000)
     assert "1 of 2 dispatches have End_Timestamp = Start_Timestamp (first: row 2)" in caplog.text
     assert "GRBM_GUI_ACTIVE / num_xcd 8 / max_sclk 2100 MHz" in caplog.text
     assert "sysinfo num_xcd 1 taken as 8" in caplog.text

@@ -47,7 +47,7 @@ def test_equal_timestamps_take_the_time_from_cycles_by_hand(tmp_path: Path) -> N
     assert (k1["kernel"], k1["flop"], k1["bytes_dram"]) == ("k1", 1_280, 768)
     assert k1["time_s"] == pytest.approx(250_000e-9) and k2["time_s"] == pytest.approx(250e-6)
     points = w.points("rocprofv3")
-    assert points["flop_per_s"][0] == pytest.approx(5.12e6)
+    assert points["performance"][0] == pytest.approx(5.12e6)
     (note,) = [n for n in w.notes if "cycles" in n or "GRBM" in n]
     assert "1 of 2 dispatches have End_Timestamp = Start_Timestamp (first: row 11)" in note
     assert "GRBM_GUI_ACTIVE / Num_Xcc 8 / Max_Engine_Clk_Fcompute 2100 MHz" in note

@@ -21,7 +21,7 @@ def test_example_rows_and_defaults(repo):
     assert pts.height == 4
     assert pts["series"].to_list() == ["Original", "Optimized", "Original", "Optimized"]
     # 74 TFLOP/s = 7.4e13 FLOP/s
-    assert pts["flop_per_s"][1] == pytest.approx(7.4e13)
+    assert pts["performance"][1] == pytest.approx(7.4e13)
     assert pts["arithmetic_intensity"].to_list() == [900, 900, 1500, 1500]
     assert set(pts["family"]) == {""} and set(pts["level"]) == {"DRAM"}
 
@@ -30,9 +30,9 @@ def test_aliases_bom_case_and_defaults(tmp_path):
     path = write(tmp_path, "\ufeff AI , GFLOPS ,Backend,Name\n10,2500,triton,k1\n20,,triton,k2\n")
     pts = read_roofline_csv(path)
     # gflops / 1000 = tflops: 2500 GFLOP/s = 2.5e12 FLOP/s
-    assert pts["flop_per_s"][0] == pytest.approx(2.5e12)
-    # a row without performance is theoretical: null flop_per_s
-    assert pts["flop_per_s"][1] is None
+    assert pts["performance"][0] == pytest.approx(2.5e12)
+    # a row without performance is theoretical: null performance
+    assert pts["performance"][1] is None
     assert pts["series"].to_list() == ["triton", "triton"]
     # `name` names the kernel (the original script took it for a label)
     assert pts["kernel"].to_list() == ["k1", "k2"] and pts["label"].to_list() == ["", ""]
@@ -44,7 +44,7 @@ def test_derived_from_flop_bytes_time(tmp_path):
     path = write(tmp_path, "total_flops,bytes_moved,latency_us\n2e9,1e8,100\n")
     pts = read_roofline_csv(path)
     assert pts["arithmetic_intensity"][0] == pytest.approx(20.0)
-    assert pts["flop_per_s"][0] == pytest.approx(2e13)
+    assert pts["performance"][0] == pytest.approx(2e13)
     assert pts["time_s"][0] == pytest.approx(1e-4)
 
 
@@ -121,14 +121,14 @@ def test_points_csv_keeps_every_column_and_reads_bandwidth_only_rows(tmp_path):
     from rooflow.io import write_csv
     from rooflow.points import to_points
 
-    # A measured fp8 point (flop_per_s 26,113,192,000,000: not round-tripped through
+    # A measured fp8 point (performance 26,113,192,000,000: not round-tripped through
     # TFLOP/s), a bandwidth-only copy (flop 0, no intensity) and a theoretical point.
     pts = to_points(pl.DataFrame({
         "series": ["Optimized", "copy", "spec"], "kernel": ["w8a8", "memcpy", "v"],
         "level": ["DRAM", "L2", "DRAM"], "precision": ["fp8-tensor", "", "bf16-tensor"],
         "precision_mix": ["", "", ""], "flop": [5e10, 0.0, 1e9], "bytes": [8e8, 1e6, 1e7],
         "time_s": [1.9737e-3, 1e-6, None], "arithmetic_intensity": [62.5, None, 100.0],
-        "flop_per_s": [26_113_192_000_000.0, 0.0, None],
+        "performance": [26_113_192_000_000.0, 0.0, None],
         "bytes_model": ["family", "measured", "inputs-only"], "source": ["bench.csv"] * 3,
         "row": [3, 7, 2], "device": ["NVIDIA H100", "NVIDIA H100", ""]}))
     out = tmp_path / "points.csv"
@@ -207,7 +207,7 @@ def test_parquet_inputs(tmp_path, repo):
     pl.DataFrame({"ai": [10.0, 20.0], "tflops": [1.0, 2.0], "series": ["a", "b"]}).write_parquet(
         raw)
     pts = read_roofline_csv(raw)
-    assert pts["flop_per_s"].to_list() == [1e12, 2e12]  # TFLOP/s × 1e12
+    assert pts["performance"].to_list() == [1e12, 2e12]  # TFLOP/s × 1e12
     canonical = tmp_path / "points.parquet"
     read_roofline_csv(repo / "resources/roofline/flash_attention.csv").write_parquet(canonical)
     assert read_roofline_csv(canonical).height == 4
@@ -327,8 +327,8 @@ def test_quoted_file_the_fast_path_cannot_check_is_streamed_whole(tmp_path, part
     points = read_roofline_csv(path)
     assert part_spy == ["rows 1-end"] and part_spy.frames == [100, 100, 50]
     assert points["row"].to_list() == list(range(1, 251))
-    assert points["label"][1] == "c\nd" and points["flop_per_s"][2] is None
-    assert points["flop_per_s"][249] == 2e12  # 2 TFLOP/s
+    assert points["label"][1] == "c\nd" and points["performance"][2] is None
+    assert points["performance"][249] == 2e12  # 2 TFLOP/s
 
 
 def test_csv_batches_count_data_rows_not_blank_lines_or_line_breaks(tmp_path):
@@ -430,3 +430,11 @@ def test_a_file_of_known_columns_has_no_note(tmp_path, caplog):
     with caplog.at_level(logging.WARNING, logger="rooflow.roofline"):
         read_roofline_csv(write(tmp_path, "kernel,ai,tflops\nk,10,2\n"))
     assert caplog.records == []
+
+
+def test_performance_header_of_a_roofline_csv_is_tflops(tmp_path):
+    """``performance`` in a roofline CSV is an alias of ``tflops``, even beside the other
+    canonical points' names: 2.5 TFLOP/s = 2.5e12 FLOP/s, not 2.5 FLOP/s. Canonical points
+    (``rooflow convert``) also carry ``bytes_model`` and ``source``."""
+    path = write(tmp_path, "kernel,arithmetic_intensity,performance,level\ngemm,10,2.5,DRAM\n")
+    assert read_roofline_csv(path)["performance"].to_list() == [2.5e12]

@@ -78,7 +78,7 @@ def test_categorical_codes_of_a_chunked_column_and_of_many_names():
 def test_points_file_with_string_columns_reads_as_canonical(tmp_path):
     """A points Parquet written before the Categorical columns still reads and concatenates."""
     old = to_points(pl.DataFrame({"series": ["a"], "arithmetic_intensity": [2.0],
-                                  "flop_per_s": [1e12]}))
+                                  "performance": [1e12]}))
     old = old.with_columns(pl.col(c).cast(pl.String) for c, t in POINT_SCHEMA.items()
                            if t == pl.Categorical)
     old.write_parquet(tmp_path / "old.parquet")

@@ -43,7 +43,7 @@ def points() -> pl.DataFrame:
         label=pl.col("kernel"), row=pl.int_range(1, 5, dtype=pl.Int64), level=pl.lit("DRAM"),
         arithmetic_intensity=pl.when(pl.col("flop") > 0)
         .then(pl.col("flop") / pl.col("bytes")),
-        flop_per_s=pl.col("flop") / pl.col("time_s"), source=pl.lit("hand.csv"))
+        performance=pl.col("flop") / pl.col("time_s"), source=pl.lit("hand.csv"))
     return to_points(frame)
 
 
@@ -93,7 +93,7 @@ def test_top_ranks_kernels_by_potential_time_saved_worked_by_hand():
     # a kernel is all its rows (every memory level)
     two_levels = pl.concat([p, p.with_columns(level=pl.lit("L2").cast(p["level"].dtype))])
     assert select_points(two_levels, Selection(top=1), PRESET).height == 2
-    with pytest.raises(InputError, match="give --hardware"):
+    with pytest.raises(InputError, match="give --preset"):
         select_points(p, Selection(top=1))
 
 
@@ -223,7 +223,7 @@ def test_compare_top_ranks_the_baseline_and_keeps_its_kernels_in_both_runs(tmp_p
     points().write_csv(base)
     faster = points().with_columns(
         time_s=pl.when(pl.col("kernel") == "gemm_a").then(0.01).otherwise(pl.col("time_s")))
-    faster.with_columns(flop_per_s=pl.col("flop") / pl.col("time_s")).write_csv(new)
+    faster.with_columns(performance=pl.col("flop") / pl.col("time_s")).write_csv(new)
     s = Selection(top=1)
     runs = s.runs([to_points(pl.read_csv(base)), to_points(pl.read_csv(new))], PRESET)
     assert [kernels(r) for r in runs] == [["gemm_a"], ["gemm_a"]]

@@ -84,7 +84,7 @@ def test_bf16_gemm_is_judged_on_the_bf16_tensor_roof(tmp_path):
     # of the ridge 989.4 / 3.35 = 295.34, so compute-bound at 989.4 TFLOP/s. Measured at
     # 600 TFLOP/s: 600 / 989.4 = 60.643 % of roof (on the vector bf16 roof it would be
     # above it: 600 / 133.8 = 448 %).
-    measured = points.with_columns(flop_per_s=pl.lit(600e12))
+    measured = points.with_columns(performance=pl.lit(600e12))
     table = analyze(measured, load_preset("h100-sxm"))
     assert table["arithmetic_intensity"][0] == pytest.approx(1365.333, rel=1e-6)
     assert table["compute_roof_name"].to_list() == ["bf16-tensor"]

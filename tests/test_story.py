@@ -30,7 +30,7 @@ def table() -> pl.DataFrame:
         "family": ["GEMM", "GEMM", "Attention", "Attention", "", ""],
         "precision": ["fp32"] * 4 + ["", ""],
         "arithmetic_intensity": [100.0, 100.0, 10.0, 10.0, None, None],
-        "flop_per_s": [20e12, 50e12, 2e12, 5e12, 0.0, 0.0],
+        "performance": [20e12, 50e12, 2e12, 5e12, 0.0, 0.0],
         "flop": [2e12, 2e12, 2e10, 2e10, 0.0, 0.0],
         "bytes": [2e10, 2e10, 2e9, 2e9, 1e9, 8e8],
         "time_s": [0.1, 0.04, 0.01, 0.004, 2e-3, 1e-3], "row": [1, 2, 3, 4, 5, 6]}))
@@ -101,7 +101,7 @@ def test_overview_hover_names_the_dataset_of_a_point_not_judged(table):
     overview = pl.concat([table.with_columns(dataset=pl.lit("roofline-a")),
                           analyze(to_points(pl.DataFrame({
                               "kernel": ["k"], "precision": [""],
-                              "arithmetic_intensity": [10.0], "flop_per_s": [1e12],
+                              "arithmetic_intensity": [10.0], "performance": [1e12],
                               "time_s": [1e-3], "row": [1]})), PRESET)
                           .with_columns(dataset=pl.lit("roofline-b"))], how="diagonal_relaxed")
     fig = page_items(overview, PRESET, title="t", color_by="dataset", max_points=1000,

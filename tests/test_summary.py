@@ -207,7 +207,7 @@ def test_kernels_without_a_compute_roof_are_listed_apart_and_counted_apart(tmp_p
         # sgemm 20 TFLOP/s, saxpy: no fp32 roof, not judged (sgemm above the fp64 peak is
         # no finding). fast: AI 1 → roof 1 TFLOP/s, 2 achieved: above the roof, a finding.
         "arithmetic_intensity": [20.0, 50.0, 0.1, 1.0],
-        "flop_per_s": [5e12, 20e12, 5e10, 2e12], "time_s": [1e-3, 2e-3, 1e-4, 1e-3],
+        "performance": [5e12, 20e12, 5e10, 2e12], "time_s": [1e-3, 2e-3, 1e-4, 1e-3],
         "row": [1, 2, 3, 4]}))
     path = tmp_path / "all.csv"
     analyze(points, preset).insert_column(0, pl.lit("ncu-a").alias("dataset")).write_csv(path)
@@ -237,7 +237,7 @@ def test_a_kernel_without_precision_is_listed_apart_last_as_precision_not_given(
     # after the kernels whose precision the preset has no roof for (int4-tensor).
     points = to_points(pl.DataFrame({
         "kernel": ["mystery", "sgemm", "i4"], "precision": ["", "fp32", "int4-tensor"],
-        "arithmetic_intensity": [20.0, 20.0, 20.0], "flop_per_s": [5e12, 5e12, 5e12],
+        "arithmetic_intensity": [20.0, 20.0, 20.0], "performance": [5e12, 5e12, 5e12],
         "time_s": [1e-3, 1e-3, 1e-3], "row": [1, 2, 3]}))
     path = tmp_path / "all.csv"
     table = analyze(points, load_preset("h100-sxm"))

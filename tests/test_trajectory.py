@@ -107,7 +107,7 @@ def test_many_paths_legend_counts_them_and_fits_the_canvas():
         "kernel": ["gemm"] * n, "family": ["gemm"] * n,
         "dims": [f"M={k // 8},N={2 ** (k % 8 + 4)}" for k in range(n)],
         "arithmetic_intensity": [10.0 * (1 + k % 8) for k in range(n)],
-        "flop_per_s": [1e12 * (1 + k % 8) for k in range(n)]}))
+        "performance": [1e12 * (1 + k % 8) for k in range(n)]}))
     preset = custom_preset(1000, 3000)
     fig = figure(analyze(points, preset), preset, PlotOptions(trajectory="N"))
     legend = fig.axes[0].get_legend()

@@ -84,7 +84,7 @@ def test_sample_points_dram_and_l3_and_a_bandwidth_only_kernel(sample):
     # 2,098,182,553,600 FLOP / 1,977,872,512 B = 1060.83 FLOP/B (script, max only: 1060.31).
     assert dram["arithmetic_intensity"] == pytest.approx(1060.828, rel=1e-6)
     # 2,098,182,553,600 / 0.009238 s = 2.27125e14 FLOP/s (script: 227,013.6 GFLOP/s).
-    assert dram["flop_per_s"] == pytest.approx(2.271252e14, rel=1e-6)
+    assert dram["performance"] == pytest.approx(2.271252e14, rel=1e-6)
     # L3: 2,098,182,553,600 / 13,367,356,032 = 156.963 FLOP/B.
     assert points.row(3, named=True)["arithmetic_intensity"] == pytest.approx(156.963, rel=1e-5)
     binary = points.row(0, named=True)  # no FLOP counted: bandwidth-only row
@@ -136,7 +136,7 @@ def test_quoted_name_missing_trailing_comma_crlf_slm_and_int8(tmp_path):
     assert points["precision"].unique().to_list() == ["int8-tensor"]
     assert points["flop"].unique().to_list() == [10_240]
     # 10,240 OP / 1e-6 s = 1.024e10 OP/s; LDS intensity 10,240 / 800 = 12.8 OP/B.
-    assert points["flop_per_s"][0] == pytest.approx(1.024e10)
+    assert points["performance"][0] == pytest.approx(1.024e10)
     assert points.filter(level="LDS")["arithmetic_intensity"][0] == pytest.approx(12.8)
 
 
@@ -217,7 +217,7 @@ def test_one_report_with_both_counter_sets_is_read_alone(tmp_path):
     points = load_points("unitrace", path)
     dram = points.filter(level="DRAM").row(0, named=True)
     assert (dram["flop"], dram["bytes"], dram["precision"]) == (320, 4, "fp32")
-    assert dram["flop_per_s"] == pytest.approx(3.2e8)  # 320 FLOP / 1e-6 s
+    assert dram["performance"] == pytest.approx(3.2e8)  # 320 FLOP / 1e-6 s
     assert load_points("unitrace", tmp_path).equals(points)  # the folder: its one report
 
 

@@ -13,7 +13,7 @@ matplotlib)::
 * :func:`load_points` (:mod:`rooflow.adapters`): one input of a kind of
   :data:`rooflow.kinds.KINDS` (a path, or several files of one run) → canonical points
   (:mod:`rooflow.points`).
-* :func:`load_preset` (:mod:`rooflow.roofs`): a hardware preset, datasheet or measured.
+* :func:`load_preset` (:mod:`rooflow.roofs`): a preset, datasheet or measured.
 * :func:`analyze` (:mod:`rooflow.analysis`): the analysis table of points on a preset.
 * :func:`plot_roofline` (:mod:`rooflow.plotting`): draw an analysis table.
 

@@ -1,4 +1,4 @@
-"""Roofline analysis of canonical points against one hardware preset.
+"""Roofline analysis of canonical points against one preset.
 
 Formulas (Williams et al., CACM 2009; hierarchical form: Yang et al., "Hierarchical
 Roofline Analysis for GPUs", CCPE 2020):
@@ -189,7 +189,7 @@ def analyze(
         memory_roof=(_per_value("level", memory_roofs, pl.Float64()) if memory_roof is None
                      else memory_roof),
         bandwidth_only=(pl.col("flop") == 0).fill_null(False),
-        theoretical=pl.col("flop_per_s").is_null(),
+        theoretical=pl.col("performance").is_null(),
         achieved_bandwidth=pl.col("bytes") / pl.col("time_s"),
     )
     memory_attainable = pl.col("arithmetic_intensity") * pl.col("memory_roof")
@@ -217,7 +217,7 @@ def analyze(
         roof_note=_roof_note(preset, levels, precisions, _has_inputs_only(points),
                              _clock_notes(preset, clocked, own)),
     )
-    frame = frame.with_columns(performance=pl.coalesce("flop_per_s", "attainable"))
+    frame = frame.with_columns(performance=pl.coalesce("performance", "attainable"))
     frame = frame.with_columns(
         pct_of_roof=pl.col("performance") / pl.col("attainable") * 100,
         headroom=pl.when(pl.col("bandwidth_only"))
@@ -375,7 +375,7 @@ def _kernel_level(frame: pl.LazyFrame, launch_overhead_s: float | None) -> pl.La
     # A kernel is above its roof when any row is: when its least headroom is.
     above = (pl.col("kernel_headroom") < 1 - 1e-9).fill_null(False)
     # The roofline time (time / headroom), but never less than the launches' overhead: a
-    # 3 µs call saves nothing on a GPU where a launch takes 4 µs, whatever its roof says.
+    # call shorter than one launch saves nothing, whatever its roof says.
     roofline_time = pl.col("time_s") / pl.col("kernel_headroom")
     if launch_overhead_s is not None:
         floor = pl.col("launches").fill_null(1).cast(pl.Float64) * launch_overhead_s

@@ -5,7 +5,7 @@ package (``rooflow/data/``) and are found with :mod:`importlib.resources`, so an
 rooflow works from any folder. ``config/hardware.yaml`` and ``config/families.yaml`` in the
 repository are links to these files: the workflow reads the files named in its config
 (``hardware:``, ``families:``), the CLI reads the packaged ones unless given
-``--hardware-file`` / ``--families``.
+``--preset-file`` / ``--families``.
 
 Every default value (plot options, adapter settings) is the ``default:`` of its key in
 ``data/config.schema.yaml``; :class:`rooflow.settings.Settings`,

@@ -56,7 +56,6 @@ UNITS: dict[str, str] = {
     "time_per_call_min_s": "s",
     "time_per_call_max_s": "s",
     "arithmetic_intensity": "FLOP/byte (OP/byte where unit is OP)",
-    "flop_per_s": "FLOP/s (OP/s where unit is OP)",
     "performance": "FLOP/s (OP/s where unit is OP; 0 on bandwidth-only rows: see "
                    "achieved_bandwidth)",
     "compute_roof": "FLOP/s (OP/s where unit is OP)",

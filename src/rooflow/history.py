@@ -1,4 +1,4 @@
-"""Kernels across a series of runs: ``rooflow history RUN... --hardware H``.
+"""Kernels across a series of runs: ``rooflow history RUN... --preset H``.
 
 Runs come in order (one per commit or date). Per run and kernel (its calls, as
 :mod:`rooflow.check` reads them: the median over its calls at its first memory level):

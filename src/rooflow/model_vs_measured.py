@@ -126,7 +126,7 @@ def per_call(measured: pl.DataFrame) -> pl.DataFrame:
     :func:`rooflow.check.per_call_name`). Per kernel: ``calls`` = its calls; ``flop``
     and ``time_s`` = their mean over the calls (null when a call has none); ``bytes`` at a
     level = their sum at that level / calls (a call without a row at a level moved none
-    there); ``arithmetic_intensity`` and ``flop_per_s`` from those (a call without a time:
+    there); ``arithmetic_intensity`` and ``performance`` from those (a call without a time:
     the mean of its rates). Other columns are the first call's.
     """
     from rooflow.check import per_call_name
@@ -141,9 +141,9 @@ def per_call(measured: pl.DataFrame) -> pl.DataFrame:
         calls=pl.len(),
         flop=pl.when(pl.col("flop").null_count() == 0).then(pl.col("flop").mean()),
         time_s=pl.when(pl.col("time_s").null_count() == 0).then(pl.col("time_s").mean()),
-        rate=pl.col("flop_per_s").mean(), intensity=pl.col("arithmetic_intensity").mean())
+        rate=pl.col("performance").mean(), intensity=pl.col("arithmetic_intensity").mean())
     levels = rows.group_by("name", "level", maintain_order=True).agg(
-        pl.exclude("flop", "bytes", "time_s", "flop_per_s", "arithmetic_intensity",
+        pl.exclude("flop", "bytes", "time_s", "performance", "arithmetic_intensity",
                    "_call").first(),
         bytes=pl.when(pl.col("bytes").null_count() == 0).then(pl.col("bytes").sum()))
     joined = levels.join(calls, on="name", maintain_order="left").with_columns(
@@ -153,7 +153,7 @@ def per_call(measured: pl.DataFrame) -> pl.DataFrame:
         kernel=pl.col("name"),
         arithmetic_intensity=pl.when(flop > 0).then(
             pl.when(size > 0).then(flop / size).otherwise(pl.col("intensity"))),
-        flop_per_s=pl.when(time > 0).then(flop / time).otherwise(pl.col("rate")))
+        performance=pl.when(time > 0).then(flop / time).otherwise(pl.col("rate")))
     return to_points(joined.drop("calls")).with_columns(calls=joined["calls"])
 
 

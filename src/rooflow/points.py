@@ -33,7 +33,7 @@ time_s                       f64     kernel time in seconds, null if unknown
 arithmetic_intensity         f64     FLOP/byte (OP/byte) at ``level``: > 0 and finite
                                      on every row but bandwidth-only ones (flop 0):
                                      null there
-flop_per_s                   f64     achieved performance in FLOP/s (OP/s); null →
+performance                  f64     achieved performance in FLOP/s (OP/s); null →
                                      theoretical point (drawn on the roof); 0 on
                                      bandwidth-only rows
 bytes_model                  cat     where ``bytes`` comes from: measured, given, family,
@@ -62,7 +62,10 @@ Optional per-call columns (:data:`PER_CALL_SCHEMA`), present only when an adapte
 aggregates calls into one row (PyTorch operators, ncu kernels), after the columns above:
 
 ============================ ======= ==================================================
-calls                        i64     calls (launches) aggregated into the row
+calls                        i64     calls aggregated into the row: of the kernel (ncu:
+                                     its launches, as ``launches``) or of the PyTorch
+                                     operator (each may launch several GPU kernels,
+                                     which ``launches`` counts for the launch floor)
 time_per_call_s              f64     mean time of one call (s): ``time_s`` / ``calls``
 time_per_call_median_s       f64     median time of one call (s)
 time_per_call_std_s          f64     sample standard deviation (ddof = 1) of the call
@@ -124,7 +127,7 @@ POINT_SCHEMA: dict[str, pl.DataType] = {
     "bytes": pl.Float64(),
     "time_s": pl.Float64(),
     "arithmetic_intensity": pl.Float64(),
-    "flop_per_s": pl.Float64(),
+    "performance": pl.Float64(),
     "bytes_model": pl.Categorical(),
     "source": pl.Categorical(),
     "row": pl.Int32(),
@@ -164,12 +167,6 @@ def per_call_stats(times: Sequence[float | None]) -> dict[str, float | int | Non
 def has_per_call(frame: pl.DataFrame) -> bool:
     """Whether ``frame`` (points or an analysis table) carries the per-call columns."""
     return "calls" in frame.columns
-
-
-def with_per_call(frame: pl.DataFrame) -> pl.DataFrame:
-    """``frame`` with the per-call columns, null where it has none (for concatenation)."""
-    return frame.with_columns(pl.lit(None, dtype=t).alias(c) for c, t in PER_CALL_SCHEMA.items()
-                              if c not in frame.columns)
 
 
 def concat_tables(frames: Sequence[pl.DataFrame]) -> pl.DataFrame:
@@ -278,7 +275,7 @@ def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
     when present); precisions from
     :data:`PRECISIONS` (or ""); levels from :data:`rooflow.levels.LEVELS`; ``dims`` of
     :data:`rooflow.dims.DIMS_PATTERN`, no name twice; ``flop``, ``bytes``,
-    ``time_s`` and ``flop_per_s`` null or finite and ≥ 0; ``clock_hz`` and
+    ``time_s`` and ``performance`` null or finite and ≥ 0; ``clock_hz`` and
     ``memory_clock_hz`` null or finite and > 0; ``launches`` null or ≥ 1;
     ``arithmetic_intensity`` finite and > 0 on every row, whatever other column is null,
     and null only on bandwidth-only rows (``flop`` 0) (FLOP/byte: base units in, base
@@ -313,7 +310,7 @@ def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
                          check="dims", value=dims[0])
     checks = {
         **{c: pl.col(c).is_null() | (pl.col(c).is_finite() & (pl.col(c) >= 0))
-           for c in ("flop", "bytes", "time_s", "flop_per_s")
+           for c in ("flop", "bytes", "time_s", "performance")
            + (tuple(PER_CALL_SCHEMA) if has_per_call(points) else ())},
         "clock_hz": pl.col("clock_hz").is_null()
         | (pl.col("clock_hz").is_finite() & (pl.col("clock_hz") > 0)),

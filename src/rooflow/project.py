@@ -1,4 +1,4 @@
-"""One workload projected onto other GPUs: ``rooflow project FILE... --hardware A,B,C``.
+"""One workload projected onto other GPUs: ``rooflow project FILE... --preset A,B,C``.
 
 For every measured kernel (its rows of one :data:`rooflow.analysis.KERNEL_KEY`, one per
 memory level) and every preset, with the preset's datasheet roofs (a clock held while

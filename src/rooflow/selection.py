@@ -162,7 +162,7 @@ def select_points(points: pl.DataFrame, selection: Selection, preset=None,
     if selection.top is not None and kept.height:
         if preset is None:
             raise InputError(source, "--top ranks kernels by potential time saved on a "
-                             "preset: give --hardware (or --peak-tflops/--peak-bandwidth)",
+                             "preset: give --preset (or --peak-tflops/--peak-bandwidth)",
                              check="selection")
         kept = _top_kernels(kept, selection.top, preset)
     if kept.height == 0:

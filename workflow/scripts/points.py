@@ -23,7 +23,7 @@ def step(log):
             f"move it to resources/{other}/ if it is one")
     points = load_points(sm.params.kind, sm.input.raw, Settings.from_config(sm.params.settings))
     # A point no plot can place fails this dataset here, not every plot of its presets.
-    check_plottable(points, performance="flop_per_s")
+    check_plottable(points)
     hooks = KINDS[sm.params.kind].hooks()  # a PyTorch trace: where its GPU time went
     with atomic_path(sm.output[0]) as tmp:
         points.write_parquet(tmp, metadata=hooks.points_metadata(sm.input.raw) if hooks else None)

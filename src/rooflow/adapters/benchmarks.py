@@ -20,8 +20,8 @@ Each row gives two points sharing ``pair`` = ``"{family}:{shape_key}"`` (plus
 `` ({config})`` when that id repeats in the file), both at the arithmetic intensity
 of the family model (:mod:`rooflow.models.families`):
 
-* ``Optimized``: flop_per_s = tflops·1e12·s, time_s = triton_us·1e-6;
-* ``Original``: flop_per_s = tflops·1e12·s·triton_us/baseline_us (same FLOP in the
+* ``Optimized``: performance = tflops·1e12·s, time_s = triton_us·1e-6;
+* ``Original``: performance = tflops·1e12·s·triton_us/baseline_us (same FLOP in the
   baseline time), time_s = baseline_us·1e-6.
 
 ``tflops`` counts the spec variant's own ``flop`` formula (the benchmark harness computes
@@ -193,13 +193,13 @@ def _pairs(rows: pl.DataFrame, source: str) -> pl.DataFrame:
     optimized = rows.select(
         pl.lit("Optimized").alias("series"), *common,
         (pl.col("triton_us") * 1e-6).alias("time_s"),
-        measured.alias("flop_per_s"),
+        measured.alias("performance"),
     )
     # Same FLOP in the baseline time: · triton_us / baseline_us.
     original = rows.select(
         pl.lit("Original").alias("series"), *common,
         (pl.col("baseline_us") * 1e-6).alias("time_s"),
-        (measured * pl.col("triton_us") / pl.col("baseline_us")).alias("flop_per_s"),
+        (measured * pl.col("triton_us") / pl.col("baseline_us")).alias("performance"),
     )
     return to_points(pl.concat([original, optimized]).sort("row", maintain_order=True))
 

@@ -207,8 +207,8 @@ def kernel_points(kernels: pl.DataFrame, *, series: str, source: str | Path) -> 
         order; bytes_model "measured"; ``clock_hz``, ``memory_clock_hz`` and ``launches``
         the breakdown's.
         Kernels with flop > 0: arithmetic_intensity =
-        flop / bytes, flop_per_s = flop / time_s. Kernels with no operations (copies,
-        memsets): flop 0, flop_per_s 0, intensity null — bandwidth-only rows, analysed
+        flop / bytes, performance = flop / time_s. Kernels with no operations (copies,
+        memsets): flop 0, performance 0, intensity null — bandwidth-only rows, analysed
         against the memory roofs only. ``precision``, ``precision_mix`` and ``device``
         are the breakdown's. Where ``kernels`` has ``time_per_call_s`` (a reader that
         keeps its launches' times, ncu), the per-call columns
@@ -241,7 +241,7 @@ def kernel_points(kernels: pl.DataFrame, *, series: str, source: str | Path) -> 
             pl.col("flop").fill_null(0),
             pl.when(has_ops).then(pl.col("flop") / pl.col("bytes")).alias("arithmetic_intensity"),
             pl.when(has_ops).then(pl.col("flop") / pl.col("time_s")).otherwise(0.0)
-            .alias("flop_per_s"),
+            .alias("performance"),
             pl.when(has_ops).then(pl.col("precision")).otherwise(pl.lit("")).alias("precision"),
             pl.lit(series).alias("series"),
             pl.lit("measured").alias("bytes_model"),
@@ -253,7 +253,7 @@ def kernel_points(kernels: pl.DataFrame, *, series: str, source: str | Path) -> 
 
 def _check_finite(points: pl.DataFrame, source: str | Path) -> None:
     """A derived rate or intensity that overflows (a time of 1e-300 s) is the input's error."""
-    for column in ("flop_per_s", "arithmetic_intensity"):
+    for column in ("performance", "arithmetic_intensity"):
         bad = points.filter(pl.col(column).is_not_null() & ~pl.col(column).is_finite())
         if bad.height:
             row = bad.row(0, named=True)

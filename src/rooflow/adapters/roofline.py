@@ -9,7 +9,7 @@ Derived when absent (base units in the output):
 - tflops = gflops / 1000, else flop / time_us / 1e6  (FLOP per µs = 1e6 FLOP/s)
 - arithmetic_intensity = flop / bytes                (FLOP/byte)
 
-A row without performance is a theoretical point (``flop_per_s`` null): it sits on
+A row without performance is a theoretical point (``performance`` null): it sits on
 the roof. Advisor-style hierarchical rows: a ``level`` column names the memory level
 of each row (CARM, L3, SLM, GTI, DRAM, ...), or ``bytes_<level>`` columns
 (``bytes_l3``, ``bytes_slm``, ...) give one point per level from the row's ``flop``.
@@ -105,7 +105,7 @@ def read_roofline_csv(path: str | Path) -> pl.DataFrame:
 
     Returns:
         The canonical points frame (:mod:`rooflow.points`), one row per CSV row
-        (or per CSV row × level with ``bytes_<level>`` columns); flop_per_s in FLOP/s,
+        (or per CSV row × level with ``bytes_<level>`` columns); performance in FLOP/s,
         time_s in s.
 
     Raises:
@@ -246,7 +246,7 @@ def _read_parquet(path: str | Path) -> pl.DataFrame:
         schema = (scan := pl.scan_parquet(path)).collect_schema()
         points = POINTS_COLUMNS <= set(schema)
         mapping = {} if points else canonical_header(list(schema), path)
-        # Series (few values) cast as read: as text, 160 MB on 10⁷ rows until points are made.
+        # Series (few values) cast as read: as text, a string per row until points are made.
         series = [r for r, c in mapping.items() if c == "series" and schema[r] == pl.String]
         frame = scan.with_columns(pl.col(series).cast(pl.Categorical)).collect()
         # One chunk per column (column by column: one held twice): every later step on
@@ -389,7 +389,7 @@ def _to_canonical(frame: pl.DataFrame, path: str | Path) -> pl.DataFrame:
         pl.col("level").str.to_uppercase() if "level" in frame.columns else pl.lit("DRAM")
     )
     frame = frame.with_columns(
-        flop_per_s=pl.col("tflops") * 1e12,
+        performance=pl.col("tflops") * 1e12,
         time_s=(pl.col("time_us") * 1e-6) if "time_us" in frame.columns else pl.lit(None),
         kernel=pl.coalesce(*[c for c in ("kernel", "label", "pair") if c in frame.columns],
                            pl.lit("")),
@@ -434,7 +434,7 @@ def _read_points_csv(raw: pl.DataFrame, path: str | Path, *, exact: bool) -> pl.
     frame = restore_csv(frame)
     # `row` is the points' own (a row of their source): errors name this file's rows. The
     # contract is check_points': a bandwidth-only row (flop 0, no intensity) and a
-    # theoretical one (no flop_per_s) read back as written, flop_per_s too (no TFLOP/s trip).
+    # theoretical one (no performance) read back as written, performance too (no TFLOP/s trip).
     position = pl.int_range(1, frame.height + 1, dtype=pl.Int32, eager=True)
     frame = _checked_precision(frame, path, position)
     points = to_points(frame)

@@ -23,8 +23,13 @@ from rooflow.formats.roofline import CANONICAL, LEVEL_BYTES_PREFIX
 _LOG = logging.getLogger("rooflow.roofline")
 EXTRA = "__passthrough"
 """Column of the dims that a file's unknown columns give (``SeqLen=2048``), while read."""
-POINTS_COLUMNS = {"arithmetic_intensity", "flop_per_s", "level", "kernel"}
-"""Columns a file written by ``rooflow convert`` or ``from-*`` (canonical points) has."""
+POINTS_COLUMNS = {"arithmetic_intensity", "performance", "level", "kernel", "bytes_model",
+                  "source"}
+"""Columns a file written by ``rooflow convert`` or ``from-*`` (canonical points) has.
+
+``bytes_model`` and ``source`` tell it from a roofline CSV: there ``performance`` is an
+alias of ``tflops`` (TFLOP/s), in canonical points the achieved FLOP/s.
+"""
 
 
 def canonical_header(columns: list[str], file: str | Path) -> dict[str, str]:

@@ -49,7 +49,7 @@ def spec_points(
     (``E=128,M=64``, :mod:`rooflow.dims`), ``precision`` = the width code's, else the
     variant's dtype on the family's compute unit (a bf16 GEMM ``bf16-tensor``, a bf16 RMS
     norm ``bf16``; "" when not given, with a warning:
-    :func:`rooflow.models.families.kernel_metrics`), ``flop_per_s`` null. Without a family
+    :func:`rooflow.models.families.kernel_metrics`), ``performance`` null. Without a family
     model, a variant without a ``flop`` formula is left out with a logged warning.
 
     Returns:

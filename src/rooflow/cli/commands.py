@@ -98,7 +98,7 @@ class _Gate(click.Command):
 def check_command(preset_options, kind_option, load_files, select_preset) -> click.Command:
     """``rooflow check``, built with the CLI's preset options and loaders.
 
-    So its --hardware and --hardware-file behave as every other command's.
+    So its --preset and --preset-file behave as every other command's.
     """
 
     def fraction(option: str, value: str | None) -> float:

@@ -2,7 +2,7 @@
 
 The workflow decides both from ``resources/`` (:mod:`rooflow.workflow.planning`); the command line
 from the files it is given, the same way: the ncu exports of one folder are the passes of
-one run (:func:`datasets`), and without ``--hardware`` an input is drawn on its own peaks
+one run (:func:`datasets`), and without ``--preset`` an input is drawn on its own peaks
 or on the preset of the GPU it names (:func:`select_preset`).
 """
 
@@ -62,13 +62,13 @@ def _of_folder(kind: str, path: Path) -> bool:
 
 def select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files=(), kind=None,
                   log: Callable[[str], None] = print):
-    """The preset to draw ``files`` on: as the workflow picks it when --hardware is left out.
+    """The preset to draw ``files`` on: as the workflow picks it when --preset is left out.
 
-    ``--hardware``, both peaks, or a measured-peaks ``--hardware-file``: as
+    ``--preset``, both peaks, or a measured-peaks ``--preset-file``: as
     :func:`rooflow.roofs.choose_preset`, with one warning per input that names another
     GPU than the preset's ``devices``. Else, from the first input that tells: an ncu
     export or report with its own "Theoretical" peaks (preset ``ncu-NAME``, its error
-    naming --hardware and --hardware-file), or the preset whose ``devices`` list the GPU
+    naming --preset and --preset-file), or the preset whose ``devices`` list the GPU
     the input names (:func:`rooflow.roofs.preset.device_preset`).
     """
     from rooflow.roofs import choose_preset
@@ -119,18 +119,18 @@ def _input_preset(inputs, hardware_file, peak_tflops, peak_bandwidth, log):
                 own = load_preset(key, measured_file=given)
             except InputError as err:
                 raise InputError(err.file, f"{err.message}; its own peaks are drawn when "
-                                 "--hardware is left out: give --hardware PRESET, or "
-                                 "--hardware-file with a peaks file", row=err.row,
+                                 "--preset is left out: give --preset PRESET, or "
+                                 "--preset-file with a peaks file", row=err.row,
                                  column=err.column, check=err.check, value=err.value) from None
             log(f"{given if len(items) == 1 else items[0].parent}: drawn on its own "
-                  f"Theoretical peaks, preset {key} (--hardware to choose another)")
+                  f"Theoretical peaks, preset {key} (--preset to choose another)")
             return own.with_override(peak_tflops, peak_bandwidth)
         names = device_names(this, items[0])
         if names:
             presets = presets if presets is not None else read_presets(hardware_file)
             gpu = device_preset(presets, names)
             if gpu is not None:
-                log(f"{items[0]}: ran on {names[0]}: drawn on preset {gpu} (--hardware "
+                log(f"{items[0]}: ran on {names[0]}: drawn on preset {gpu} (--preset "
                       "to choose another)")
                 return presets[gpu].with_override(peak_tflops, peak_bandwidth)
     return None

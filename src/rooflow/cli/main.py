@@ -6,6 +6,7 @@ traceback and leaves no output file.
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import click
@@ -257,11 +258,11 @@ def table(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, out
         report(points, preset, table_path=output or "-", plot_path=None, log=_warn)
 
 
-@cli.command("hardware")
+@cli.command("presets")
 @click.argument("names", nargs=-1)
 @hardware_file_option
-def hardware_cmd(names, hardware_file) -> None:
-    """Print the hardware presets (NAMES: those only): every roof with its source, the ridges.
+def presets_cmd(names, hardware_file) -> None:
+    """Print the presets (NAMES: those only): every roof with its source, the ridges.
 
     A ridge point per compute roof and memory roof: compute roof / memory roof, FLOP/byte
     (OP/byte for an integer roof).
@@ -271,7 +272,7 @@ def hardware_cmd(names, hardware_file) -> None:
     presets = _load_presets(hardware_file)
     unknown = [n for n in names if n not in presets]
     if unknown:
-        raise click.UsageError(f"unknown hardware preset {', '.join(unknown)}; known: "
+        raise click.UsageError(f"unknown preset {', '.join(unknown)}; known: "
                                f"{', '.join(presets)}")
     for p in (presets[n] for n in names) if names else presets.values():
         click.echo(f"{p.key}: {p.name}{' [measured]' if p.empirical else ''}; ridge point "
@@ -297,6 +298,11 @@ def hardware_cmd(names, hardware_file) -> None:
             click.echo(f"  launch overhead: {p.launch_overhead_s * 1e6:g} µs; "
                        f"{p.launch_overhead_source}")
         click.echo("")
+
+
+# `rooflow presets`, the first name of `presets`: still accepted, left out of --help.
+cli.add_command(copy.copy(presets_cmd), "hardware")
+cli.commands["hardware"].hidden = True
 
 
 def _write(frame, output: Path | None) -> None:

@@ -1,6 +1,8 @@
 """The command line's preset options and the preset they choose (:func:`command_preset`).
 
---hardware, --peak-tflops, --peak-bandwidth, --hardware-file and --roofs-at.
+--preset, --peak-tflops, --peak-bandwidth, --preset-file and --roofs-at. ``--hardware``
+and ``--hardware-file`` stay accepted, left out of ``--help`` (:class:`AliasedOption`): the
+original Xe-Forge ``roofline.py`` names the preset ``--hardware``.
 """
 
 from __future__ import annotations
@@ -14,9 +16,28 @@ from rooflow.defaults import DEFAULT_HARDWARE, config_defaults
 _CONFIG = config_defaults()
 _positive = click.FloatRange(min=0, min_open=True)
 
+
+class AliasedOption(click.Option):
+    """An option whose later names are accepted but left out of ``--help``.
+
+    The first name is the documented one; a later one is an older spelling, kept so that
+    scripts written for it keep working.
+    """
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        """The help line of the option's first name only."""
+        names = self.opts
+        self.opts = names[:1]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = names
+
+
 hardware_file_option = click.option(
-    "--hardware-file", type=click.Path(path_type=Path), default=DEFAULT_HARDWARE,
-    show_default=True, help="Hardware presets YAML, or a measured-peaks file (docs/cli.md).",
+    "--preset-file", "--hardware-file", "hardware_file", cls=AliasedOption,
+    type=click.Path(path_type=Path), default=DEFAULT_HARDWARE, show_default=True,
+    help="Presets YAML (as config/hardware.yaml), or a measured-peaks file (docs/cli.md).",
 )
 
 def command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files=(), kind=None):
@@ -45,9 +66,10 @@ def _keep_roofs_at(ctx: click.Context, _param, value: str) -> str:
 
 
 def preset_options(command):
-    """--hardware / --peak-tflops / --peak-bandwidth / --hardware-file / --roofs-at."""
+    """--preset / --peak-tflops / --peak-bandwidth / --preset-file / --roofs-at."""
     for option in reversed([
-        click.option("--hardware", "hardware", help="Hardware preset (see `rooflow hardware`)."),
+        click.option("--preset", "--hardware", "hardware", cls=AliasedOption,
+                     help="Preset: the roofs to draw on (see `rooflow presets`)."),
         click.option("--peak-tflops", type=_positive, help="Peak compute, TFLOP/s."),
         click.option("--peak-bandwidth", type=_positive, help="Peak DRAM/HBM bandwidth, GB/s."),
         hardware_file_option,

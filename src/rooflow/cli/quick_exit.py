@@ -3,7 +3,7 @@
 Python ends a program by running the ``atexit`` handlers (matplotlib's removal of a
 temporary config folder, logging's flush), then freeing every object its imports made
 (matplotlib's, polars', numpy's) and collecting garbage again, for a process about to
-vanish: ≈ 0.13 s of a 2-point ``plot`` (bench/NOTES.md). The program
+vanish: a measurable share of a 2-point ``plot`` (bench/NOTES.md). The program
 (:func:`rooflow.cli.program.console`) ends through :class:`QuickExit` instead.
 """
 

@@ -12,33 +12,34 @@ from pathlib import Path
 import click
 
 from rooflow.cli.commands import CheckedCommand
-from rooflow.cli.preset_options import hardware_file_option
+from rooflow.cli.preset_options import AliasedOption, hardware_file_option
 
 
 def _presets(hardware: str, hardware_file: Path):
-    """The presets of ``--hardware A,B,C`` (order kept), datasheet roofs."""
+    """The presets of ``--preset A,B,C`` (order kept), datasheet roofs."""
     from rooflow.roofs import read_presets
     from rooflow.roofs.preset import select_preset
 
     keys = [k.strip() for k in hardware.split(",") if k.strip()]
     if not keys:
-        raise click.BadParameter("give one or more preset names, A,B,C", param_hint="--hardware")
+        raise click.BadParameter("give one or more preset names, A,B,C", param_hint="--preset")
     presets = read_presets(hardware_file)
     return [select_preset(presets, k) for k in dict.fromkeys(keys)], presets
 
 
 def project_command(kind_option, load_files) -> click.Command:
-    """``rooflow project FILE... --hardware A,B,C`` (:mod:`rooflow.project`)."""
+    """``rooflow project FILE... --preset A,B,C`` (:mod:`rooflow.project`)."""
 
     @click.command("project", cls=CheckedCommand)  # files checked, outputs all or none
     @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
     @kind_option
-    @click.option("--hardware", required=True, metavar="A,B,C",
-                  help="Presets to project on, comma-separated (see `rooflow hardware`).")
+    @click.option("--preset", "--hardware", "hardware", required=True, metavar="A,B,C",
+                  cls=AliasedOption,
+                  help="Presets to project on, comma-separated (see `rooflow presets`).")
     @hardware_file_option
     @click.option("--measured-on", metavar="PRESET", default=None,
                   help="The preset of the GPU the times were measured on (default: the "
-                       "first of --hardware).")
+                       "first of --preset).")
     @click.option("--per-kernel", is_flag=True,
                   help="The table has one row per kernel and preset, not per preset.")
     @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
@@ -80,7 +81,7 @@ def project_command(kind_option, load_files) -> click.Command:
 
 
 def history_command(preset_options, kind_option, load_files, select_preset) -> click.Command:
-    """``rooflow history RUN... --hardware H`` (:mod:`rooflow.history`)."""
+    """``rooflow history RUN... --preset H`` (:mod:`rooflow.history`)."""
 
     @click.command("history", cls=CheckedCommand)
     @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))

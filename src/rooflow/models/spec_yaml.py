@@ -202,7 +202,7 @@ def _scan_keys(text: str, path: Path) -> dict[str, tuple[int, str | None]]:
 def _variant_table():
     """Per-variant values: variant keys are unique (dims are range-checked as read).
 
-    Built on first use: pandera's import (≈ 0.3 s with pandas) is not paid by the
+    Built on first use: pandera's import (with pandas; bench/NOTES.md) is not paid by the
     workflow's start-up, which reads the families file through this module.
     """
     import pandera.polars as pa

@@ -69,21 +69,20 @@ def _decade_ceil(v: float) -> float:
     return 10.0 ** math.ceil(math.log10(v))
 
 
-def check_plottable(table: pl.DataFrame, performance: str = "performance") -> None:
+def check_plottable(table: pl.DataFrame) -> None:
     """Every point's intensity and performance, where positive, within :data:`PLOT_RANGE`.
 
     Args:
-        table: an analysis table, or canonical points (``performance="flop_per_s"``: the
-            workflow's ``points`` job checks them, so a point no plot can place fails its
-            own dataset, not every plot of its presets).
-        performance: the column of the performance (FLOP/s).
+        table: an analysis table, or canonical points (the workflow's ``points`` job
+            checks them, so a point no plot can place fails its own dataset, not every
+            plot of its presets); ``performance`` in FLOP/s.
 
     Raises:
         InputError: the first point outside, naming its source file, row and value.
     """
     lo, hi = PLOT_RANGE
     for column, what, unit in (("arithmetic_intensity", "arithmetic intensity", "FLOP/byte"),
-                               (performance, "performance", "FLOP/s")):
+                               ("performance", "performance", "FLOP/s")):
         outside = table.lazy().filter(
             (pl.col(column) > 0)
             & ((pl.col(column) < lo) | (pl.col(column) > hi) | ~pl.col(column).is_finite())

@@ -16,8 +16,6 @@ import numpy as np
 from matplotlib.text import Text
 from matplotlib.transforms import Bbox
 
-FIXED_GIDS = ("roof-label:compute", "roof-label:memory", "ridge-label", "notes")
-"""Texts the pass moves: the roof labels, ridge labels and the notes box."""
 CLEARANCE = 14.0
 """pt around a fixed text kept clear of markers where a place allows (a point label's room)."""
 MAX_LINE_POINTS = 4000

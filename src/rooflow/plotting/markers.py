@@ -39,7 +39,7 @@ def codes(values: pl.Series, names: Sequence[str]) -> np.ndarray:
     builds a string per row.
     """
     if values.dtype == pl.Categorical and values.len() and not values.null_count():
-        # By slices: one unique() of 10⁷ codes holds 44 MB more.
+        # By slices: one unique() of all the codes holds far more (bench/NOTES.md).
         distinct = pl.concat([values.slice(i, 1 << 20).unique()
                               for i in range(0, values.len(), 1 << 20)]).unique()
         ids, found = distinct.to_physical().to_list(), distinct.cast(pl.String).to_list()
@@ -50,7 +50,7 @@ def codes(values: pl.Series, names: Sequence[str]) -> np.ndarray:
         lookup = np.full(max(ids) + 1, -1, dtype=np.int8 if len(names) < 128 else np.int32)
         lookup[ids] = [index[name] for name in found]
         # Chunk by chunk: indexing by all codes at once would copy them whole, then to
-        # 64-bit indices (120 MB on 10⁷ rows).
+        # 64-bit indices.
         return np.concatenate([lookup[c.to_physical().to_numpy()]
                                for c in values.get_chunks()])
     return values.replace_strict(list(names), list(range(len(names))),

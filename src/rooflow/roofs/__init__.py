@@ -17,7 +17,7 @@ Nsight Compute   ``resources/ncu/NAME.csv`` or a folder of    :mod:`.ncu` → ``
 ================ ============================================ =========================
 
 :data:`MEASURED` is the one list of measured-peaks files; the workflow discovers them
-from it. The command line's ``--hardware-file`` takes any of them too
+from it. The command line's ``--preset-file`` takes any of them too
 (:func:`read_presets`, :func:`choose_preset`), detected from the content
 (:func:`peaks_source`).
 """
@@ -153,7 +153,7 @@ def measured_name(path: str | Path | Sequence[str | Path]) -> str:
 
 
 def read_presets(path: str | Path) -> dict[str, Preset]:
-    """The presets of a ``--hardware-file``: a hardware.yaml's, or a measured-peaks file's one.
+    """The presets of a ``--preset-file``: a hardware.yaml's, or a measured-peaks file's one.
 
     ``path`` is a hardware.yaml (``.yaml``/``.yml``, or any file that no peaks reader
     recognises but names ``presets:``), or a measured-peaks file or folder
@@ -188,7 +188,7 @@ def choose_preset(
     peak_tflops: float | None = None,
     peak_bandwidth_gbs: float | None = None,
 ) -> Preset:
-    """The preset the command line draws on: ``--hardware`` of ``--hardware-file``, or peaks.
+    """The preset the command line draws on: ``--preset`` of ``--preset-file``, or peaks.
 
     A hardware.yaml: as :func:`rooflow.roofs.preset.select_preset` (``key``, else both
     peaks for a custom roof). A measured-peaks file holds one preset, taken when ``key``
@@ -208,7 +208,7 @@ def choose_preset(
         if key not in (None, only):
             raise InputError(
                 str(path), f"a measured-peaks file holds one preset, {only!r}: give "
-                f"--hardware {only} or leave --hardware out", column="hardware", value=key,
+                f"--preset {only} or leave --preset out", column="hardware", value=key,
                 check="preset of the peaks file",
             )
         key = only
@@ -241,7 +241,7 @@ def load_preset(
 
         presets = load_hardware(*([hardware_file] if hardware_file else []))
         if key not in presets:
-            raise InputError(str(hardware_file), "unknown hardware preset", value=key)
+            raise InputError(str(hardware_file), "unknown preset", value=key)
         return presets[key]
     source = measured_source(measured_file)
     if (source.prefix == "omniperf" and isinstance(measured_file, str | Path)

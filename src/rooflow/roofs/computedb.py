@@ -54,7 +54,7 @@ def has_peaks(path: str | Path) -> bool:
 
 
 def computedb_preset(path: str | Path) -> dict:
-    """Empirical hardware preset from a rocprof-compute database's roofline benchmark.
+    """Measured preset from a rocprof-compute database's roofline benchmark.
 
     Returns:
         The preset mapping of ``config/hardware.yaml``, as

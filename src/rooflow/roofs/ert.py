@@ -1,4 +1,4 @@
-"""Empirical Roofline Toolkit (ERT, LBNL CRD) ``roofline.json`` → empirical hardware preset.
+"""Empirical Roofline Toolkit (ERT, LBNL CRD) ``roofline.json`` → Measured preset.
 
 ERT writes the measured roofs under ``empirical``: ``gbytes.data`` = ``[[level, GB/s],
 ...]`` (levels such as ``L1``, ``L2``, ``L3``, ``DRAM``) and ``gflops.data`` =
@@ -32,7 +32,7 @@ class Roofs(pa.DataFrameModel):
 
 
 def ert_preset(path: str | Path) -> dict:
-    """Empirical hardware preset from an ERT ``roofline.json``.
+    """Measured preset from an ERT ``roofline.json``.
 
     Returns:
         The preset mapping of ``config/hardware.yaml``: ``name`` (the run's

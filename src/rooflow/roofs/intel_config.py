@@ -1,4 +1,4 @@
-"""pti-gpu roofline device config (``key,value`` CSV) → hardware preset.
+"""pti-gpu roofline device config (``key,value`` CSV) → preset.
 
 The unitrace roofline script reads one config per device (intel/pti-gpu
 ``tools/unitrace/scripts/roofline/device_configs/PVC_1tile.csv``; class ``Platform`` in

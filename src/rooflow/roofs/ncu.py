@@ -1,4 +1,4 @@
-"""Nsight Compute export → device peaks (a hardware preset) from its "Theoretical" metrics.
+"""Nsight Compute export → device peaks (a preset) from its "Theoretical" metrics.
 
 Nsight Compute's roofline sections (``SpeedOfLight_RooflineChart.section``,
 ``SpeedOfLight_Hierarchical{Double,Single,Half,Tensor}RooflineChart.section``; 2025 copy in

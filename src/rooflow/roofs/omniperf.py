@@ -46,7 +46,7 @@ class RooflineCsv(pa.DataFrameModel):
 
 
 def omniperf_preset(roofline_csv: str | Path, *, key: int | str | None = None) -> dict:
-    """Empirical hardware preset from an Omniperf ``roofline.csv``.
+    """Measured preset from an Omniperf ``roofline.csv``.
 
     The file has one row per device with measured peaks: ``HBMBw``, ``L2Bw``, ``L1Bw``,
     ``LDSBw`` (GB/s), ``FP32Flops``, ``FP64Flops``, ``MFMA{BF16,F16,F32,F64}Flops``

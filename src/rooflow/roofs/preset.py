@@ -365,11 +365,11 @@ def select_preset(
         if peak_tflops is not None and peak_bandwidth_gbs is not None:
             return custom_preset(peak_tflops, peak_bandwidth_gbs)
         raise InputError(
-            None, "give --hardware PRESET, or both --peak-tflops and --peak-bandwidth"
+            None, "give --preset PRESET, or both --peak-tflops and --peak-bandwidth"
         )
     if key not in presets:
         raise InputError(
-            None, f"unknown hardware preset; known: {', '.join(presets)}", column="hardware",
+            None, f"unknown preset; known: {', '.join(presets)}", column="hardware",
             value=key,
         )
     return presets[key].with_override(peak_tflops, peak_bandwidth_gbs)

@@ -140,7 +140,7 @@ def read_kernels(path: str | Path) -> tuple[pl.DataFrame, tuple[str, ...]]:
                                []).append(name)
             continue
         time_s = ns * 1e-9
-        # GFLOP/s × 10⁹ × s: e.g. 468.114 GFLOP/s × 8,960 ns = 4,194,304 FLOP
+        # GFLOP/s × 10⁹ × s = FLOP (worked on the MI350 sample in the module docstring)
         flop = gflops * 1e9 * time_s
         share = sum(mix.values())
         row = {"kernel": name, "launches": int(launches), "row": int(uuid), "time_s": time_s,

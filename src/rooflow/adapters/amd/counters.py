@@ -1,6 +1,6 @@
 """AMD Instinct hardware counters → operations by precision and bytes by level, per architecture.
 
-Every quantity is a weighted sum of counters (a :class:`Formula`); :func:`plan` picks the
+Every quantity is a weighted sum of counters (a :class:`CounterFormula`); :func:`plan` picks the
 formulas of one GPU architecture and checks which counters the export holds.
 
 Formulas (per dispatch) are rocprof-compute's (formerly Omniperf) roofline ones:
@@ -80,7 +80,7 @@ WAVE = "wave_size"
 
 
 @dataclass(frozen=True)
-class Formula:
+class CounterFormula:
     """``Σ weight · counter``; the ``optional`` counters count as 0 when not collected.
 
     A ``lanes`` formula counts wavefront instructions: its sum is per lane and is multiplied
@@ -110,24 +110,24 @@ class Formula:
         return total * pl.col(WAVE) if self.lanes else total
 
 
-def _valu(p: str) -> Formula:
+def _valu(p: str) -> CounterFormula:
     # Per lane; × wave size W: e.g. wave32, FMA 10 + ADD 5 → 32·(2·10 + 5) = 800 FLOP.
     ops = {"ADD": 1.0, "MUL": 1.0, "TRANS": 1.0, "FMA": 2.0}
-    return Formula(f"VALU {p}", {f"SQ_INSTS_VALU_{op}_{p}": w for op, w in ops.items()},
+    return CounterFormula(f"VALU {p}", {f"SQ_INSTS_VALU_{op}_{p}": w for op, w in ops.items()},
                    lanes=True)
 
 
-def _mfma(p: str) -> Formula:
-    return Formula(f"MFMA {p}", {f"SQ_INSTS_VALU_MFMA_MOPS_{p}": MOPS})
+def _mfma(p: str) -> CounterFormula:
+    return CounterFormula(f"MFMA {p}", {f"SQ_INSTS_VALU_MFMA_MOPS_{p}": MOPS})
 
 
 _OPS_CDNA2 = {
     "fp64": _valu("F64"), "fp64-tensor": _mfma("F64"), "fp32": _valu("F32"),
     "fp32-matrix": _mfma("F32"), "fp16": _valu("F16"), "fp16-tensor": _mfma("F16"),
     "bf16-tensor": _mfma("BF16"),
-    "int8-tensor": Formula("MFMA I8", {"SQ_INSTS_VALU_MFMA_MOPS_I8": MOPS}),
-    "int32": Formula("VALU INT32", {"SQ_INSTS_VALU_INT32": 1.0}, lanes=True),
-    "int64": Formula("VALU INT64", {"SQ_INSTS_VALU_INT64": 1.0}, lanes=True),
+    "int8-tensor": CounterFormula("MFMA I8", {"SQ_INSTS_VALU_MFMA_MOPS_I8": MOPS}),
+    "int32": CounterFormula("VALU INT32", {"SQ_INSTS_VALU_INT32": 1.0}, lanes=True),
+    "int64": CounterFormula("VALU INT64", {"SQ_INSTS_VALU_INT64": 1.0}, lanes=True),
 }
 _OPS_CDNA3 = {**_OPS_CDNA2, "fp8-tensor": _mfma("F8")}
 _OPS_CDNA4 = {**_OPS_CDNA3, "fp6-tensor": _mfma("F6F4")}
@@ -135,29 +135,29 @@ _OPS_CDNA4 = {**_OPS_CDNA3, "fp6-tensor": _mfma("F6F4")}
 _OPTIONAL_OPS = frozenset({"fp8-tensor", "fp6-tensor", "int8-tensor", "int32", "int64"})
 
 _L2_ATOMICS = ("TCP_TCC_ATOMIC_WITH_RET_REQ_sum", "TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum")
-_LDS = Formula("LDS", {"SQ_LDS_IDX_ACTIVE": 128.0, "SQ_LDS_BANK_CONFLICT": -128.0})
-_L1 = Formula("vL1D", {"TCP_TOTAL_CACHE_ACCESSES_sum": 64.0})
-_L2 = Formula(
+_LDS = CounterFormula("LDS", {"SQ_LDS_IDX_ACTIVE": 128.0, "SQ_LDS_BANK_CONFLICT": -128.0})
+_L1 = CounterFormula("vL1D", {"TCP_TOTAL_CACHE_ACCESSES_sum": 64.0})
+_L2 = CounterFormula(
     "L2", {"TCP_TCC_READ_REQ_sum": 64.0, "TCP_TCC_WRITE_REQ_sum": 64.0,
            **dict.fromkeys(_L2_ATOMICS, 64.0)},
     frozenset(_L2_ATOMICS),
 )
 # The HBM formulas of the module doc, expanded to one weight per counter.
-HBM_EA = Formula("HBM (TCC_EA, gfx908/gfx90a)", {
+HBM_EA = CounterFormula("HBM (TCC_EA, gfx908/gfx90a)", {
     "TCC_EA_RDREQ_sum": 64.0, "TCC_EA_RDREQ_32B_sum": 32.0 - 64.0,
     "TCC_EA_WRREQ_sum": 32.0, "TCC_EA_WRREQ_64B_sum": 64.0 - 32.0,
 })
-HBM_BUBBLE = Formula("HBM (TCC_BUBBLE, gfx942)", {
+HBM_BUBBLE = CounterFormula("HBM (TCC_BUBBLE, gfx942)", {
     "TCC_BUBBLE_sum": 128.0 - 64.0, "TCC_EA0_RDREQ_sum": 64.0,
     "TCC_EA0_RDREQ_32B_sum": 32.0 - 64.0,
     "TCC_EA0_WRREQ_sum": 32.0, "TCC_EA0_WRREQ_64B_sum": 64.0 - 32.0,
 })
-HBM_SIZES = Formula("HBM (read sizes, gfx950)", {
+HBM_SIZES = CounterFormula("HBM (read sizes, gfx950)", {
     "TCC_EA0_RDREQ_128B_sum": 128.0, "TCC_EA0_RDREQ_64B_sum": 64.0,
     "TCC_EA0_RDREQ_32B_sum": 32.0,
     "TCC_EA0_WRREQ_sum": 32.0, "TCC_EA0_WRREQ_64B_sum": 64.0 - 32.0,
 })
-HBM_KIB = Formula("HBM (FETCH_SIZE + WRITE_SIZE, KiB)", {"FETCH_SIZE": 1024.0,
+HBM_KIB = CounterFormula("HBM (FETCH_SIZE + WRITE_SIZE, KiB)", {"FETCH_SIZE": 1024.0,
                                                           "WRITE_SIZE": 1024.0})
 
 FETCH_SIZE_NOTES = {  # formula family → what FETCH_SIZE counts there
@@ -298,7 +298,7 @@ def canonical_columns(header: Iterable[str]) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
-class Plan:
+class CounterPlan:
     """The formulas one export can use.
 
     Attributes:
@@ -310,8 +310,8 @@ class Plan:
     """
 
     arch: str
-    ops: dict[str, Formula]
-    levels: dict[str, Formula]
+    ops: dict[str, CounterFormula]
+    levels: dict[str, CounterFormula]
     notes: tuple[str, ...]
     present: frozenset[str]
 
@@ -339,7 +339,7 @@ def roofline_counters(arch: str | None) -> list[str]:
     return [*_flop_counters(fam), *_HBM[fam][0].weights, *caches]
 
 
-def _complete(formula: Formula, present: set[str], partial: list[str]) -> bool:
+def _complete(formula: CounterFormula, present: set[str], partial: list[str]) -> bool:
     """Whether every counter ``formula`` needs was collected.
 
     A formula with some of its counters collected but not all is noted in ``partial``
@@ -354,7 +354,7 @@ def _complete(formula: Formula, present: set[str], partial: list[str]) -> bool:
 
 
 def plan(arch: str | None, counters: Iterable[str], source: str,
-         tool: str = "rocprofv3") -> Plan:
+         tool: str = "rocprofv3") -> CounterPlan:
     """Pick the formulas for ``arch`` and check the counters of an export.
 
     A precision or level whose counters are all absent is left out (with a note); one
@@ -398,7 +398,7 @@ def plan(arch: str | None, counters: Iterable[str], source: str,
                   if p not in ops and p not in _OPTIONAL_OPS and not f.touched(present)]
         if absent:
             notes.append("not collected, counted as no work: " + ", ".join(absent))
-    levels: dict[str, Formula] = {}
+    levels: dict[str, CounterFormula] = {}
     candidates = _HBM[fam]
     hbm = next((f for f in candidates if f.touched(present) and not f.missing(present)), None)
     if hbm is not None:
@@ -441,4 +441,4 @@ def plan(arch: str | None, counters: Iterable[str], source: str,
     missing_levels = [lv for lv in ("HBM", "L2", "L1", "LDS") if lv not in levels]
     if missing_levels:
         notes.append("no counters for level(s) " + ", ".join(missing_levels))
-    return Plan(arch or "", ops, levels, tuple(notes), frozenset(present))
+    return CounterPlan(arch or "", ops, levels, tuple(notes), frozenset(present))

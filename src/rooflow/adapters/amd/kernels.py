@@ -2,7 +2,7 @@
 
 The readers (:mod:`.rocprof`, :mod:`.rocprofv1`, :mod:`.rocprofv3`) bring one row per
 dispatch with a kernel name, a duration in ns and the counters of a
-:class:`~rooflow.adapters.amd.counters.Plan`; this module checks the values, applies the
+:class:`~rooflow.adapters.amd.counters.CounterPlan`; this module checks the values, applies the
 plan's formulas, sums a kernel's dispatches and makes points.
 
 Per kernel (sums over its dispatches), the dominant precision, ``flop`` and
@@ -24,7 +24,7 @@ from pathlib import Path
 import pandera.polars as pa
 import polars as pl
 
-from rooflow.adapters.amd.counters import LANES, WAVE, Plan
+from rooflow.adapters.amd.counters import LANES, WAVE, CounterPlan
 from rooflow.adapters.breakdown import breakdown_table, bytes_column, kernel_points, ops_column
 from rooflow.errors import InputError
 from rooflow.levels import canonical_level
@@ -49,7 +49,7 @@ class Dispatches:
     """
 
     frame: pl.DataFrame
-    plan: Plan
+    plan: CounterPlan
     device: str
     source: Path
     notes: tuple[str, ...] = ()
@@ -117,7 +117,7 @@ class Dispatches:
 
 
 def checked_dispatches(
-    frame: pl.DataFrame, plan: Plan, path: Path, *, kernel: str, time: str, device: str = "",
+    frame: pl.DataFrame, plan: CounterPlan, path: Path, *, kernel: str, time: str, device: str = "",
     rows: pl.Series | None = None, wave: str | float = LANES, notes: tuple[str, ...] = (),
 ) -> Dispatches:
     """Coerce and check dispatch rows; keep the columns the plan reads.

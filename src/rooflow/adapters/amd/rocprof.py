@@ -213,7 +213,7 @@ def cycle_time(frame: pl.DataFrame, info: dict[str, str], arch: str | None, devi
         raise InputError(str(pmc), f"{CYCLES} must be > 0 to give the time (the timestamps "
                          "give none)", row=int(rows[j]), column=cycles, check="> 0",
                          value=frame[cycles][j])
-    # e.g. GRBM_GUI_ACTIVE 4,200,000 on 8 XCDs at 2100 MHz: 525,000 cycles / 2.1 GHz = 250 µs
+    # The counter sums the XCDs: cycles / XCDs / (MHz × 10⁶) seconds, × 10⁹ for nanoseconds.
     frame = frame.with_columns((pl.col(cycles) / xcds / mhz * 1e3).alias(DURATION))
     note = (f"{int(unusable.sum())} of {frame.height} dispatches have End_Timestamp = "
             f"Start_Timestamp (first: row {int(rows[i])}): every dispatch's time is {cycles} / "

@@ -7,7 +7,7 @@ mode, which runs exactly these)::
     unitrace --group VectorEngine138 --demangle -q -o flops app   # XVE_INST_EXECUTED_*
     unitrace --group ComputeBasic    --demangle -q -o bytes app   # L3_/GPU_MEMORY_BYTE_*
 
-The reports are read by :mod:`.report`. Formulas follow the pti-gpu script
+The reports are read by :mod:`.unitrace_report`. Formulas follow the pti-gpu script
 ``tools/unitrace/scripts/roofline/roofline_libs.py`` (``read_unitrace_report`` and class
 ``Roofline``), per kernel name, summed over its launches:
 
@@ -51,8 +51,8 @@ from pathlib import Path
 import polars as pl
 
 from rooflow.adapters.breakdown import breakdown_table, bytes_column, kernel_points, ops_column
-from rooflow.adapters.intel.report import Launch, read_launches
 from rooflow.adapters.intel.sniff import UNITRACE_MARKER, unitrace_reports
+from rooflow.adapters.intel.unitrace_report import Launch, read_launches
 from rooflow.errors import InputError
 from rooflow.formats.sniffing import head_text
 from rooflow.settings import Settings
@@ -146,7 +146,7 @@ def unitrace_points(flops_report: str | Path, bytes_report: str | Path | None = 
 
     One row per kernel × level (DRAM, L3, LDS when measured) with bytes > 0, series
     "unitrace", label = kernel, flop / precision / precision_mix as
-    :func:`unitrace_kernels`, arithmetic_intensity = flop / bytes, flop_per_s = flop /
+    :func:`unitrace_kernels`, arithmetic_intensity = flop / bytes, performance = flop /
     time_s, bytes_model "measured", row 0 (sums over launches), source = the bytes
     report. Kernels without operations are bandwidth-only rows (flop 0).
 

@@ -4,7 +4,7 @@
 (:mod:`rooflow.formats.ncu.metrics`); :func:`launch_record` judges one launch on its own
 with it: each quantity from the first way whose metrics have a value for that launch, rates
 × its pass's own clock, or rates alone without a time. Its errors are the reasons a kernel
-is left out (:func:`rooflow.adapters.ncu.breakdown.ncu_breakdown`).
+is left out (:func:`rooflow.adapters.ncu.quantities.ncu_breakdown`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ _TENSOR_HINT = (
 )
 
 
-class Launch:
+class LaunchMetrics:
     """One launch's metrics, by metric id, with checked lookups.
 
     ``rows``: the launch's rows of :func:`~rooflow.formats.ncu.passes.read_passes`.
@@ -118,7 +118,7 @@ def _tensor_sources(names: frozenset[str]) -> list[tuple[Source, str]]:
 
 
 @dataclass(frozen=True)
-class Plan:
+class MetricPlan:
     """What an export can measure: every way, per quantity, preferred first."""
 
     vector: dict[str, tuple[str, dict[str, tuple[Source, ...]]]]
@@ -129,7 +129,7 @@ class Plan:
     roofline_metrics: frozenset[str]
 
 
-def launch_record(launch: Launch, plan: Plan, factors: dict[str, float]) -> dict:
+def launch_record(launch: LaunchMetrics, plan: MetricPlan, factors: dict[str, float]) -> dict:
     """One launch's operations by precision, bytes by level and time (rates if untimed).
 
     Raises:
@@ -256,7 +256,7 @@ def launch_record(launch: Launch, plan: Plan, factors: dict[str, float]) -> dict
     }
 
 
-def _clock(launch: Launch, freq: str | None) -> float | None:
+def _clock(launch: LaunchMetrics, freq: str | None) -> float | None:
     """The clock the launch ran at (Hz), from metric ``freq``; None when it has none.
 
     A clock that is not a positive number in Hz leaves the launch's roofs at the
@@ -271,7 +271,7 @@ def _clock(launch: Launch, freq: str | None) -> float | None:
     return hz if 0 < hz < float("inf") else None
 
 
-def export_plan(present: set[str]) -> tuple[Plan, list[str], list[str]]:
+def export_plan(present: set[str]) -> tuple[MetricPlan, list[str], list[str]]:
     """Every way the export measures each quantity; (plan, missing lines, notes)."""
     missing: list[str] = []
     vector: dict[str, tuple[str, dict[str, tuple[Source, ...]]]] = {}
@@ -303,4 +303,4 @@ def export_plan(present: set[str]) -> tuple[Plan, list[str], list[str]]:
                *(s for srcs in levels.values() for s in srcs), *tensor_inst_sources()]
     roofline = frozenset({m for s in sources for m in s.metrics} | tensor_names
                          | set(DURATION.metrics) | {m for pair in CLOCKS for m in pair})
-    return (Plan(vector, tensor_names, levels, counted, bool(inst), roofline), missing, notes)
+    return (MetricPlan(vector, tensor_names, levels, counted, bool(inst), roofline), missing, notes)

@@ -1,6 +1,6 @@
 """Nsight Compute exports (``ncu --csv``) and reports (``.ncu-rep``) → canonical points.
 
-Reading: :mod:`rooflow.formats.ncu.layout` (details and raw pages of every ncu version,
+Reading: :mod:`rooflow.formats.ncu.pages` (details and raw pages of every ncu version,
 labels or metric ids; reports: :mod:`rooflow.formats.ncu.report`),
 :mod:`rooflow.formats.ncu.passes` (several passes of one run, merged per kernel and
 launch), formulas: :mod:`rooflow.formats.ncu.metrics` and :mod:`.breakdown`
@@ -17,8 +17,8 @@ from pathlib import Path
 import polars as pl
 
 from rooflow.adapters.breakdown import BYTES_COLUMNS, kernel_points
-from rooflow.adapters.ncu.breakdown import KERNEL_COLUMNS, NcuBreakdown, ncu_breakdown
-from rooflow.formats.ncu.layout import read_ncu
+from rooflow.adapters.ncu.quantities import KERNEL_COLUMNS, NcuBreakdown, ncu_breakdown
+from rooflow.formats.ncu.pages import read_ncu
 from rooflow.points import concat_tables, to_points
 from rooflow.settings import Settings
 
@@ -51,7 +51,7 @@ def ncu_points(
     One row per kernel × memory level (DRAM, L2, L1) with bytes, series "ncu", label =
     kernel (``"<kernel> [launch <ID>]"`` with ``per_launch``), precision = the kernel's
     dominant precision, flop = its operations (FLOP, or OP for int* precisions), bytes at
-    the level, arithmetic intensity = flop / bytes, flop_per_s = flop / time_s, device =
+    the level, arithmetic intensity = flop / bytes, performance = flop / time_s, device =
     ``device__attribute_display_name`` when exported, row = the launch's first data row
     (per launch) or 0 (sums), clock_hz = the SM clock the launches ran at
     (``sm__cycles_elapsed.avg.per_second``, else the ``smsp__``/``gpc__`` one; several
@@ -104,7 +104,7 @@ def rate_points(kernels: pl.DataFrame, source: str | Path) -> pl.DataFrame:
     """Points of kernels known by their rates only (``time_s`` null, work and bytes per s).
 
     One point per kernel × level with traffic: arithmetic intensity = FLOP/s ÷ byte/s,
-    flop_per_s = the FLOP rate; flop, bytes and time null (not measured). The breakdown
+    performance = the FLOP rate; flop, bytes and time null (not measured). The breakdown
     places no untimed kernel without operations (a bandwidth needs bytes over a time).
     """
     frames = [
@@ -112,7 +112,7 @@ def rate_points(kernels: pl.DataFrame, source: str | Path) -> pl.DataFrame:
             "_order", "kernel", "label", "row", "precision", "precision_mix", "device",
             "clock_hz", "memory_clock_hz", "launches", pl.lit(level).alias("level"),
             (pl.col("flop") / pl.col(column)).alias("arithmetic_intensity"),
-            pl.col("flop").alias("flop_per_s"))
+            pl.col("flop").alias("performance"))
         for level, column in BYTES_COLUMNS.items() if column in kernels.columns
     ]
     points = pl.concat(frames).sort("_order", maintain_order=True).with_columns(

@@ -165,7 +165,7 @@ def pytorch_points(
         pl.lit("DRAM").alias("level"), "precision", "flop", "bytes", "time_s",
         pl.when(pl.col("flop") > 0).then(pl.col("flop") / pl.col("bytes"))
         .alias("arithmetic_intensity"),
-        (pl.col("flop") / pl.col("time_s")).alias("flop_per_s"),
+        (pl.col("flop") / pl.col("time_s")).alias("performance"),
         pl.lit("operator").alias("bytes_model"),
         pl.lit(str(path)).alias("source"),
         (pl.col("row") if per_launch else pl.lit(0, dtype=pl.Int64)).alias("row"),

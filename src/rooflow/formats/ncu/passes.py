@@ -1,7 +1,7 @@
 """Several ncu exports of one run (replay passes) → one table of launch metrics.
 
 Each file (a CSV export or a ``.ncu-rep`` report) is read by
-:func:`rooflow.formats.ncu.layout.read_ncu`; metric names become metric ids
+:func:`rooflow.formats.ncu.pages.read_ncu`; metric names become metric ids
 (:func:`rooflow.formats.ncu.metrics.canonical`). Rows are matched on (kernel name, launch
 ``ID``). A metric given more than once for a launch (in two files, or
 under two labels in one file) keeps the first value in file order, then row order; the
@@ -119,7 +119,7 @@ def read_passes(files: Sequence[Path]) -> tuple[pl.DataFrame, list[str]]:
     """
     # Imported here: it loads pandera (a slow import), which export_files' callers at the
     # workflow's start-up (preset discovery) do not need.
-    from rooflow.formats.ncu.layout import read_ncu
+    from rooflow.formats.ncu.pages import read_ncu
     from rooflow.formats.sniffing import REPORT_SUFFIX, ncu_export
 
     notes: list[str] = []

@@ -1,4 +1,4 @@
-"""Nsight Compute reports (``ncu -o NAME`` → ``NAME.ncu-rep``) → the long table of :mod:`.layout`.
+"""Nsight Compute reports (``ncu -o NAME`` → ``NAME.ncu-rep``) → the long table of :mod:`.pages`.
 
 Read with NVIDIA's report interface, in a child process (:mod:`.native`: the native
 reader aborts the process on some corrupt files), the ``ncu-report`` package (PyPI; module
@@ -8,7 +8,7 @@ order) → ``metric_names()`` and ``metric_by_name(name)``, each metric with its
 (``value()``: float, int or str by its kind) and unit (``unit()``: ``ns``, ``byte/s``,
 ``inst/cycle``, ``hz``, …). The package is imported only by that child.
 
-The table is the one :func:`rooflow.formats.ncu.layout.read_ncu` gives for a CSV export
+The table is the one :func:`rooflow.formats.ncu.pages.read_ncu` gives for a CSV export
 of the same report, so passes, formulas and peaks are shared: ``launch`` is the action's
 position over all ranges (ncu's ``ID`` column of a CSV export of the report), ``row`` that
 position counted from 1, ``kernel`` the demangled name with its parameter list (the CSV's
@@ -50,8 +50,8 @@ def read_report(path: str | Path) -> pl.DataFrame:
     """Every metric of every kernel launch of a ``.ncu-rep`` report, one row each.
 
     Returns:
-        The columns of :data:`rooflow.formats.ncu.layout.LONG_COLUMNS` (module doc) as
-        written, before :func:`~rooflow.formats.ncu.layout.read_ncu` parses ``text`` into
+        The columns of :data:`rooflow.formats.ncu.pages.LONG_COLUMNS` (module doc) as
+        written, before :func:`~rooflow.formats.ncu.pages.read_ncu` parses ``text`` into
         ``value``, scales units and fills ``cc`` and ``device``: ``value`` null, ``cc``
         and ``device`` "". Names of metric-collection
         requests (``regex:…``), which the report lists beside the metrics, are left out.

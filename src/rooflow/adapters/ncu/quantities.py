@@ -51,7 +51,7 @@ from rooflow.adapters.breakdown import (
     bytes_column,
     ops_column,
 )
-from rooflow.adapters.ncu.launch import Launch, Plan, export_plan, launch_record
+from rooflow.adapters.ncu.launch import LaunchMetrics, MetricPlan, export_plan, launch_record
 from rooflow.errors import InputError
 from rooflow.escape import short_name
 from rooflow.formats.ncu.passes import export_files, read_passes
@@ -93,7 +93,7 @@ class NcuBreakdown:
 
 
 def _kernel_sums(
-    records: list[dict], plan: Plan
+    records: list[dict], plan: MetricPlan
 ) -> tuple[list[dict], list[str], dict[str, InputError]]:
     """One row per kernel name from its launches (in order of first launch), and notes.
 
@@ -178,7 +178,7 @@ def _mean_clock(launches: list[dict], column: str) -> float | None:
 
 def _profiler_said(files: Sequence[Path]) -> str:
     """"; the profiler reported: ==ERROR== …" from CSV exports that hold such lines, else ""."""
-    from rooflow.formats.ncu.layout import profiler_errors
+    from rooflow.formats.ncu.pages import profiler_errors
 
     lines: list[str] = []
     for path in files:
@@ -238,7 +238,7 @@ def ncu_breakdown(
     # kernel (per_launch: kernel and launch) → why it is left out, first reason kept
     failed: dict[tuple[str, int | None], InputError] = {}
     for frame in table.partition_by("kernel", "launch", maintain_order=True):
-        launch = Launch({r["metric"]: r for r in frame.iter_rows(named=True)})
+        launch = LaunchMetrics({r["metric"]: r for r in frame.iter_rows(named=True)})
         key = (launch.first["kernel"], launch.first["launch"] if per_launch else None)
         try:
             record = launch_record(launch, plan, factors)
