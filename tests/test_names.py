@@ -24,6 +24,20 @@ SAME_SUBJECT = {
 """Basename → the modules that may hold it (paths under ``src/rooflow``)."""
 
 
+def _kind_roles() -> dict[str, set[str]]:
+    """``sniff`` and ``reader``: the role a kind's registry entry names in its adapter
+    package (``Kind.sniffer``, ``Kind.reader``), one module per package, like ``__init__``."""
+    from rooflow.kinds import KINDS
+
+    roles: dict[str, set[str]] = defaultdict(set)
+    for kind in KINDS.values():
+        for ref in (kind.sniffer, kind.reader):
+            module = ref.partition(":")[0].removeprefix("rooflow.").replace(".", "/") + ".py"
+            if Path(module).stem in ("sniff", "reader"):
+                roles[Path(module).stem].add(module)
+    return {role: where for role, where in roles.items() if len(where) > 1}
+
+
 def _modules() -> list[Path]:
     return sorted(p for p in SRC.rglob("*.py") if "__pycache__" not in p.parts)
 
@@ -48,7 +62,7 @@ def test_module_basenames_repeat_only_for_one_subject():
     for path in _modules():
         if path.name != "__init__.py":
             bases[path.stem].append(path.relative_to(SRC).as_posix())
-    assert _repeated(bases) == SAME_SUBJECT
+    assert _repeated(bases) == SAME_SUBJECT | _kind_roles()
 
 
 def test_checks_find_a_repeated_name():

@@ -263,8 +263,8 @@ def _moved(box: Bbox, at: tuple, to: tuple, px: float) -> Bbox:
     """The box of a text placed at ``at`` (dx, dy in points, ha, va), moved to ``to``.
 
     An unrotated text's box only moves with its offset and alignment: measured once
-    (``get_window_extent`` lays the text out, ~1 ms), each of a label's ~270 places is
-    then a sum.
+    (``get_window_extent`` lays the text out, the costly step: bench/NOTES.md), each of a
+    label's ~270 places is then a sum.
     """
     w, h = box.width, box.height
     x0 = box.x0 + (to[0] - at[0]) * px - (_SHIFT[to[2]] - _SHIFT[at[2]]) * w
