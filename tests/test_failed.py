@@ -16,6 +16,8 @@ from rooflow.workflow.failed import (
     failure,
     failures,
     is_whole_parquet,
+    left_out,
+    left_out_metadata,
     write_failed,
     write_placeholders,
 )
@@ -36,6 +38,32 @@ def test_failed_points_file_holds_the_line_and_no_points(tmp_path):
     assert failures({"roofline-bad": str(path), "roofline-good": str(good)}) == {
         "roofline-bad": LINE}
     assert is_whole_parquet(path) and is_whole_parquet(good)
+
+
+def test_what_a_reader_left_out_travels_with_the_points_to_the_draw_job(tmp_path, monkeypatch):
+    """The points job keeps the reader's left-out notes in the Parquet's metadata; the draw
+    job gives them to every plot of the dataset (its notes box), as `rooflow plot` does."""
+    from rooflow.points import empty_points
+    from rooflow.workflow import draw
+
+    notes = ("3 kernel(s) left out, no FLOP: k1, k2, k3", "row 7 left out: time 0 <b>")
+    path = tmp_path / "points.parquet"
+    empty_points().write_parquet(path, metadata=left_out_metadata(notes))
+    assert left_out(path) == notes
+    plain = tmp_path / "plain.parquet"
+    empty_points().write_parquet(plain, metadata=left_out_metadata(()) or None)
+    assert left_out(plain) == ()
+
+    seen = []
+    monkeypatch.setattr("rooflow.pipeline.report",
+                        lambda points, preset, *, options, **kw: seen.append(options.left_out))
+    monkeypatch.setattr("rooflow.html.page.roofline_page", lambda *a, **kw: None)
+    monkeypatch.setattr("rooflow.selection.select_points", lambda points, *a: points)
+    target = draw.Target("h100-sxm", "config/hardware.yaml", None, str(tmp_path / "t.csv"),
+                         str(tmp_path / "p.png"), str(tmp_path / "p.html"))
+    options = {"formats": ["png"], "top_n": 40, "series_order": [], "select": None}
+    draw.draw_dataset(str(path), "roofline-x", [target], options, lambda line: None)
+    assert seen == [notes]
 
 
 def test_a_cut_or_overwritten_parquet_is_not_whole(tmp_path):

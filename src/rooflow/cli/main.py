@@ -186,8 +186,7 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
     if html_page:
         from rooflow.html.page import roofline_page
 
-        roofline_page(analysed, preset, html_page, title=title or f"{preset.name}: "
-                      + ", ".join(f.name for f in files), top_n=top_n,
+        roofline_page(analysed, preset, html_page, title=options.title or "", top_n=top_n,
                       series_order=options.series_order, trajectory=trajectory)
         click.echo(f"wrote {html_page}", err=True)
 

@@ -246,7 +246,7 @@ def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
         InputError: an option does not fit the data (e.g. ``trajectory`` names no dim), or
             a selection selects nothing (:func:`rooflow.selection.select_points`).
     """
-    from rooflow.workflow.failed import failure, write_placeholders
+    from rooflow.workflow.failed import failure, left_out, write_placeholders
 
     extra = [f for f in options["formats"] if f != "png"]
     if line := failure(points_path):  # its input could not be read: say so, in its place
@@ -262,7 +262,8 @@ def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
     from rooflow.roofs.datasheet import load_hardware
     from rooflow.selection import Selection, select_points
 
-    plot = replace(plot_options(options), formats=("png", *extra))
+    plot = replace(plot_options(options), formats=("png", *extra),
+                   left_out=left_out(points_path))  # what its points job's reader left out
     selection = Selection.from_mapping(options.get("select"))
     points = read_points(points_path)
     # hardware.yaml read and checked once for all datasheet presets, not once per preset.

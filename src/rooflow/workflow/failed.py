@@ -43,6 +43,29 @@ def failure(path: str | Path) -> str | None:
     return pl.read_parquet_metadata(path).get(KEY)
 
 
+LEFT_OUT_KEY = "rooflow:left_out"
+"""Parquet key-value metadata of a points file: the readers' notes on what they left out
+(:class:`rooflow.errors.LeftOut`), a JSON list, so the dataset's plots say it too."""
+
+
+def left_out_metadata(lines: Iterable[str]) -> dict[str, str]:
+    """The key-value metadata that keeps ``lines`` in a points file (none for no line)."""
+    import json
+
+    lines = list(lines)
+    return {LEFT_OUT_KEY: json.dumps(lines)} if lines else {}
+
+
+def left_out(path: str | Path) -> tuple[str, ...]:
+    """The notes of :func:`left_out_metadata` in the points file at ``path`` (() if none)."""
+    import json
+
+    import polars as pl
+
+    text = pl.read_parquet_metadata(path).get(LEFT_OUT_KEY)
+    return tuple(json.loads(text)) if text else ()
+
+
 def failures(paths: dict[str, str]) -> dict[str, str]:
     """Dataset → error line, for the datasets (of ``dataset → points file``) that failed."""
     return {d: line for d, path in paths.items() if (line := failure(path)) is not None}
