@@ -9,7 +9,13 @@ import polars as pl
 import pytest
 
 from rooflow import jobmemory
-from rooflow.jobmemory import draw_mem_mb, input_bytes, points_mem_mb, points_rows
+from rooflow.jobmemory import (
+    draw_mem_mb,
+    input_bytes,
+    points_mem_mb,
+    points_rows,
+    project_mem_mb,
+)
 
 
 def test_points_mem_mb_grows_with_the_input_bytes(monkeypatch):
@@ -30,6 +36,27 @@ def test_draw_mem_mb_grows_with_the_rows(monkeypatch):
     assert draw_mem_mb(5_000_000) == 4000
     # 1,000 rows: 1000 + 0.6 = 1000.6 → 1100
     assert draw_mem_mb(1_000) == 1100
+
+
+def test_project_mem_mb_grows_with_rows_and_presets():
+    # 1000 + 700 × 10 + 440 × 10 × 4 = 25,600 (10⁷ rows on four presets)
+    assert project_mem_mb(10_000_000, 4) == 25_600
+    # One preset more: + 440 × 10 = 4,400
+    assert project_mem_mb(10_000_000, 5) == 30_000
+    # 1,000 rows on one preset: 1000 + 0.7 + 0.44 = 1001.14 → 1100
+    assert project_mem_mb(1_000, 1) == 1100
+
+
+def test_project_mem_mb_covers_the_measured_peaks_half_again():
+    # bench/memory.py and rooflow project, 2026-11-28 (bench/NOTES.md): the workflow's
+    # project job of 10⁷ rows on two presets peaked at 10,729 MB; rooflow project of
+    # 10⁶ rows at 770 MB on one preset, 1,649 MB on four.
+    assert project_mem_mb(10_000_000, 2) >= 1.5 * 10_729  # 1000 + 7000 + 8800 = 16,800
+    assert project_mem_mb(1_000_000, 1) >= 1.5 * 770  # 1000 + 700 + 440 → 2,200
+    assert project_mem_mb(1_000_000, 4) >= 1.5 * 1_649  # 1000 + 700 + 1760 → 3,500
+    # The rate of the other analysis jobs fell short: 1000 + 1400 × 10 = 15,000 against
+    # 184 + 2 × (10,729 − 184) = 21,274 MB at four presets.
+    assert draw_mem_mb(10_000_000) < 184 + 2 * (10_729 - 184)
 
 
 def test_input_bytes_counts_files_not_folders(tmp_path):

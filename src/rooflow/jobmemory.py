@@ -22,6 +22,12 @@ rounded up to a multiple of :data:`STEP_MB`.
   analysis table in memory does not. The job draws its presets one after the other, but
   holds one preset's table while it analyses the next: the factor is measured on the
   config's four presets.
+* ``project`` (:func:`project_mem_mb`): the rows of its dataset's points file and the
+  presets it is projected on. It keeps a table of every kernel on every preset
+  (:func:`rooflow.project.project`), so it grows with rows × presets besides the rows
+  it reads: 10⁷ rows on two presets peaked at 10,729 MB, 4,000 MB over what the
+  analysis jobs' rate allows for a third and fourth preset (figures in
+  ``bench/NOTES.md``, "Workflow").
 
 The factors are the growth of a job's peak RSS from a 1,000-row input to a 5 M-row one,
 measured by ``bench/memory.py`` (``make bench`` writes ``results/benchmarks/memory.md``;
@@ -76,6 +82,26 @@ def draw_mem_mb(rows: int) -> int:
     Example: 5 M rows declare 1000 + 1400 × 5 = 8000 MB.
     """
     return _rounded(DRAW_BASE_MB + DRAW_MB_PER_MILLION_ROWS * rows / 1e6)
+
+
+PROJECT_MB_PER_MILLION_ROWS = 700.0
+"""A ``project`` job's growth per million rows of its points file, whatever its presets."""
+PROJECT_MB_PER_MILLION_ROWS_PER_PRESET = 440.0
+"""A ``project`` job's further growth per million rows for each preset it projects on."""
+
+
+def project_mem_mb(rows: int, presets: int) -> int:
+    """``mem_mb`` of a ``project`` job of ``rows`` points projected on ``presets`` presets.
+
+    The factors are 1.5 × the growth measured (bench/NOTES.md): 293 MB per million rows
+    and preset (``rooflow project`` of 10⁶ rows on one preset 770 MB, on four 1,649 MB),
+    and of the workflow's job on 10⁷ rows and two presets 10,729 MB, 468 MB per million
+    rows beside them. Example: 10⁷ rows on four presets declare
+    1000 + 700 × 10 + 440 × 10 × 4 = 25,600 MB.
+    """
+    millions = rows / 1e6
+    return _rounded(DRAW_BASE_MB + PROJECT_MB_PER_MILLION_ROWS * millions
+                    + PROJECT_MB_PER_MILLION_ROWS_PER_PRESET * millions * presets)
 
 
 def input_bytes(paths: Iterable[str | Path]) -> int:
