@@ -12,6 +12,7 @@ from rooflow import jobmemory
 from rooflow.jobmemory import (
     draw_mem_mb,
     input_bytes,
+    points_job_mem_mb,
     points_mem_mb,
     points_rows,
     project_mem_mb,
@@ -36,6 +37,29 @@ def test_draw_mem_mb_grows_with_the_rows(monkeypatch):
     assert draw_mem_mb(5_000_000) == 4000
     # 1,000 rows: 1000 + 0.6 = 1000.6 → 1100
     assert draw_mem_mb(1_000) == 1100
+
+
+def test_points_job_counts_a_parquet_by_its_rows(tmp_path):
+    # A 10⁶-row Parquet of one float column (≈ 8 MB) and a 20 MiB CSV beside it:
+    # 1000 + 4.5 × 20 + 180 × 1 = 1270 → 1300; the Parquet's bytes count nothing.
+    table = tmp_path / "t.parquet"
+    pl.DataFrame({"x": range(1_000_000)}, schema={"x": pl.Float64}).write_parquet(table)
+    (tmp_path / "t.csv").write_bytes(b"x" * 20 * 2**20)
+    assert points_job_mem_mb([table, tmp_path / "t.csv"]) == 1300
+    # Alone: 1000 + 180 = 1180 → 1200; by its bytes it was 1000 + 4.5 × ≈ 8 → 1100
+    assert points_job_mem_mb([table], "roofline") == 1200
+    # A file named .parquet that is none: its job fails on it; it counts nothing
+    (tmp_path / "junk.parquet").write_text("not parquet")
+    assert points_job_mem_mb([tmp_path / "junk.parquet"]) == 1000
+
+
+def test_parquet_points_declared_half_again_over_the_measured_growth():
+    # rooflow convert, 2026-11-28 (bench/NOTES.md): 10⁶ rows of bench/generate.py's
+    # points_frame, 16 MB of Parquet, peaked at 204 MB (≈ 85 MB of it the program alone);
+    # 10⁷ rows then ≈ 85 + 10 × 120 = 1,285 MB: 1000 + 180 × 10 = 2800 ≥ 1.5 × 1285.
+    assert points_mem_mb(0, "roofline", 10_000_000) >= 1.5 * 1285
+    # By its 154 MB the same file declared 1000 + 4.5 × 154 → 1700 < 1.5 × 1285.
+    assert points_mem_mb(154 * 2**20) < 1.5 * 1285
 
 
 def test_project_mem_mb_grows_with_rows_and_presets():

@@ -15,6 +15,10 @@ rounded up to a multiple of :data:`STEP_MB`.
   gzip'd, declared 1,400 MB by its compressed size and took more); it has its own factor
   (:data:`TRACE_MB_PER_INPUT_MB`, per MB of JSON), measured on a synthetic trace
   (``bench/pytorch_trace.py``; figures in ``bench/NOTES.md``).
+  A Parquet input (the roofline kind's other form) counts its rows, not its bytes
+  (:func:`points_job_mem_mb`): its floats compress little, but it is read whole into
+  columns, 120 MB per million rows (``rooflow convert`` of 10⁶ rows, 16 MB of Parquet,
+  204 MB peak), where its bytes declared 4.5 × 15.4 = 69 MB per million rows.
 * ``draw`` (:func:`draw_mem_mb`; any job that analyses and draws one dataset, or every
   dataset of a preset: ``aggregate``, ``html_overview``): the input is the rows of the
   points files (:func:`points_rows`, from the Parquet footer). Their bytes
@@ -54,6 +58,8 @@ POINTS_MB_PER_INPUT_MB = 4.5
 """A ``points`` job's growth per MB of raw input."""
 TRACE_MB_PER_INPUT_MB = 2.2
 """A PyTorch trace's ``points`` job's growth per MB of trace JSON (uncompressed)."""
+PARQUET_MB_PER_MILLION_ROWS = 180.0
+"""A ``points`` job's growth per million rows of a Parquet input: 1.5 × 120."""
 
 DRAW_BASE_MB = 1000
 """A ``draw`` job of a few points: matplotlib, Bokeh, the presets."""
@@ -65,15 +71,37 @@ def _rounded(mb: float) -> int:
     return int(math.ceil(mb / STEP_MB) * STEP_MB)
 
 
-def points_mem_mb(input_bytes: int, kind: str = "") -> int:
-    """``mem_mb`` of a ``points`` job whose raw input files hold ``input_bytes`` bytes.
+def points_mem_mb(input_bytes: int, kind: str = "", parquet_rows: int = 0) -> int:
+    """``mem_mb`` of a ``points`` job of ``input_bytes`` bytes and ``parquet_rows`` rows.
+
+    ``input_bytes``: its raw files but Parquet ones; ``parquet_rows``: the rows of its
+    Parquet files (:func:`points_job_mem_mb`).
 
     Example: a 336 MB CSV of 5 M rows declares 1000 + 4.5 × 336 = 2512 → 2600 MB; a
     PyTorch trace (``kind`` ``pytorch``) of 10⁷ events, 1,395 MB of JSON (86 MB gzip'd),
     1000 + 2.2 × 1395 = 4069 → 4100 MB.
     """
     factor = TRACE_MB_PER_INPUT_MB if kind == "pytorch" else POINTS_MB_PER_INPUT_MB
-    return _rounded(POINTS_BASE_MB + factor * input_bytes / MB)
+    return _rounded(POINTS_BASE_MB + factor * input_bytes / MB
+                    + PARQUET_MB_PER_MILLION_ROWS * parquet_rows / 1e6)
+
+
+def points_job_mem_mb(paths: Iterable[str | Path], kind: str = "") -> int:
+    """``mem_mb`` of a ``points`` job reading ``paths``: Parquet files by their rows.
+
+    The other files count their bytes (:func:`input_bytes`) at :func:`points_mem_mb`'s
+    rate; a ``.parquet`` input adds :data:`PARQUET_MB_PER_MILLION_ROWS` per million rows
+    of its footer (:func:`points_rows`; one that is no Parquet counts nothing: its job
+    fails on it). Example: a 10⁷-row Parquet of 154 MB declares
+    1000 + 180 × 10 = 2800 MB (by its bytes, 1000 + 4.5 × 154 = 1693 → 1700).
+
+    Raises:
+        FileNotFoundError: a path is missing (as :func:`input_bytes`).
+    """
+    names = [str(p) for p in paths]
+    rows = sum(points_rows(p) for p in names if p.endswith(".parquet"))
+    rest = input_bytes(p for p in names if not p.endswith(".parquet"))
+    return points_mem_mb(rest, kind, rows)
 
 
 def draw_mem_mb(rows: int) -> int:
