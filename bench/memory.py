@@ -12,9 +12,10 @@ Two workflow copies, each run by Snakemake one job at a time (``--cores 1``):
 * ``big``: roofline CSVs of 1,000 and 10⁷ rows (:func:`generate.points_frame`), a quoted
   10⁷-row one with a negative performance in row 9,900,000 (its ``points`` job takes the
   row-exact re-read path and records the error), on the config's four presets: their
-  ``points`` and draw jobs, each preset's ``aggregate``, one preset's ``html_overview``,
+  ``points`` and draw jobs, one preset's ``aggregate`` and ``html_overview``,
   a ``compare`` (1,000 → 10⁷ rows), ``project`` and ``history`` of the 10⁷-row dataset,
-  ``model_check`` of it against the small one, ``summary``; then, in a second run, the
+  ``model_check`` of it against the small one (not ``summary``: it holds every preset's
+  overview table at once, 10⁷ rows of 60 columns each); then, in a second run, the
   ``points`` job of the 10⁷ rows as Parquet (the roofline kind's other form).
 
 A job's measured peak is what a Slurm job's memory limit counts: its script's peak RSS
@@ -222,9 +223,9 @@ def big_flow() -> tuple[Path, list[str]]:
     files = [f"results/points/roofline/{name}.parquet" for name in ROWS]
     for name in ("small", "big"):
         files += [f"results/tables/{PRESET}/roofline-{name}.csv"]
-    return flow, files + [f"results/html/{PRESET}/all.html", f"results/compare/{PRESET}/scale.csv",
-                          "results/project/scale.csv", "results/history/scale.csv",
-                          f"results/model/{PRESET}/scale.csv", "results/summary.md"]
+    return flow, files + [f"results/tables/{PRESET}/all.csv", f"results/html/{PRESET}/all.html",
+                          f"results/compare/{PRESET}/scale.csv", "results/project/scale.csv",
+                          "results/history/scale.csv", f"results/model/{PRESET}/scale.csv"]
 
 
 def run_scenario(scenario: str) -> tuple[list[dict], str]:
