@@ -78,7 +78,7 @@ def test_project_mem_mb_covers_the_measured_peaks_half_again():
     assert project_mem_mb(10_000_000, 2) >= 1.5 * 10_729  # 1000 + 7000 + 8800 = 16,800
     assert project_mem_mb(1_000_000, 1) >= 1.5 * 770  # 1000 + 700 + 440 → 2,200
     assert project_mem_mb(1_000_000, 4) >= 1.5 * 1_649  # 1000 + 700 + 1760 → 3,500
-    # The rate of the other analysis jobs falls short: 1000 + 1600 × 10 = 17,000 against
+    # The rate of the other analysis jobs falls short: 1000 + 1700 × 10 = 18,000 against
     # 184 + 2 × (10,729 − 184) = 21,274 MB at four presets.
     assert draw_mem_mb(10_000_000) < 184 + 2 * (10_729 - 184)
 
@@ -135,8 +135,10 @@ def test_declared_memory_covers_the_measured_peaks_half_again():
     # bench/memory.py on 2026-11-24 (bench/NOTES.md), 5 M rows from a 336 MB CSV: the
     # points job peaked at 1,083 MB, the draw job (four presets) at 4,807 MB.
     assert points_mem_mb(336 * 2**20) >= 1.5 * 1083  # 1000 + 4.5 × 336 → 2600
-    assert draw_mem_mb(5_000_000) >= 1.5 * 4807  # 1000 + 1600 × 5 = 9000
-    # bench/memory.py on 2026-11-28: the draw job of 10⁷ rows (four presets) 10,708 MB
-    # alone, growth (10,708 − 250) / 10 = 1,046 MB per million rows; × 1.5 = 1,569
-    assert draw_mem_mb(10_000_000) == 17_000  # 1000 + 1600 × 10
-    assert draw_mem_mb(10_000_000) >= 250 + 1.5 * (10_708 - 250)  # 15,937
+    assert draw_mem_mb(5_000_000) >= 1.5 * 4807  # 1000 + 1700 × 5 = 9500
+    # bench/memory.py on 2026-11-28, 10⁷ rows: html_overview of 10,001,000 rows peaked at
+    # 11,346 MB alone (150 MB on a few rows): (11,346 − 150) / 10.001 = 1,120 MB per
+    # million rows, × 1.5 = 1,680; the draw job (four presets) 10,708 MB
+    assert draw_mem_mb(10_001_000) == 18_100  # 1000 + 1700 × 10.001 = 18,001.7 → 18,100
+    assert draw_mem_mb(10_001_000) >= 150 + 1.5 * (11_346 - 150)  # 16,944
+    assert draw_mem_mb(10_000_000) >= 250 + 1.5 * (10_708 - 250)  # 18,000 ≥ 15,937

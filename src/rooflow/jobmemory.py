@@ -65,10 +65,12 @@ PARQUET_MB_PER_MILLION_ROWS = 180.0
 
 DRAW_BASE_MB = 1000
 """A ``draw`` job of a few points: matplotlib, Bokeh, the presets."""
-DRAW_MB_PER_MILLION_ROWS = 1600.0
-"""A ``draw`` job's growth per million rows of its points file: 1.5 × the 1,046 MB per
-million rows of 10⁷ rows on the config's four presets (10,708 MB peak; 5 M rows peaked at
-3,622 MB: it grows faster than its rows, so the larger input sets the factor)."""
+DRAW_MB_PER_MILLION_ROWS = 1700.0
+"""An analysis job's growth per million rows of its points files: 1.5 × the largest
+measured on 10⁷ rows, ``html_overview``'s 1,120 MB per million rows (11,346 MB peak;
+``draw`` on the config's four presets 10,708 MB, ``aggregate`` 10,013 MB). At 5 M rows
+they peaked at 3,622–4,377 MB: they grow faster than their rows, so the larger input
+sets the factor."""
 
 
 def _rounded(mb: float) -> int:
@@ -111,7 +113,7 @@ def points_job_mem_mb(paths: Iterable[str | Path], kind: str = "") -> int:
 def draw_mem_mb(rows: int) -> int:
     """``mem_mb`` of a job that draws one dataset of ``rows`` points (``draw``).
 
-    Example: 5 M rows declare 1000 + 1600 × 5 = 9000 MB.
+    Example: 5 M rows declare 1000 + 1700 × 5 = 9500 MB.
     """
     return _rounded(DRAW_BASE_MB + DRAW_MB_PER_MILLION_ROWS * rows / 1e6)
 
