@@ -56,8 +56,9 @@ clean:
 	rm -rf results logs .snakemake
 
 # Synthetic inputs and timings → results/benchmarks/ (see docs/speed.md for what it runs and its figures);
-# then each job's peak memory on a 5 M-row input beside its mem_mb → results/benchmarks/memory.md;
-# then a cold build of 1,000 files × 4 presets against the original script's loop → fullbuild.md.
+# then every job type's peak memory (the shared data; 10⁷-row tables) beside its mem_mb
+# → results/benchmarks/memory.md; then a cold build of 1,000 files × 4 presets against the
+# original script's loop → fullbuild.md.
 bench: $(STAMP)
 	cd bench && ../$(BIN)/python run.py
 	cd bench && ../$(BIN)/python memory.py

@@ -1,59 +1,123 @@
-"""``make bench``: each workflow job's peak memory on a 5 M-row input beside its ``mem_mb``.
+"""``make bench``: every workflow job's peak memory beside the ``mem_mb`` it declared.
 
-Builds a workflow copy (bench/generate.py) whose inputs are roofline CSVs of 1,000 and
-5,000,000 rows (``points_frame``) and a quoted 5,000,000-row one with a negative
-performance in row 4,900,000 (its ``points`` job takes the row-exact re-read path and
-records the error), runs the jobs that read and draw each (``points``, then the one that
-writes its tables, plots and pages on the config's presets) and those that draw all of
-one preset (overview table, plot and page), one job at a time
-(``--cores 1``), and writes results/benchmarks/memory.md: per job its input, the ``mem_mb``
-Snakemake gave it,
-its peak RSS (the ``peak RSS N MB`` line that rooflow.workflow.rulescript.run ends a job's log
-with) and whether it stayed within, then the growth per MB of raw input (``points``) and
-per million rows (the others) between the small and the big input: the factors of
-rooflow.workflow.jobmemory's model.
+Two workflow copies, each run by Snakemake one job at a time (``--cores 1``):
+
+* ``shared``: the shipped examples (their comparison, projection and history, and a model
+  check of the ncu example against the flash-attention one) and every real input of
+  ../shared/data placed as tests/test_workflow_shared.py places them (the PyTorch traces,
+  Nsight Compute CSVs and reports, rocprof folders and databases...), on one preset: a
+  ``points`` job per dataset, a draw job per group of outputs, ``aggregate``,
+  ``html_overview``, ``compare``, ``project``, ``history``, ``model_check``, ``summary``,
+  ``datasets_read``.
+* ``big``: roofline CSVs of 1,000 and 10⁷ rows (:func:`generate.points_frame`), a quoted
+  10⁷-row one with a negative performance in row 9,900,000 (its ``points`` job takes the
+  row-exact re-read path and records the error), on the config's four presets: their
+  ``points`` and draw jobs, one preset's ``aggregate`` and ``html_overview``,
+  a ``compare`` (1,000 → 10⁷ rows), ``project`` and ``history`` of the 10⁷-row dataset,
+  ``model_check`` of it against the small one (not ``summary``: it holds every preset's
+  overview table at once, 10⁷ rows of 60 columns each); then, in a second run, the
+  ``points`` job of the 10⁷ rows as Parquet (the roofline kind's other form).
+
+A job's measured peak is what a Slurm job's memory limit counts: its script's peak RSS
+(``VmHWM``, the ``peak RSS N MB`` that rooflow.workflow.rulescript.run ends its log with) plus
+Snakemake's own process beside it (its ``VmHWM``, read from /proc while it runs) and the
+largest other process between them (the shell that starts the script). Each is a peak, so
+their sum is an upper bound. Writes results/benchmarks/memory.md (per job: input, declared
+``mem_mb``, measured MB, their ratio), prints it, and exits 1 if any job measured more
+than it declared. ``--only shared|big`` runs one copy (both by default, one after the
+other; each rewrites its own section of the file).
 """
 
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import polars as pl
-from generate import REPO, machine, points_frame, table_head, workflow_copy  # bench/ is on sys.path
+import psutil
+import yaml
+from generate import REPO, machine, points_frame, table_head, workflow_copy  # bench/ on sys.path
+
+from rooflow import jobmemory
+
+sys.path.insert(0, str(REPO / "tests"))
+from test_workflow_shared import _place  # noqa: E402 - the shared data's layout, once
+from workflow_copy import copy_workflow  # noqa: E402
 
 OUT = REPO / "results" / "benchmarks"
-PRESET = "h100-sxm"  # targets named on it; a dataset's job draws every preset of the config
-ROWS = {"small": 1_000, "big": 5_000_000, "quoted_bad": 5_000_000}
-BAD_ROW = 4_900_000  # 1-based data row of quoted_bad.csv with tflops -2
+SHARED_DATA = REPO.parent / "shared" / "data"
+PRESET = "h100-sxm"  # the shared copy's one preset; the big copy's targets named on it
+ROWS = {"small": 1_000, "big": 10_000_000, "quoted_bad": 10_000_000}
+BAD_ROW = 9_900_000  # 1-based data row of quoted_bad.csv with tflops -2
+SCENARIOS = ("shared", "big")
 
 
-def inputs(flow: Path) -> dict[str, Path]:
-    """The three roofline CSVs in ``flow``'s resources/roofline/."""
-    folder = flow / "resources" / "roofline"
-    paths = {name: folder / f"{name}.csv" for name in ROWS}
-    points_frame(ROWS["small"]).write_csv(paths["small"])
-    big = points_frame(ROWS["big"])
-    big.write_csv(paths["big"])
-    big.with_columns(tflops=pl.when(pl.int_range(pl.len()) == BAD_ROW - 1).then(-2.0)
-                     .otherwise(pl.col("tflops"))).write_csv(paths["quoted_bad"],
-                                                              quote_style="always")
-    return paths
+class Watch:
+    """The peak RSS (``VmHWM``, MiB) of a process and of each of its descendants, polled."""
+
+    def __init__(self, pid: int, every: float = 0.2) -> None:
+        self.pid, self.every = pid, every
+        self.peaks: dict[int, tuple[str, float]] = {}  # pid → (command line, MiB)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+        self._thread.start()
+
+    def _poll(self) -> None:
+        while not self._stop.wait(self.every):
+            try:
+                procs = [psutil.Process(self.pid)]
+                procs += procs[0].children(recursive=True)
+            except psutil.Error:
+                return
+            for proc in procs:
+                try:
+                    with open(f"/proc/{proc.pid}/status") as status:
+                        hwm = next(int(line.split()[1]) / 1024 for line in status
+                                   if line.startswith("VmHWM:"))
+                    cmd = " ".join(proc.cmdline())
+                except (OSError, StopIteration, psutil.Error):
+                    continue
+                self.peaks[proc.pid] = (cmd, max(hwm, self.peaks.get(proc.pid, ("", 0))[1]))
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def snakemake_mb(self) -> float:
+        """Snakemake's own process."""
+        return self.peaks.get(self.pid, ("", 0.0))[1]
+
+    def script_mb(self, script: str) -> float:
+        """The largest process running the rule script ``script`` (``draw.py``...)."""
+        return max((mb for cmd, mb in self.peaks.values() if f".{script}" in cmd
+                    and ".snakemake/scripts/" in cmd), default=0.0)
+
+    def between_mb(self) -> float:
+        """The largest process that is neither Snakemake's nor a rule script's."""
+        return max((mb for pid, (cmd, mb) in self.peaks.items() if pid != self.pid
+                    and ".snakemake/scripts/" not in cmd), default=0.0)
 
 
-def targets() -> list[str]:
-    """Points files; tables and pages on :data:`PRESET`, each dataset's and the overview's.
-
-    The bad dataset has a points file only; the overview (``all``) holds the others.
-    """
-    files = [f"results/points/roofline/{name}.parquet" for name in ROWS]
-    for name in ("small", "big"):
-        files += [f"results/tables/{PRESET}/roofline-{name}.csv",
-                  f"results/html/{PRESET}/roofline-{name}.html"]
-    return files + [f"results/tables/{PRESET}/all.csv", f"results/html/{PRESET}/all.html"]
+def run_snakemake(flow: Path, targets: list[str]) -> tuple[str, Watch, float]:
+    """Snakemake's output, its process watch and wall time; one job at a time."""
+    cmd = [str(Path(sys.executable).parent / "snakemake"), "--cores", "1", "--keep-going",
+           *targets]
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=flow, text=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT)
+    watch = Watch(proc.pid)
+    output, _ = proc.communicate()
+    watch.stop()
+    wall = time.monotonic() - start
+    failed = set(re.findall(r"Error in rule (\w+)", output))
+    if proc.returncode and not failed <= {"datasets_read"}:  # a failed dataset: its job
+        raise SystemExit(f"snakemake exited {proc.returncode}:\n{output[-3000:]}")
+    return output, watch, wall
 
 
 def jobs(output: str) -> list[dict[str, str]]:
@@ -61,15 +125,16 @@ def jobs(output: str) -> list[dict[str, str]]:
     found: list[dict[str, str]] = []
     for line in output.splitlines():
         if match := re.fullmatch(r"(?:local)?rule (\w+):", line.strip()):
-            found.append({"rule": match.group(1)})
+            found.append({"rule": match.group(1), "local": str(line.strip().startswith("local"))})
         elif found and (match := re.fullmatch(r"\s+(\w+): (.*)", line)):
             found[-1].setdefault(match.group(1), match.group(2))
     return [job for job in found if "log" in job]
 
 
-def mem_mb(job: dict[str, str]) -> int:
-    """The ``mem_mb`` of a job's ``resources:`` line."""
-    return int(re.search(r"\bmem_mb=(\d+)", job["resources"]).group(1))
+def mem_mb(job: dict[str, str]) -> int | None:
+    """The ``mem_mb`` of a job's ``resources:`` line; None when it declares none."""
+    found = re.search(r"\bmem_mb=(\d+)", job.get("resources", ""))
+    return int(found.group(1)) if found else None
 
 
 def peak_rss_mb(log: Path) -> float | None:
@@ -78,60 +143,138 @@ def peak_rss_mb(log: Path) -> float | None:
     return float(found[-1]) if found else None
 
 
-def main() -> None:
-    OUT.mkdir(parents=True, exist_ok=True)
-    flow = workflow_copy(OUT / "inputs" / "workflow_memory", 0)
-    paths = inputs(flow)
-    snakemake = str(Path(sys.executable).parent / "snakemake")
-    start = time.monotonic()
-    proc = subprocess.run([snakemake, "--cores", "1", *targets()], cwd=flow, text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    wall = time.monotonic() - start
-    if proc.returncode:
-        raise SystemExit(f"snakemake exited {proc.returncode}:\n{proc.stdout[-3000:]}")
+SCRIPTS = {"points": "points", "aggregate": "aggregate", "html_overview": "html"}
+
+
+def measure(flow: Path, output: str, watch: Watch, scenario: str) -> list[dict]:
+    """One row per job of a run: its input, declared and measured memory."""
     rows = []
-    built = ("small", "big")  # the overview's datasets: the bad one is left out
-    for job in jobs(proc.stdout):
-        found = re.search(r"roofline[/-](\w+)\.", job["output"])
-        name = found.group(1) if found else "all"
-        raw = sum(paths[n].stat().st_size for n in ((name,) if found else built)) / 2**20
+    for job in jobs(output):
+        rule = job["rule"]
+        inputs = [p.strip() for p in job.get("input", "").split(",") if p.strip()]
+        paths = [flow / p for p in inputs]
+        if rule == "points":
+            size = f"{jobmemory.input_bytes(paths) / 2**20:,.1f} MB"
+        else:
+            rows_in = sum(jobmemory.points_rows(p) for p in paths if p.suffix == ".parquet")
+            size = f"{rows_in:,} rows"
         log = flow / job["log"].split(",")[0].strip()
-        first = log.read_text().partition("\n")[0]
-        rows.append({"job": job["rule"], "dataset": name,
-                     "rows": ROWS[name] if found else sum(ROWS[n] for n in built),
-                     "raw_mb": round(raw, 1), "mem_mb": mem_mb(job),
-                     "peak_rss_mb": peak_rss_mb(log),
-                     "error": first if first.startswith("rooflow: error") else ""})
-    table = pl.DataFrame(rows).sort("job", "rows", "dataset")
-    (OUT / "memory.md").write_text(report(table, wall))
-    print((OUT / "memory.md").read_text())
+        first = log.read_text().partition("\n")[0] if log.exists() else ""
+        script = SCRIPTS.get(rule, "draw" if rule.startswith("draw") else rule)
+        logged = peak_rss_mb(log) if log.exists() else None
+        own = logged if logged is not None else watch.script_mb(script)
+        what = job["output"].split(",")[0].strip()
+        rows.append({"scenario": scenario, "job": rule, "output": what, "input": size,
+                     "declared": mem_mb(job), "job_mb": own,
+                     "measured": own + watch.snakemake_mb() + watch.between_mb(),
+                     "note": first if first.startswith("rooflow: error") else ""})
+    return rows
 
 
-def report(table: pl.DataFrame, wall: float) -> str:
-    lines = [f"Machine: {machine()}; snakemake --cores 1, the config's presets, "
-             f"{wall:.0f} s in all.", "",
-             *table_head("job", "dataset", "rows", "raw input (MB)", "mem_mb declared",
-                         "peak RSS (MB)", "within?", "error recorded")]
-    for r in table.iter_rows(named=True):
-        peak = r["peak_rss_mb"]
-        within = "?" if peak is None else "yes" if peak <= r["mem_mb"] else "no"
-        error = f"`{r['error'][:150]}`" if r["error"] else ""
-        lines.append(f"| {r['job']} | {r['dataset']} | {r['rows']:,} | {r['raw_mb']} | "
-                     f"{r['mem_mb']} | {'' if peak is None else f'{peak:.0f}'} | {within} | "
-                     f"{error} |")
-    lines += ["",
-              "Growth from the small input to the big one (rooflow.workflow.jobmemory's factors):",
-              ""]
-    for job, by in table.filter(pl.col("dataset").is_in(["small", "big"])).group_by(
-            "job", maintain_order=True):
-        small = by.filter(pl.col("dataset") == "small").row(0, named=True)
-        big = by.filter(pl.col("dataset") == "big").row(0, named=True)
-        grow = big["peak_rss_mb"] - small["peak_rss_mb"]
-        per = (f"{grow / (big['raw_mb'] - small['raw_mb']):.2f} MB per MB of raw input"
-               if job[0] == "points" else
-               f"{grow / ((big['rows'] - small['rows']) / 1e6):.0f} MB per million rows")
-        lines.append(f"- {job[0]}: base (small input) {small['peak_rss_mb']:.0f} MB; {per}")
+def shared_flow() -> tuple[Path, list[str]]:
+    """The examples and every shared input, one preset, a model check; target: all."""
+    flow = OUT / "inputs" / "workflow_memory_shared"
+    if flow.exists():
+        import shutil
+
+        shutil.rmtree(flow)
+    copy_workflow(flow)
+    config = flow / "config" / "config.yaml"
+    settings = yaml.safe_load(config.read_text())
+    settings["presets"] = [PRESET]
+    settings["model_checks"] = {"dgemm": {"measured": "ncu-a100_dgemm_triad_hgemm",
+                                          "model": "roofline-flash_attention",
+                                          "map": {"^dgemm": "fa-72-2k"}}}
+    config.write_text(yaml.safe_dump(settings, sort_keys=False))
+    _place(SHARED_DATA, flow / "resources")
+    return flow, []
+
+
+def big_inputs(flow: Path) -> Path:
+    """The three roofline CSVs in ``flow``'s resources/roofline/; the Parquet's path."""
+    folder = flow / "resources" / "roofline"
+    big = points_frame(ROWS["big"])
+    points_frame(ROWS["small"]).write_csv(folder / "small.csv")
+    big.write_csv(folder / "big.csv")
+    big.with_columns(tflops=pl.when(pl.int_range(pl.len()) == BAD_ROW - 1).then(-2.0)
+                     .otherwise(pl.col("tflops"))).write_csv(folder / "quoted_bad.csv",
+                                                              quote_style="always")
+    big.write_parquet(flow / "big.parquet")  # placed after the first run (below)
+    return flow / "big.parquet"
+
+
+def big_flow() -> tuple[Path, list[str]]:
+    """The 10⁷-row copy and its targets (the Parquet dataset's job runs after these)."""
+    flow = workflow_copy(OUT / "inputs" / "workflow_memory", 0)
+    config = flow / "config" / "config.yaml"
+    settings = yaml.safe_load(config.read_text())
+    settings["comparisons"] = {"scale": {"baseline": "roofline-small",
+                                         "new": "roofline-big"}}
+    settings["projections"] = {"scale": {"dataset": "roofline-big",
+                                         "presets": [PRESET, "mi300x"]}}
+    settings["history"] = {"scale": {"runs": ["roofline-small", "roofline-big"],
+                                     "preset": PRESET}}
+    settings["model_checks"] = {"scale": {"measured": "roofline-big",
+                                          "model": "roofline-small",
+                                          "map": {"^shape-p1$": "shape-p1"},
+                                          "presets": [PRESET]}}
+    config.write_text(yaml.safe_dump(settings, sort_keys=False))
+    big_inputs(flow)
+    files = [f"results/points/roofline/{name}.parquet" for name in ROWS]
+    for name in ("small", "big"):
+        files += [f"results/tables/{PRESET}/roofline-{name}.csv"]
+    return flow, files + [f"results/tables/{PRESET}/all.csv", f"results/html/{PRESET}/all.html",
+                          f"results/compare/{PRESET}/scale.csv", "results/project/scale.csv",
+                          "results/history/scale.csv", f"results/model/{PRESET}/scale.csv"]
+
+
+def run_scenario(scenario: str) -> tuple[list[dict], str]:
+    """The rows of one copy's jobs, and its line for the report."""
+    flow, targets = shared_flow() if scenario == "shared" else big_flow()
+    output, watch, wall = run_snakemake(flow, targets)
+    rows = measure(flow, output, watch, scenario)
+    note = (f"{wall:.0f} s; Snakemake's own process {watch.snakemake_mb():.0f} MB, "
+            f"the largest between it and a script {watch.between_mb():.0f} MB")
+    if scenario == "big":  # the roofline kind's Parquet form, alone in the copy's plan
+        (flow / "big.parquet").rename(flow / "resources" / "roofline" / "parquet.parquet")
+        output, watch, wall = run_snakemake(flow, ["results/points/roofline/parquet.parquet"])
+        rows += measure(flow, output, watch, scenario)
+        note += f"; the Parquet run {wall:.0f} s, Snakemake {watch.snakemake_mb():.0f} MB"
+    return rows, note
+
+
+def report(rows: list[dict], note: str, scenario: str) -> str:
+    """The Markdown section of one copy."""
+    lines = [f"## {scenario}", "", f"Machine: {machine()}; snakemake --cores 1; {note}.", "",
+             *table_head("job", "output", "input", "declared mem_mb", "job alone (MB)",
+                         "measured (MB)", "measured / declared", "error recorded")]
+    for r in sorted(rows, key=lambda r: (r["job"], r["output"])):
+        declared = r["declared"]
+        ratio = f"{r['measured'] / declared:.2f}" if declared else "local (none)"
+        error = f"`{r['note'][:120]}`" if r["note"] else ""
+        lines.append(f"| {r['job']} | {r['output']} | {r['input']} | {declared or ''} | "
+                     f"{r['job_mb']:.0f} | {r['measured']:.0f} | {ratio} | {error} |")
     return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=SCENARIOS, action="append")
+    args = parser.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    over = []
+    for scenario in args.only or SCENARIOS:
+        rows, note = run_scenario(scenario)
+        (OUT / f"memory-{scenario}.md").write_text(report(rows, note, scenario))
+        over += [r for r in rows if r["declared"] and r["measured"] > r["declared"]]
+    text = "\n".join((OUT / f"memory-{s}.md").read_text() for s in SCENARIOS
+                     if (OUT / f"memory-{s}.md").exists())
+    (OUT / "memory.md").write_text(text)
+    print(text)
+    for r in over:
+        print(f"over: {r['job']} {r['output']}: {r['measured']:.0f} MB measured, "
+              f"{r['declared']} declared", file=sys.stderr)
+    sys.exit(1 if over else 0)
 
 
 if __name__ == "__main__":

@@ -67,8 +67,6 @@ HEAVY = {
     "test_install.py::test_python_m_rooflow_is_the_program",
     "test_install.py::test_installed_cli_lists_presets_from_any_folder",
     "test_install.py::test_installed_cli_plots_a_roofline_csv",
-    "test_install.py::test_installed_rooflow_is_the_venv_copy",
-    "test_install.py::test_the_wheel_holds_the_package_data",
     "test_layout.py::test_the_package_imports_no_snakemake",
     "test_ncu_properties.py::test_any_export_gives_points_or_input_error",
     "test_plot_overlap.py::test_real_inputs_have_no_overlaps",

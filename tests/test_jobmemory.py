@@ -9,7 +9,14 @@ import polars as pl
 import pytest
 
 from rooflow.workflow import jobmemory
-from rooflow.workflow.jobmemory import draw_mem_mb, input_bytes, points_mem_mb, points_rows
+from rooflow.workflow.jobmemory import (
+    draw_mem_mb,
+    input_bytes,
+    points_job_mem_mb,
+    points_mem_mb,
+    points_rows,
+    project_mem_mb,
+)
 
 
 def test_points_mem_mb_grows_with_the_input_bytes(monkeypatch):
@@ -30,6 +37,51 @@ def test_draw_mem_mb_grows_with_the_rows(monkeypatch):
     assert draw_mem_mb(5_000_000) == 4000
     # 1,000 rows: 1000 + 0.6 = 1000.6 → 1100
     assert draw_mem_mb(1_000) == 1100
+
+
+def test_points_job_counts_a_parquet_by_its_rows(tmp_path):
+    # A 10⁶-row Parquet of one float column (≈ 8 MB) and a 20 MiB CSV beside it:
+    # 1000 + 4.5 × 20 + 180 × 1 = 1270 → 1300; the Parquet's bytes count nothing.
+    table = tmp_path / "t.parquet"
+    pl.DataFrame({"x": range(1_000_000)}, schema={"x": pl.Float64}).write_parquet(table)
+    (tmp_path / "t.csv").write_bytes(b"x" * 20 * 2**20)
+    assert points_job_mem_mb([table, tmp_path / "t.csv"]) == 1300
+    # Alone: 1000 + 180 = 1180 → 1200; by its bytes it was 1000 + 4.5 × ≈ 8 → 1100
+    assert points_job_mem_mb([table], "roofline") == 1200
+    # A file named .parquet that is none: its job fails on it; it counts nothing
+    (tmp_path / "junk.parquet").write_text("not parquet")
+    assert points_job_mem_mb([tmp_path / "junk.parquet"]) == 1000
+
+
+def test_parquet_points_declared_half_again_over_the_measured_growth():
+    # rooflow convert, 2026-11-28 (bench/NOTES.md): 10⁶ rows of bench/generate.py's
+    # points_frame, 16 MB of Parquet, peaked at 204 MB (≈ 85 MB of it the program alone);
+    # bench/memory.py's points job of the 10⁷ rows (154 MB of Parquet) 1,325 MB:
+    # 1000 + 180 × 10 = 2800 ≥ 1.5 × 1325 = 1987.5.
+    assert points_mem_mb(0, "roofline", 10_000_000) >= 1.5 * 1325
+    # By its 154 MB the same file declared 1000 + 4.5 × 154 → 1700 < 1.5 × 1325.
+    assert points_mem_mb(154 * 2**20) < 1.5 * 1325
+
+
+def test_project_mem_mb_grows_with_rows_and_presets():
+    # 1000 + 700 × 10 + 440 × 10 × 4 = 25,600 (10⁷ rows on four presets)
+    assert project_mem_mb(10_000_000, 4) == 25_600
+    # One preset more: + 440 × 10 = 4,400
+    assert project_mem_mb(10_000_000, 5) == 30_000
+    # 1,000 rows on one preset: 1000 + 0.7 + 0.44 = 1001.14 → 1100
+    assert project_mem_mb(1_000, 1) == 1100
+
+
+def test_project_mem_mb_covers_the_measured_peaks_half_again():
+    # bench/memory.py and rooflow project, 2026-11-28 (bench/NOTES.md): the workflow's
+    # project job of 10⁷ rows on two presets peaked at 10,729 MB; rooflow project of
+    # 10⁶ rows at 770 MB on one preset, 1,649 MB on four.
+    assert project_mem_mb(10_000_000, 2) >= 1.5 * 10_729  # 1000 + 7000 + 8800 = 16,800
+    assert project_mem_mb(1_000_000, 1) >= 1.5 * 770  # 1000 + 700 + 440 → 2,200
+    assert project_mem_mb(1_000_000, 4) >= 1.5 * 1_649  # 1000 + 700 + 1760 → 3,500
+    # The rate of the other analysis jobs falls short: 1000 + 1700 × 10 = 18,000 against
+    # 184 + 2 × (10,729 − 184) = 21,274 MB at four presets.
+    assert draw_mem_mb(10_000_000) < 184 + 2 * (10_729 - 184)
 
 
 def test_input_bytes_counts_files_not_folders(tmp_path):
@@ -84,4 +136,10 @@ def test_declared_memory_covers_the_measured_peaks_half_again():
     # bench/memory.py on 2026-11-24 (bench/NOTES.md), 5 M rows from a 336 MB CSV: the
     # points job peaked at 1,083 MB, the draw job (four presets) at 4,807 MB.
     assert points_mem_mb(336 * 2**20) >= 1.5 * 1083  # 1000 + 4.5 × 336 → 2600
-    assert draw_mem_mb(5_000_000) >= 1.5 * 4807  # 1000 + 1400 × 5 = 8000
+    assert draw_mem_mb(5_000_000) >= 1.5 * 4807  # 1000 + 1700 × 5 = 9500
+    # bench/memory.py on 2026-11-28, 10⁷ rows: html_overview of 10,001,000 rows peaked at
+    # 11,346 MB alone (150 MB on a few rows): (11,346 − 150) / 10.001 = 1,120 MB per
+    # million rows, × 1.5 = 1,680; the draw job (four presets) 10,708 MB
+    assert draw_mem_mb(10_001_000) == 18_100  # 1000 + 1700 × 10.001 = 18,001.7 → 18,100
+    assert draw_mem_mb(10_001_000) >= 150 + 1.5 * (11_346 - 150)  # 16,944
+    assert draw_mem_mb(10_000_000) >= 250 + 1.5 * (10_708 - 250)  # 18,000 ≥ 15,937

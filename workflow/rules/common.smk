@@ -78,8 +78,8 @@ def raw_input(wildcards):
 
 
 def points_mem_mb(wildcards, input):
-    """mem_mb of a points job, from its raw files' bytes (rooflow.workflow.jobmemory)."""
-    return jobmemory.points_mem_mb(jobmemory.input_bytes(input), wildcards.kind)
+    """mem_mb of a points job: its raw files' bytes, a Parquet's rows (rooflow.workflow.jobmemory)."""
+    return jobmemory.points_job_mem_mb(input, wildcards.kind)
 
 
 def analysis_mem_mb(wildcards, input):

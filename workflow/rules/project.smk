@@ -12,6 +12,13 @@ wildcard_constraints:
     projection=DATASET_NAME,
 
 
+def project_mem_mb(wildcards, input):
+    """mem_mb of a projection, from its points' rows and its presets (rooflow.jobmemory)."""
+    rows = sum(jobmemory.points_rows(p) for p in input if p.endswith(".parquet"))
+    presets = len(PROJECTIONS[wildcards.projection]["presets"])
+    return jobmemory.project_mem_mb(rows, presets)
+
+
 rule project:
     """A dataset of config `projections` on several presets: roofline and projected times."""
     input:
@@ -37,7 +44,7 @@ rule project:
     conda:
         ROOFLOW_ENV
     resources:
-        mem_mb=analysis_mem_mb,
+        mem_mb=project_mem_mb,
         runtime=10,
     params:
         name="{projection}",

@@ -15,6 +15,10 @@ rounded up to a multiple of :data:`STEP_MB`.
   gzip'd, declared 1,400 MB by its compressed size and took more); it has its own factor
   (:data:`TRACE_MB_PER_INPUT_MB`, per MB of JSON), measured on a synthetic trace
   (``bench/pytorch_trace.py``; figures in ``bench/NOTES.md``).
+  A Parquet input (the roofline kind's other form) counts its rows, not its bytes
+  (:func:`points_job_mem_mb`): its floats compress little, but it is read whole into
+  columns, 120 MB per million rows (``rooflow convert`` of 10⁶ rows, 16 MB of Parquet,
+  204 MB peak), where its bytes declared 4.5 × 15.4 = 69 MB per million rows.
 * ``draw`` (:func:`draw_mem_mb`; any job that analyses and draws one dataset, or every
   dataset of a preset: ``aggregate``, ``html_overview``): the input is the rows of the
   points files (:func:`points_rows`, from the Parquet footer). Their bytes
@@ -22,10 +26,18 @@ rounded up to a multiple of :data:`STEP_MB`.
   analysis table in memory does not. The job draws its presets one after the other, but
   holds one preset's table while it analyses the next: the factor is measured on the
   config's four presets.
+* ``project`` (:func:`project_mem_mb`): the rows of its dataset's points file and the
+  presets it is projected on. It keeps a table of every kernel on every preset
+  (:func:`rooflow.project.project`), so it grows with rows × presets besides the rows
+  it reads: 10⁷ rows on two presets peaked at 10,729 MB, 4,000 MB over what the
+  analysis jobs' rate allows for a third and fourth preset (figures in
+  ``bench/NOTES.md``, "Workflow").
 
-The factors are the growth of a job's peak RSS from a 1,000-row input to a 5 M-row one,
-measured by ``bench/memory.py`` (``make bench`` writes ``results/benchmarks/memory.md``;
-the figures, machine and date are in ``bench/NOTES.md``, "Workflow"), times 1.5. The bases
+The ``points`` and ``draw`` factors are the growth of a job's peak RSS from a 1,000-row
+input to a 5 M-row one (``bench/memory.py`` of 2026-11-24), times 1.5; ``bench/memory.py``
+now sets every job's peak, on the shared real inputs and on 10⁷-row tables, beside its
+declaration (``make bench`` writes ``results/benchmarks/memory.md``; the figures, machine
+and date are in ``bench/NOTES.md``, "Workflow"). The bases
 cover a small input's job with Snakemake's own process beside it (a Slurm job counts
 both) more than twice over; they are what a job of a few rows declares.
 """
@@ -50,19 +62,28 @@ POINTS_MB_PER_INPUT_MB = 4.5
 """A ``points`` job's growth per MB of raw input."""
 TRACE_MB_PER_INPUT_MB = 2.2
 """A PyTorch trace's ``points`` job's growth per MB of trace JSON (uncompressed)."""
+PARQUET_MB_PER_MILLION_ROWS = 180.0
+"""A ``points`` job's growth per million rows of a Parquet input: 1.5 × 120."""
 
 DRAW_BASE_MB = 1000
 """A ``draw`` job of a few points: matplotlib, Bokeh, the presets."""
-DRAW_MB_PER_MILLION_ROWS = 1400.0
-"""A ``draw`` job's growth per million rows of its points file."""
+DRAW_MB_PER_MILLION_ROWS = 1700.0
+"""An analysis job's growth per million rows of its points files: 1.5 × the largest
+measured on 10⁷ rows, ``html_overview``'s 1,120 MB per million rows (11,346 MB peak;
+``draw`` on the config's four presets 10,708 MB, ``aggregate`` 10,013 MB). At 5 M rows
+they peaked at 3,622–4,377 MB: they grow faster than their rows, so the larger input
+sets the factor."""
 
 
 def _rounded(mb: float) -> int:
     return int(math.ceil(mb / STEP_MB) * STEP_MB)
 
 
-def points_mem_mb(input_bytes: int, kind: str = "") -> int:
-    """``mem_mb`` of a ``points`` job whose raw input files hold ``input_bytes`` bytes.
+def points_mem_mb(input_bytes: int, kind: str = "", parquet_rows: int = 0) -> int:
+    """``mem_mb`` of a ``points`` job of ``input_bytes`` bytes and ``parquet_rows`` rows.
+
+    ``input_bytes``: its raw files but Parquet ones; ``parquet_rows``: the rows of its
+    Parquet files (:func:`points_job_mem_mb`).
 
     Example: a 336 MB CSV of 5 M rows declares 1000 + 4.5 × 336 = 2512 → 2600 MB; a
     PyTorch trace (a ``kind`` whose reader holds every event,
@@ -71,15 +92,54 @@ def points_mem_mb(input_bytes: int, kind: str = "") -> int:
     """
     trace = kind in KINDS and KINDS[kind].event_trace
     factor = TRACE_MB_PER_INPUT_MB if trace else POINTS_MB_PER_INPUT_MB
-    return _rounded(POINTS_BASE_MB + factor * input_bytes / MB)
+    return _rounded(POINTS_BASE_MB + factor * input_bytes / MB
+                    + PARQUET_MB_PER_MILLION_ROWS * parquet_rows / 1e6)
+
+
+def points_job_mem_mb(paths: Iterable[str | Path], kind: str = "") -> int:
+    """``mem_mb`` of a ``points`` job reading ``paths``: Parquet files by their rows.
+
+    The other files count their bytes (:func:`input_bytes`) at :func:`points_mem_mb`'s
+    rate; a ``.parquet`` input adds :data:`PARQUET_MB_PER_MILLION_ROWS` per million rows
+    of its footer (:func:`points_rows`; one that is no Parquet counts nothing: its job
+    fails on it). Example: a 10⁷-row Parquet of 154 MB declares
+    1000 + 180 × 10 = 2800 MB (by its bytes, 1000 + 4.5 × 154 = 1693 → 1700).
+
+    Raises:
+        FileNotFoundError: a path is missing (as :func:`input_bytes`).
+    """
+    names = [str(p) for p in paths]
+    rows = sum(points_rows(p) for p in names if p.endswith(".parquet"))
+    rest = input_bytes(p for p in names if not p.endswith(".parquet"))
+    return points_mem_mb(rest, kind, rows)
 
 
 def draw_mem_mb(rows: int) -> int:
     """``mem_mb`` of a job that draws one dataset of ``rows`` points (``draw``).
 
-    Example: 5 M rows declare 1000 + 1400 × 5 = 8000 MB.
+    Example: 5 M rows declare 1000 + 1700 × 5 = 9500 MB.
     """
     return _rounded(DRAW_BASE_MB + DRAW_MB_PER_MILLION_ROWS * rows / 1e6)
+
+
+PROJECT_MB_PER_MILLION_ROWS = 700.0
+"""A ``project`` job's growth per million rows of its points file, whatever its presets."""
+PROJECT_MB_PER_MILLION_ROWS_PER_PRESET = 440.0
+"""A ``project`` job's further growth per million rows for each preset it projects on."""
+
+
+def project_mem_mb(rows: int, presets: int) -> int:
+    """``mem_mb`` of a ``project`` job of ``rows`` points projected on ``presets`` presets.
+
+    The factors are 1.5 × the growth measured (bench/NOTES.md): 293 MB per million rows
+    and preset (``rooflow project`` of 10⁶ rows on one preset 770 MB, on four 1,649 MB),
+    and of the workflow's job on 10⁷ rows and two presets 10,729 MB, 468 MB per million
+    rows beside them. Example: 10⁷ rows on four presets declare
+    1000 + 700 × 10 + 440 × 10 × 4 = 25,600 MB.
+    """
+    millions = rows / 1e6
+    return _rounded(DRAW_BASE_MB + PROJECT_MB_PER_MILLION_ROWS * millions
+                    + PROJECT_MB_PER_MILLION_ROWS_PER_PRESET * millions * presets)
 
 
 def input_bytes(paths: Iterable[str | Path]) -> int:
