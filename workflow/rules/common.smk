@@ -22,7 +22,8 @@ try:
     validate(config, str(schema_path("config")))  # fills in the schema's defaults
     HARDWARE = load_checked(load_hardware, config["hardware"])
     load_checked(load_families, config["families"])
-    PLAN = Plan(config, HARDWARE)  # datasets, presets, targets: rooflow.workflow.planning
+    # Datasets, presets, targets: rooflow.workflow.planning.
+    PLAN = Plan(config, HARDWARE)
     # Asked for by all: a cut-short points file (removed, rebuilt), a draw job by its first
     # output (rooflow.workflow.draw.asked_for); all under --batch (sliced by position); jobs: none.
     _main = workflow.is_main_process
@@ -88,6 +89,12 @@ def analysis_mem_mb(wildcards, input):
     return jobmemory.draw_mem_mb(sum(jobmemory.points_rows(p) for p in points))
 
 
+def project_mem_mb(input, projection):
+    """mem_mb of a projection: its points' rows, its presets (rooflow.workflow.jobmemory)."""
+    rows = sum(jobmemory.points_rows(p) for p in input if p.endswith(".parquet"))
+    return jobmemory.project_mem_mb(rows, len(projection["presets"]))
+
+
 def preset_input(wildcards):
     """hardware.yaml, plus a measured preset's file (or folder, and the files in it)."""
     return PLAN.preset_input(wildcards.preset)
@@ -134,8 +141,11 @@ def summary_input(wildcards):
     return {
         "tables": expand(paths.OVERVIEW_TABLE_PARQUET, preset=ALL_PRESETS),
         "points": list(PLAN.points_files().values()),
-        "models": [paths.fill(paths.MODEL_CHECK_PARQUET, preset=p, model_check=n)
-                   for n in MODEL_CHECKS for p in PLAN.model_check_presets(n)],
+        "models": [
+            paths.fill(paths.MODEL_CHECK_PARQUET, preset=p, model_check=n)
+            for n in MODEL_CHECKS
+            for p in PLAN.model_check_presets(n)
+        ],
     }
 
 

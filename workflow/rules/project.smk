@@ -12,13 +12,6 @@ wildcard_constraints:
     projection=DATASET_NAME,
 
 
-def project_mem_mb(wildcards, input):
-    """mem_mb of a projection, from its points' rows and its presets (rooflow.jobmemory)."""
-    rows = sum(jobmemory.points_rows(p) for p in input if p.endswith(".parquet"))
-    presets = len(PROJECTIONS[wildcards.projection]["presets"])
-    return jobmemory.project_mem_mb(rows, presets)
-
-
 rule project:
     """A dataset of config `projections` on several presets: roofline and projected times."""
     input:
@@ -44,7 +37,7 @@ rule project:
     conda:
         ROOFLOW_ENV
     resources:
-        mem_mb=project_mem_mb,
+        mem_mb=lambda wc, input: project_mem_mb(input, PROJECTIONS[wc.projection]),
         runtime=10,
     params:
         name="{projection}",
