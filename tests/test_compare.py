@@ -142,3 +142,31 @@ def test_cli_compare_writes_plot_table_page(tmp_path, repo, capsys):
     assert t.filter(pl.col("status") == ONLY_NEW)["name"].to_list() == ["A=64 S=8k"]
     page = (tmp_path / "c.html").read_text()
     assert "A=64 S=8k" in page and '<script src="http' not in page
+
+
+def test_a_large_comparison_draws_arrows_for_the_most_changed_and_segments_for_the_rest(
+        tmp_path, monkeypatch):
+    """Kernel i of ARROWS + 3 runs at 1 TFLOP/s, then at (1 + i/100) TFLOP/s: speedup
+    1 + i/100, so the ARROWS most changed are i = 3 … ARROWS + 2 (|ln speedup| grows with
+    i). Each of those gets an arrow head; i = 0, 1, 2 a plain segment, one collection."""
+    from matplotlib.collections import LineCollection
+
+    from rooflow.plotting import compare as plot
+    from rooflow.roofs import load_preset
+
+    n = plot.ARROWS + 3
+    rows = [{"kernel": f"k{i}", "arithmetic_intensity": 10.0} for i in range(n)]
+    base = table([r | {"performance": 1e12} for r in rows])
+    new = table([r | {"performance": (1 + i / 100) * 1e12} for i, r in enumerate(rows)])
+    figures, real = [], plot.new_figure  # the figure drawn, to read its artists
+    monkeypatch.setattr(plot, "new_figure", lambda dpi: figures.append(real(dpi)) or figures[-1])
+    plot.plot_comparison(compare_tables(base, new), load_preset("h100-sxm"),
+                         tmp_path / "c.png", title="many")
+    ax = figures[0].axes[0]
+    arrows = [t for t in ax.texts if getattr(t, "arrow_patch", None) is not None]
+    assert len(arrows) == plot.ARROWS
+    # TFLOP/s on the axes: the lowest arrowed kernel is i = 3, at 1.03 TFLOP/s
+    assert min(a.xy[1] for a in arrows) == pytest.approx(1.03)
+    (segments,) = [c for c in ax.collections if isinstance(c, LineCollection)]
+    assert sorted(s[1][1] for s in segments.get_segments()) == pytest.approx([1.0, 1.01, 1.02])
+

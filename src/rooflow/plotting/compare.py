@@ -1,5 +1,7 @@
 """The comparison plot (PNG/SVG/PDF): an arrow per matched kernel from baseline to new.
 
+Past :data:`ARROWS` kernels, the least changed are drawn as plain segments.
+
 Axes are :func:`.core.axis_limits` of both runs, so both points sit on one frame fixed
 by the roofs (the same roofs as the roofline plots and the comparison page). Arrow colour
 (:data:`.core.SPEEDUP_COLORS`, as on the page): green faster (speedup ≥ 1), red slower,
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 from matplotlib.lines import Line2D
 
@@ -29,6 +32,7 @@ from rooflow.style import SPEEDUP_LEGEND
 AXES_RECT = (0.1, 0.1, 0.59, 0.82)  # the legend and notes take the right-hand side
 
 LABELS = 12  # matched kernels named on the plot: the largest |ln speedup|
+ARROWS = 500  # matched kernels drawn with an arrow head, the largest |ln speedup| first
 GREY = "0.7"  # rows of one run only
 
 
@@ -57,22 +61,49 @@ def _plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title
                                        precisions, fixed=limits)
     drawn = t.drop_nulls(["arithmetic_intensity_baseline", "performance_baseline",
                           "arithmetic_intensity_new", "performance_new"])
-    for r in drawn.iter_rows(named=True):
-        xy0 = (r["arithmetic_intensity_baseline"], r["performance_baseline"] / scale)
-        xy1 = (r["arithmetic_intensity_new"], r["performance_new"] / scale)
-        color = core.SPEEDUP_COLORS[core.speedup_group(r["speedup"])]
-        ax.plot(*xy0, ls="", marker="o", ms=6, mfc="none", mec=color, zorder=4)
-        ax.plot(*xy1, ls="", marker="o", ms=6, color=color, mec="black", mew=0.4, zorder=4)
-        ax.annotate("", xy1, xy0, arrowprops={"arrowstyle": "-|>", "color": color, "lw": 1.0,
-                                              "shrinkA": 3, "shrinkB": 3}, zorder=3)
+    # Most changed first: those get an arrow each; past ARROWS, a plain segment (an arrow
+    # is one patch and one layout per kernel, which a run of 10⁶ kernels cannot afford).
+    drawn = drawn.with_columns(_d=pl.col("speedup").log().abs().fill_nan(0).fill_null(0)).sort(
+        "_d", descending=True)
+    speedup = pl.col("speedup")  # core.speedup_group, per column
+    drawn = drawn.with_columns(_group=pl.when(speedup.is_null() | speedup.is_nan())
+                               .then(pl.lit("no speedup (theoretical)"))
+                               .when(speedup >= 1).then(pl.lit("faster or same"))
+                               .otherwise(pl.lit("slower")))
+    for key, color in core.SPEEDUP_COLORS.items():
+        rows = drawn.filter(pl.col("_group") == key)
+        x0, x1 = rows["arithmetic_intensity_baseline"], rows["arithmetic_intensity_new"]
+        y0 = rows["performance_baseline"].to_numpy() / scale
+        y1 = rows["performance_new"].to_numpy() / scale
+        ax.plot(*apart(x0, y0), ls="", marker="o", ms=6, mfc="none", mec=color, zorder=4)
+        ax.plot(*apart(x1, y1), ls="", marker="o", ms=6, color=color, mec="black", mew=0.4,
+                zorder=4)
+    for i, r in enumerate(drawn.iter_rows(named=True)):
+        if i == ARROWS:
+            break
+        ax.annotate("", (r["arithmetic_intensity_new"], r["performance_new"] / scale),
+                    (r["arithmetic_intensity_baseline"], r["performance_baseline"] / scale),
+                    arrowprops={"arrowstyle": "-|>", "color": core.SPEEDUP_COLORS[r["_group"]],
+                                "lw": 1.0, "shrinkA": 3, "shrinkB": 3}, zorder=3)
+    rest = drawn.slice(ARROWS)
+    if rest.height:
+        from matplotlib.collections import LineCollection
+
+        segments = np.stack([
+            np.column_stack([rest["arithmetic_intensity_baseline"],
+                             rest["performance_baseline"].to_numpy() / scale]),
+            np.column_stack([rest["arithmetic_intensity_new"],
+                             rest["performance_new"].to_numpy() / scale])], axis=1)
+        ax.add_collection(LineCollection(
+            list(segments), colors=[core.SPEEDUP_COLORS[g] for g in rest["_group"]], lw=0.5,
+            alpha=0.5, zorder=2), autolim=False)
     for status, hollow in ((ONLY_BASELINE, True), (ONLY_NEW, False)):
         s = "_baseline" if hollow else "_new"
         rows = core.side(t.filter(pl.col("status") == status), s)
         ax.plot(*apart(rows["arithmetic_intensity"].to_numpy(),
                        rows["performance"].to_numpy() / scale),
                 ls="", marker="s", ms=6, mfc="none" if hollow else GREY, mec=GREY, zorder=4)
-    ranked = drawn.filter(pl.col("speedup") > 0).with_columns(
-        _d=pl.col("speedup").log().abs()).sort("_d", descending=True).head(LABELS)
+    ranked = drawn.filter(pl.col("speedup") > 0).head(LABELS)
     if ranked.height:
         names = short_names(ranked["name"], 30)
         place_labels(ax, ranked["arithmetic_intensity_new"].to_numpy(),
