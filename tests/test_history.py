@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -99,3 +100,38 @@ def test_cli_history_table_and_labels(tmp_path):
                          capture_output=True, text=True, timeout=120)
     # A usage error (the options disagree): exit 2.
     assert bad.returncode == 2 and "2 labels for 3 runs" in bad.stderr
+
+
+def test_kernels_past_the_coloured_ones_are_one_grey_line_broken_between_kernels():
+    """KERNELS + 2 kernels over 2 runs: KERNELS coloured lines of 2 points each, then the
+    two least timed kernels (the last run's order, slowest first) in one grey line:
+    their 2 points each, a NaN between them, no segment joining one kernel to the next."""
+    from rooflow.plotting.history import KERNELS, figure
+
+    n = KERNELS + 2
+    frame = pl.DataFrame({"kernel": [f"k{i:02d}" for i in range(n)], "flop": [1e9] * n,
+                          "bytes": [1e8] * n, "time_s": [(n - i) * 1e-3 for i in range(n)]})
+    one = analyze(to_points(frame.with_columns(
+        row=pl.int_range(1, pl.len() + 1, dtype=pl.Int64), arithmetic_intensity=10.0,
+        performance=pl.col("flop") / pl.col("time_s"), source=pl.lit("run.csv"))), PRESET)
+    time_ax = figure(history([one, one], ["a", "b"]), title="t").axes[0]
+    lines = [line for line in time_ax.lines if line.get_linestyle() != "None"]
+    grey = [line for line in lines if line.get_color() == "0.75"]
+    assert len(lines) == KERNELS + 1 and len(grey) == 1
+    # k10 at 2 ms and k11 at 1 ms, steps 0 and 1 each, sorted by name.
+    assert np.array_equal(grey[0].get_xdata(), [0, 1, np.nan, 0, 1], equal_nan=True)
+    assert np.array_equal(grey[0].get_ydata(), [2e-3, 2e-3, np.nan, 1e-3, 1e-3],
+                          equal_nan=True)
+
+
+def test_the_summary_names_ten_regressed_steps_and_counts_the_rest():
+    from rooflow.history import SUMMARY_STEPS, summary
+
+    table = pl.DataFrame({"run": ["b"] * 13, "kernel": [f"k{i}" for i in range(13)],
+                          "series": "s", "pair": "", "regressed": True,
+                          "slowdown_pct": [10.0] * 13})
+    line = summary(table)
+    # 13 regressed: k0 … k9 named (SUMMARY_STEPS = 10), then "3 more".
+    assert SUMMARY_STEPS == 10 and line.count(" at b (+10.0 %)") == 10
+    assert line.startswith("1 runs, 13 kernels: 13 regressed: k0 at b") and line.endswith(
+        ", and 3 more (the table lists every step)")

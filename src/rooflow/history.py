@@ -35,6 +35,7 @@ pct_of_roof %; performance in ``unit``; status, slowdown_pct and allowed_pct as
 :data:`rooflow.check.COLUMNS` for the step from the run before; regressed a bool."""
 
 _KEY = ["kernel", "series", "pair"]
+SUMMARY_STEPS = 10  # regressed steps named in the one-line summary; the table has them all
 
 
 def history(tables: Sequence[pl.DataFrame], labels: Sequence[str], *,
@@ -77,7 +78,10 @@ def history(tables: Sequence[pl.DataFrame], labels: Sequence[str], *,
 
 
 def summary(table: pl.DataFrame) -> str:
-    """One line: runs, kernels, and each regressed step (kernel, run, slowdown)."""
+    """One line: runs, kernels, the first :data:`SUMMARY_STEPS` regressed steps, the count.
+
+    Each step named with its kernel, run and slowdown; past them, how many more.
+    """
     runs = table["run"].unique(maintain_order=True).len()
     kernels = table.select(_KEY).unique().height
     bad = table.filter(pl.col("regressed"))
@@ -85,5 +89,7 @@ def summary(table: pl.DataFrame) -> str:
     if bad.is_empty():
         return text + "no step regressed"
     steps = [f"{r['kernel'] or r['pair']} at {r['run']} ({r['slowdown_pct']:+.1f} %)"
-             for r in bad.iter_rows(named=True)]
-    return text + f"{bad.height} regressed: " + ", ".join(steps)
+             for r in bad.head(SUMMARY_STEPS).iter_rows(named=True)]
+    more = bad.height - len(steps)
+    return (text + f"{bad.height} regressed: " + ", ".join(steps)
+            + (f", and {more:,} more (the table lists every step)" if more else ""))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 from matplotlib.ticker import FuncFormatter
 
@@ -42,28 +43,40 @@ def trend(table: pl.DataFrame) -> tuple[str, str]:
     return "performance", f"Achieved ({unit[0] if unit.len() else 'FLOP/s'})"
 
 
+def _broken_paths(rows: pl.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
+    """(step, ``column``) of ``rows`` (sorted by name, then step), NaN between two kernels."""
+    x, y = rows["step"].to_numpy().astype(float), rows[column].to_numpy().astype(float)
+    names = rows["name"].to_numpy()
+    breaks = np.flatnonzero(names[1:] != names[:-1]) + 1
+    return np.insert(x, breaks, np.nan), np.insert(y, breaks, np.nan)
+
+
 def figure(table: pl.DataFrame, *, title: str, dpi: int = 150):
     """The figure of :func:`plot_history`, not saved: axes 0 time per call, 1 % of roof."""
     table = kernel_names(table)
     runs = table["run"].unique(maintain_order=True).to_list()
     last = table.filter(pl.col("step") == pl.col("step").max())
     column, axis_title = trend(table)
-    names = last.sort(column, descending=True, nulls_last=True)["name"].to_list()
-    names += [n for n in table["name"].unique(maintain_order=True) if n not in names]
+    # Last run's order first, then the kernels missing from it (dict: ordered, no repeats).
+    names = list(dict.fromkeys([*last.sort(column, descending=True, nulls_last=True)["name"],
+                                *table["name"].unique(maintain_order=True)]))
     colors = dict(zip(names[:KERNELS], core.palette(min(len(names), KERNELS)), strict=True))
     fig = new_figure(dpi)
     time_ax = fig.add_axes((0.08, 0.55, 0.62, 0.37))
     pct_ax = fig.add_axes((0.08, 0.1, 0.62, 0.37), sharex=time_ax)
-    for name in reversed(names):
-        rows = table.filter(name=name).sort("step")
-        color = colors.get(name, "0.75")
-        for ax, col in ((time_ax, column), (pct_ax, "pct_of_roof")):
-            ax.plot(rows["step"].to_list(), rows[col].to_list(), marker="o", ms=4, color=color,
-                    label=name[:40] if ax is time_ax and name in colors else None)
-            bad = rows.filter(pl.col("regressed"))
-            ax.plot(*apart(bad["step"].to_numpy(), bad[col].to_numpy()), ls="", marker="o",
-                    ms=11,
-                    mfc="none", mec=REGRESSED_COLOR, mew=2, zorder=5)
+    # The kernels past the coloured ones: grey, one line per axes, broken between kernels
+    # (a line each would make a run of 10⁶ kernels 10⁶ artists).
+    rest = table.filter(~pl.col("name").is_in(list(colors))).sort("name", "step")
+    bad = table.filter(pl.col("regressed"))
+    for ax, col in ((time_ax, column), (pct_ax, "pct_of_roof")):
+        if rest.height:
+            ax.plot(*_broken_paths(rest, col), marker="o", ms=4, color="0.75")
+        for name in reversed(list(colors)):
+            rows = table.filter(name=name).sort("step")
+            ax.plot(rows["step"].to_list(), rows[col].to_list(), marker="o", ms=4,
+                    color=colors[name], label=name[:40] if ax is time_ax else None)
+        ax.plot(*apart(bad["step"].to_numpy(), bad[col].to_numpy()), ls="", marker="o",
+                ms=11, mfc="none", mec=REGRESSED_COLOR, mew=2, zorder=5)
     time_ax.set(yscale="log", ylabel=axis_title, title=title)
     # As text (plain_text shows no math text: no 10^{-3} from the log formatter).
     text = (lambda v: f"{v * 1e3:.3g} ms") if column == "time_s" else (lambda v: f"{v:.3g}")
