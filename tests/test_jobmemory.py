@@ -53,6 +53,22 @@ def test_points_job_counts_a_parquet_by_its_rows(tmp_path):
     assert points_job_mem_mb([tmp_path / "junk.parquet"]) == 1000
 
 
+def test_the_rules_resource_callables_read_their_jobs_files(tmp_path):
+    """What the rules declare (Snakemake passes wildcards and input files by name): the
+    same 10⁶-row Parquet as above, with the rule's other inputs (hardware.yaml) beside it.
+    points: 1000 + 180 × 1 = 1180 → 1200; analysis: 1000 + 1700 × 1 = 2700; project on
+    3 presets: 1000 + 700 × 1 + 440 × 1 × 3 = 3020 → 3100."""
+    from types import SimpleNamespace
+
+    table = tmp_path / "t.parquet"
+    pl.DataFrame({"x": range(1_000_000)}, schema={"x": pl.Float64}).write_parquet(table)
+    (tmp_path / "hardware.yaml").write_text("presets: {}\n")
+    files = [str(table), str(tmp_path / "hardware.yaml")]
+    assert jobmemory.points_job(SimpleNamespace(kind="roofline"), [str(table)]) == 1200
+    assert jobmemory.analysis_job(SimpleNamespace(preset="h100-sxm"), files) == 2700
+    assert jobmemory.project_job(files, {"presets": ["a", "b", "c"]}) == 3100
+
+
 def test_parquet_points_declared_half_again_over_the_measured_growth():
     # rooflow convert, 2026-11-28 (bench/NOTES.md): 10⁶ rows of bench/generate.py's
     # points_frame, 16 MB of Parquet, peaked at 204 MB (≈ 85 MB of it the program alone);

@@ -26,7 +26,7 @@ rule aggregate:
     conda:
         ROOFLOW_ENV
     resources:
-        mem_mb=analysis_mem_mb,
+        mem_mb=jobmemory.analysis_job,
         runtime=30,
     params:
         options=report_param(config["plot_defaults"]),

@@ -78,23 +78,6 @@ def raw_input(wildcards):
     return PLAN.raw_input(wildcards.kind, wildcards.name)
 
 
-def points_mem_mb(wildcards, input):
-    """mem_mb of a points job: its raw files' bytes, a Parquet's rows (rooflow.workflow.jobmemory)."""
-    return jobmemory.points_job_mem_mb(input, wildcards.kind)
-
-
-def analysis_mem_mb(wildcards, input):
-    """mem_mb of a job analysing points files, from their rows (rooflow.workflow.jobmemory)."""
-    points = [p for p in input if p.endswith(".parquet")]
-    return jobmemory.draw_mem_mb(sum(jobmemory.points_rows(p) for p in points))
-
-
-def project_mem_mb(input, projection):
-    """mem_mb of a projection: its points' rows, its presets (rooflow.workflow.jobmemory)."""
-    rows = sum(jobmemory.points_rows(p) for p in input if p.endswith(".parquet"))
-    return jobmemory.project_mem_mb(rows, len(projection["presets"]))
-
-
 def preset_input(wildcards):
     """hardware.yaml, plus a measured preset's file (or folder, and the files in it)."""
     return PLAN.preset_input(wildcards.preset)

@@ -24,7 +24,7 @@ rule compare:
     conda:
         ROOFLOW_ENV
     resources:
-        mem_mb=analysis_mem_mb,
+        mem_mb=jobmemory.analysis_job,
         runtime=10,
     params:
         preset="{preset}",

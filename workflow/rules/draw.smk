@@ -41,7 +41,7 @@ for _draw in DRAW_RULES:
         conda:
             ROOFLOW_ENV
         resources:
-            mem_mb=analysis_mem_mb,
+            mem_mb=jobmemory.analysis_job,
             runtime=10 * len(_draw.presets),
         params:
             presets=list(_draw.presets),

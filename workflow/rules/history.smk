@@ -34,7 +34,7 @@ rule history:
     conda:
         ROOFLOW_ENV
     resources:
-        mem_mb=analysis_mem_mb,
+        mem_mb=jobmemory.analysis_job,
         runtime=10,
     params:
         name="{history}",

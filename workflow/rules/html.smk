@@ -9,7 +9,7 @@ rule html_overview:
     conda:
         ROOFLOW_ENV
     resources:
-        mem_mb=analysis_mem_mb,
+        mem_mb=jobmemory.analysis_job,
         runtime=30,
     params:
         preset="{preset}",

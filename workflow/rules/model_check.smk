@@ -11,7 +11,7 @@ rule model_check:
     conda:
         ROOFLOW_ENV
     resources:
-        mem_mb=analysis_mem_mb,
+        mem_mb=jobmemory.analysis_job,
         runtime=10,
     params:
         preset="{preset}",

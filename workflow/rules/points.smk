@@ -9,7 +9,7 @@ rule points:
     conda:
         ROOFLOW_ENV
     resources:
-        mem_mb=points_mem_mb,
+        mem_mb=jobmemory.points_job,
         runtime=10,
     params:
         settings=ADAPTER_SETTINGS,

@@ -37,7 +37,9 @@ rule project:
     conda:
         ROOFLOW_ENV
     resources:
-        mem_mb=lambda wc, input: project_mem_mb(input, PROJECTIONS[wc.projection]),
+        mem_mb=lambda wc, input: jobmemory.project_job(
+            input, PROJECTIONS[wc.projection]
+        ),
         runtime=10,
     params:
         name="{projection}",

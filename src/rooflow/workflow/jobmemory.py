@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from rooflow.kinds import KINDS
@@ -198,3 +198,26 @@ def points_rows(path: str | Path) -> int:
         return int(pl.scan_parquet(path).select(pl.len()).collect().item())
     except (pl.exceptions.PolarsError, OSError):
         return 0
+
+
+# The rules' resource callables: Snakemake calls them with the job's wildcards and input
+# files (by these parameter names) once the inputs exist.
+
+
+def points_job(wildcards, input) -> int:
+    """``mem_mb`` of a ``points`` job: :func:`points_job_mem_mb` of its files and kind."""
+    return points_job_mem_mb(input, wildcards.kind)
+
+
+def analysis_job(wildcards, input) -> int:
+    """``mem_mb`` of a job analysing points files: :func:`draw_mem_mb` of their rows."""
+    return draw_mem_mb(sum(points_rows(p) for p in map(str, input) if p.endswith(".parquet")))
+
+
+def project_job(input, projection: Mapping) -> int:
+    """``mem_mb`` of a ``project`` job: :func:`project_mem_mb` of its points' rows.
+
+    ``projection``: its config ``projections`` entry (its ``presets`` counted).
+    """
+    rows = sum(points_rows(p) for p in map(str, input) if p.endswith(".parquet"))
+    return project_mem_mb(rows, len(projection["presets"]))
