@@ -109,7 +109,7 @@ def points_job_mem_mb(paths: Iterable[str | Path], kind: str = "") -> int:
         FileNotFoundError: a path is missing (as :func:`input_bytes`).
     """
     names = [str(p) for p in paths]
-    rows = sum(points_rows(p) for p in names if p.endswith(".parquet"))
+    rows = rows_of_parquets(names)
     rest = input_bytes(p for p in names if not p.endswith(".parquet"))
     return points_mem_mb(rest, kind, rows)
 
@@ -200,6 +200,11 @@ def points_rows(path: str | Path) -> int:
         return 0
 
 
+def rows_of_parquets(paths: Iterable[str | Path]) -> int:
+    """Rows of the ``.parquet`` files among ``paths`` (:func:`points_rows`); others count 0."""
+    return sum(points_rows(p) for p in map(str, paths) if p.endswith(".parquet"))
+
+
 # The rules' resource callables: Snakemake calls them with the job's wildcards and input
 # files (by these parameter names) once the inputs exist.
 
@@ -211,7 +216,7 @@ def points_job(wildcards, input) -> int:
 
 def analysis_job(wildcards, input) -> int:
     """``mem_mb`` of a job analysing points files: :func:`draw_mem_mb` of their rows."""
-    return draw_mem_mb(sum(points_rows(p) for p in map(str, input) if p.endswith(".parquet")))
+    return draw_mem_mb(rows_of_parquets(input))
 
 
 def project_job(input, projection: Mapping) -> int:
@@ -219,5 +224,4 @@ def project_job(input, projection: Mapping) -> int:
 
     ``projection``: its config ``projections`` entry (its ``presets`` counted).
     """
-    rows = sum(points_rows(p) for p in map(str, input) if p.endswith(".parquet"))
-    return project_mem_mb(rows, len(projection["presets"]))
+    return project_mem_mb(rows_of_parquets(input), len(projection["presets"]))
