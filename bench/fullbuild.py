@@ -4,8 +4,8 @@ A cold ``snakemake --cores 2`` (the workflow's default profile applies) in a fre
 of the workflow whose ``resources/`` hold only F small roofline CSVs (4 rows each,
 :func:`generate.workflow_copy`), drawn on the config's presets; beside it, the original
 Xe-Forge ``roofline.py`` (``../shared/baselines/xe-forge-scripts/``, run from a
-throw-away venv with matplotlib, numpy and pyyaml: ``$XF_PYTHON``, default
-``xf-venv/bin/python`` at the repository root) over the same files and presets, as a
+throw-away venv with matplotlib, numpy and pyyaml, made by
+:func:`baseline.original_python` as for ``run.py``) over the same files and presets, as a
 shell loop would run it: one process per file and preset. The loop is estimated from
 ``--sample`` runs (the presets in turn, each on its own file): mean wall time × files ×
 presets, said so in the output.
@@ -30,9 +30,9 @@ import time
 from pathlib import Path
 
 import yaml
+from baseline import ORIGINAL, original_python
 from generate import REPO, machine, table_head, workflow_copy
 
-ORIGINAL = REPO.parent / "shared/baselines/xe-forge-scripts/roofline.py"
 TARGET_S = 300.0
 TARGET_RATIO = 10.0
 
@@ -53,7 +53,7 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def loop_estimate(python: str, work: Path, presets: list[str], sample: int
+def loop_estimate(python: Path, work: Path, presets: list[str], sample: int
                   ) -> tuple[float, float]:
     """Mean wall and CPU seconds of one original-script run (file, preset), over
     ``sample`` runs."""
@@ -98,10 +98,9 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None,
                         help="folder for the workflow copy (default: a temporary one)")
     args = parser.parse_args()
-    python = os.environ.get("XF_PYTHON", str(REPO / "xf-venv/bin/python"))
-    if not Path(python).exists():
-        sys.exit(f"fullbuild: no Python for the original script at {python}: make the venv "
-                 "(../shared/baselines/README.md) or set XF_PYTHON")
+    python = original_python(REPO / "results/benchmarks/xf-venv")
+    if python is None:
+        sys.exit("fullbuild: the original script is missing: nothing to compare with")
     work = args.work or Path(tempfile.mkdtemp(prefix="fullbuild-"))
     workflow_copy(work, args.files)
     presets = yaml.safe_load((work / "config/config.yaml").read_text())["presets"]
