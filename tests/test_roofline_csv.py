@@ -220,6 +220,43 @@ def test_parquet_inputs(tmp_path, repo):
         read_roofline_csv(write(tmp_path, "x", name="junk.parquet"))
 
 
+def test_parquet_text_columns_read_as_the_csv_reads_them(tmp_path):
+    """Precision, family, device and series of a Parquet file (cast to Categoricals as
+    read, precision mapped once per distinct value) give what the CSV of the same rows
+    gives: precision stripped and lower-cased, a missing one "" (not given)."""
+    import polars as pl
+
+    rows = pl.DataFrame({
+        "label": ["a", "b", "c", "d"], "ai": [10.0, 20.0, 30.0, 40.0],
+        "tflops": [1.0, 2.0, 3.0, 4.0], "series": ["x", "y", "x", "y"],
+        "precision": [" FP32", "fp16-Tensor", None, " FP32"],
+        "family": ["gemm", "attn", "gemm", None], "gpu": ["A100", "A100", "H100", "A100"]})
+    rows.write_parquet(tmp_path / "r.parquet")
+    rows.write_csv(tmp_path / "r.csv")
+    pts = read_roofline_csv(tmp_path / "r.parquet")
+    assert pts["precision"].to_list() == ["fp32", "fp16-tensor", "", "fp32"]
+    assert pts["family"].to_list() == ["gemm", "attn", "gemm", ""]
+    assert pts["device"].to_list() == ["A100", "A100", "H100", "A100"]
+    assert pts.drop("source").equals(read_roofline_csv(tmp_path / "r.csv").drop("source"))
+
+
+@pytest.mark.parametrize("ai", [10.0, 0.0])
+def test_parquet_unknown_precision_names_its_first_row(tmp_path, ai):
+    """The first row of an unknown precision, its value lower-cased as judged; ``ai`` 0
+    (row 1 out of range) sends the file to the row-exact reader, which reads the text
+    columns back as text and names that row first."""
+    import polars as pl
+
+    path = tmp_path / "bad.parquet"
+    pl.DataFrame({"ai": [ai, 20.0, 30.0, 40.0], "tflops": [1.0, 2.0, 3.0, 4.0],
+                  "series": ["x", "y", "x", "y"],
+                  "precision": ["fp32", "FP17", "fp32", "fp9"]}).write_parquet(path)
+    with pytest.raises(InputError) as err:
+        read_roofline_csv(path)
+    want = (1, "ai", 0.0) if ai == 0 else (2, "precision", "fp17")
+    assert (err.value.row, err.value.column, err.value.value) == want
+
+
 class _Seen(list):
     """What the exact reader was given; ``frames``: the height of each streamed frame."""
 

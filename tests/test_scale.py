@@ -89,6 +89,22 @@ def test_points_file_with_string_columns_reads_as_canonical(tmp_path):
     assert both["series"].to_list() == ["a", "b"]
 
 
+@pytest.mark.parametrize("given, held", [(["FP16-Tensor"] * 4, 0), (["fp32", "fp16"] * 2, 4)])
+def test_precision_column_held_as_one_value_or_codes(tmp_path, given, held):
+    """A roofline Parquet's precision column of one value is one scalar in the points
+    (polars' estimated size: none per row, where a Categorical holds a 4-byte code per
+    row); of several values, 4 bytes per row. 100,000 rows."""
+    from rooflow.adapters.roofline import read_roofline_csv
+
+    n = 100_000
+    pl.DataFrame({"ai": np.linspace(1.0, 100.0, n), "tflops": np.full(n, 1.0),
+                  "precision": given * (n // 4)}).write_parquet(tmp_path / "p.parquet")
+    pts = read_roofline_csv(tmp_path / "p.parquet")
+    # Measured first: pts["precision"] materialises a scalar column in the frame.
+    assert pts.select("precision").estimated_size() // n == held
+    assert set(pts["precision"]) == {g.lower() for g in given}
+
+
 def test_plot_warning_names_attainable_and_percent(tmp_path):
     # Roof at AI 1: min(100 TFLOP/s, 1 FLOP/byte × 1000 GB/s) = 1 TFLOP/s; 50 TFLOP/s
     # achieved is 5000 % of it. The plot computes only drawn columns; the warning's

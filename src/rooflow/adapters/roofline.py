@@ -48,7 +48,14 @@ from rooflow.adapters.roofline_columns import (
 from rooflow.errors import InputError
 from rooflow.escape import restore_csv
 from rooflow.formats.roofline import BASE_UNIT, LEVEL_BYTES_PREFIX
-from rooflow.points import PER_CALL_SCHEMA, POINT_SCHEMA, PRECISIONS, check_points, to_points
+from rooflow.points import (
+    PER_CALL_SCHEMA,
+    POINT_SCHEMA,
+    PRECISIONS,
+    check_points,
+    distinct,
+    to_points,
+)
 from rooflow.settings import Settings
 from rooflow.validate import (
     as_written,
@@ -246,9 +253,10 @@ def _read_parquet(path: str | Path) -> pl.DataFrame:
         schema = (scan := pl.scan_parquet(path)).collect_schema()
         points = POINTS_COLUMNS <= set(schema)
         mapping = {} if points else canonical_header(list(schema), path)
-        # Series (few values) cast as read: as text, a string per row until points are made.
-        series = [r for r, c in mapping.items() if c == "series" and schema[r] == pl.String]
-        frame = scan.with_columns(pl.col(series).cast(pl.Categorical)).collect()
+        # Few-valued text columns cast as read: as text, a string per row until points are
+        # made (bench/NOTES.md).
+        few = [r for r, c in mapping.items() if c in _FEW_VALUES and schema[r] == pl.String]
+        frame = scan.with_columns(pl.col(few).cast(pl.Categorical)).collect()
         # One chunk per column (column by column: one held twice): every later step on
         # columns chunked per row group would re-align them all, step after step.
         frame = pl.DataFrame([frame.drop_in_place(c).rechunk() for c in frame.columns])
@@ -269,7 +277,12 @@ def _read_parquet(path: str | Path) -> pl.DataFrame:
     try:
         return _from_frame(frame, path, exact=False)
     except _Recheck:  # pandera checks text
-        return _from_frame(frame.with_columns(pl.col(series).cast(pl.String)), path, exact=True)
+        return _from_frame(frame.with_columns(pl.col(few).cast(pl.String)), path, exact=True)
+
+
+_FEW_VALUES = ("series", "family", "precision", "device")
+"""Canonical text columns of few distinct values (Categorical points columns) that the
+reader passes on as they are, never through a string function per row."""
 
 
 def _from_frame(raw: pl.DataFrame, path: str | Path, *, exact: bool) -> pl.DataFrame:
@@ -402,21 +415,32 @@ def _to_canonical(frame: pl.DataFrame, path: str | Path) -> pl.DataFrame:
 
 
 def _checked_precision(frame: pl.DataFrame, path: str | Path, rows: pl.Series) -> pl.DataFrame:
-    """``precision`` lower-cased and checked against :data:`PRECISIONS` ("" = not given).
+    """``precision`` stripped, lower-cased and checked against :data:`PRECISIONS`.
+
+    "" is not given, and so is a null. Each distinct value is mapped and checked once,
+    never a string per row: a column of one value becomes that value's literal (polars
+    holds it as one scalar).
 
     ``rows``: the file's data row of each frame row, for the error.
     """
     if "precision" not in frame.columns:
         return frame
-    precision = pl.col("precision").cast(pl.String).str.strip_chars().str.to_lowercase()
-    frame = frame.with_columns(precision=precision.fill_null(""))
-    bad = frame.select((~pl.col("precision").is_in(["", *PRECISIONS])).arg_true()).to_series()
-    if bad.len():
-        i = int(bad[0])
+    given = distinct(frame, "precision").cast(pl.String).to_list()  # first seen first
+    named = {g: "" if g is None else g.strip().lower() for g in given}
+    bad = [g for g in given if named[g] not in ("", *PRECISIONS)]
+    if bad:  # the first bad row holds the first bad value seen
+        i = int(frame.select((pl.col("precision") == bad[0]).arg_true().first()).item())
         raise InputError(str(path), f"unknown precision; one of: {', '.join(PRECISIONS)}",
                          row=int(rows[i]), column="precision", check="vocabulary",
-                         value=frame["precision"][i])
-    return frame
+                         value=named[bad[0]])
+    if len(named) == 1:
+        precision = pl.lit(named[given[0]], dtype=POINT_SCHEMA["precision"])
+    elif all(g == n for g, n in named.items()):
+        return frame
+    else:
+        precision = pl.col("precision").replace_strict(
+            named, return_dtype=POINT_SCHEMA["precision"])
+    return frame.with_columns(precision=precision)
 
 
 def _read_points_csv(raw: pl.DataFrame, path: str | Path, *, exact: bool) -> pl.DataFrame:
