@@ -1,6 +1,6 @@
 """CPU per plot of a workflow `draw` job on small datasets (issue 33 §4, full-build throughput).
 
-    python bench/draw_cost.py [DATASETS] [--profile FILE]
+    python bench/draw_cost.py [DATASETS] [--profile FILE] [--keep DIR]
 
 Makes a workflow copy of 20 4-row roofline CSVs (bench/generate.py ``workflow_copy``),
 reads ``DATASETS`` of them (default 10) as its `points` jobs do (workflow/scripts/points.py:
@@ -17,6 +17,7 @@ building (``figure`` less the layout pass), the layout pass (``place_fixed_texts
 (the rest of ``save``: Pillow's RGB conversion and encode). CPU time is the figure to
 read on a shared machine. ``--profile FILE``: the steady-state plots under cProfile, its
 stats written to FILE and the top entries by tottime and cumulative time printed.
+``--keep DIR``: the tables and PNGs copied to DIR (to compare two versions' pixels).
 
 The parts are timed by wrapping those functions here, in this script only.
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -152,6 +154,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("datasets", type=int, nargs="?", default=10)
     parser.add_argument("--profile", type=Path, help="cProfile the steady-state plots")
+    parser.add_argument("--keep", type=Path, help="copy the tables and PNGs written here")
     args = parser.parse_args()
     import matplotlib
 
@@ -181,6 +184,8 @@ def main() -> None:
             profiler.dump_stats(args.profile)
             for key in ("tottime", "cumulative"):
                 pstats.Stats(profiler).sort_stats(key).print_stats(30)
+        if args.keep:
+            shutil.copytree(out, args.keep, dirs_exist_ok=True)
         os.chdir(work.parent)  # out of the folder before it is removed
     print(f"{len(samples)} plots ({len(rest)} datasets × their presets, after a warm-up "
           f"dataset), CPU s per plot:")
