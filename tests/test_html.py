@@ -146,6 +146,44 @@ def test_the_shared_bundles_are_bokehs_standalone_components_in_their_layout(tmp
         root([tmp_path / "r" / f"{b}.min.js" for b in BUNDLES])  # not under js/
 
 
+def test_pages_pass_bokehs_document_validation(b70):
+    """The workflow's jobs skip Bokeh's document validation (BOKEH_VALIDATE_DOC, set in
+    workflow/rules/setup.smk; it only logs): it runs here on the pages' models instead.
+
+    Pages of every shape: one level; two levels with several series and a dataset colour
+    (an overview); a precision without a roof (⊗); more points than drawn (density cells);
+    bandwidth-only rows (the side panel).
+    """
+    from bokeh.core.validation.check import check_integrity
+    from bokeh.layouts import column
+    from bokeh.settings import settings
+
+    from rooflow.html.page import page_items
+
+    setup = (Path(__file__).resolve().parents[1] / "workflow/rules/setup.smk").read_text()
+    assert 'os.environ.setdefault("BOKEH_VALIDATE_DOC", "false")' in setup
+    assert settings.perform_document_validation.env_var == "BOKEH_VALIDATE_DOC"
+    two_levels = pl.concat([points(["a", "b"]), points(["a", "b"], series="other").with_columns(
+        level=pl.lit("L2"))]).with_columns(dataset=pl.lit("ds"))
+    tables = {
+        "one level": analyze(points(["a", "b", "c"]), b70),
+        "overview": analyze(two_levels, b70),
+        "no roof": analyze(points(["a", "b"]).with_columns(
+            precision=pl.Series(["fp16-tensor", "int2"])), b70),
+        "density": analyze(points([f"k{i}" for i in range(60)]), b70),
+        "bandwidth panel": analyze(points(["a", "copy"]).with_columns(  # a copy: no FLOP
+            flop=pl.Series([1e9, 0.0]), arithmetic_intensity=pl.Series([1.0, None]),
+            performance=pl.Series([304e9, None])), b70),
+    }
+    for shape, table in tables.items():
+        items = page_items(table, b70, title=shape, color_by="dataset" if shape == "overview"
+                           else "family", max_points=20, top_n=10, series_order=["run"])
+        models = list(column(*items).references())
+        assert len(models) > 50, shape  # the whole page, not an empty column
+        issues = check_integrity(models)
+        assert issues.error == [] and issues.warning == [], (shape, issues)
+
+
 def test_cli_page_inlines_bokehjs(tmp_path, capsys):
     from cli_run import run
 
