@@ -99,14 +99,21 @@ def test_draw_rule_file_is_one_rule_per_group():
 
 
 def test_inputs_are_the_same_for_every_dataset_of_a_rule(plan):
-    """No input function: the points file pattern, hardware.yaml and measured presets."""
+    """No input function: the points file pattern, the shared BokehJS, hardware.yaml and
+    measured presets."""
+    import bokeh
+
+    js = [f"results/html/bokeh-{bokeh.__version__}/js/{b}.min.js"
+          for b in ("bokeh", "bokeh-gl", "bokeh-widgets", "bokeh-tables", "bokeh-mathjax")]
     assert draw_inputs(plan, ("h100-sxm", "mi300x")) == {
         "points": "results/points/{kind}/{name}.parquet",
+        "bokehjs": js,
         "hardware": plan.config["hardware"],
     }
     plan.measured["ert-x"] = {"measured": "resources/ert/x", "measured_files": ["a.json"]}
     assert draw_inputs(plan, ("h100-sxm", "ert-x")) == {
         "points": "results/points/{kind}/{name}.parquet",
+        "bokehjs": js,
         "hardware": plan.config["hardware"],
         "measured_1": "resources/ert/x",
         "measured_1_files": ["a.json"],

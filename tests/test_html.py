@@ -77,6 +77,126 @@ def test_page_is_one_offline_file_with_the_numbers(tmp_path, b70):
     assert "301.8 FLOP/byte" in page
 
 
+SCRIPT_SRC = re.compile(r"<script[^>]*\bsrc=\"([^\"]*)\"")
+
+
+def shared_page(tmp_path: Path, table: pl.DataFrame, preset, name: str = "x") -> Path:
+    """A page as the workflow writes it: results/html/PRESET/NAME.html, loading the BokehJS
+    bundles of results/html/bokeh-VERSION/ (rule bokehjs)."""
+    from rooflow.html.bokehjs import write_bundles
+    from rooflow.workflow import paths
+    from rooflow.workflow.draw import bokehjs_files
+
+    files = [str(tmp_path / f) for f in bokehjs_files()]
+    write_bundles(files)
+    page = tmp_path / paths.fill(paths.DATASET_PAGE, preset=preset.key, kind="roofline",
+                                 name=name)
+    return roofline_page(table, preset, page, title=name, bokehjs=files)
+
+
+def test_workflow_page_loads_the_shared_bokehjs_by_relative_paths(tmp_path, b70):
+    import shutil
+
+    from bokeh.util.paths import bokehjs_path
+
+    table = analyze(points(["gemm_a", "gemm_b"]), b70)
+    page = shared_page(tmp_path / "a", table, b70)
+    text = page.read_text()
+    # Bokeh's core and its widgets (the notes are Div widgets), from the folder beside
+    # the preset's: results/html/arc-pro-b70/x.html → ../bokeh-VERSION/js/
+    srcs = SCRIPT_SRC.findall(text)
+    assert [s.rsplit("/", 1)[1] for s in srcs] == ["bokeh.min.js", "bokeh-widgets.min.js"]
+    assert all(s.startswith("../bokeh-") for s in srcs)
+    for src in srcs:  # Bokeh's own files, found relative to the page
+        assert (page.parent / src).read_bytes() == (
+            bokehjs_path() / "js" / src.rsplit("/", 1)[1]).read_bytes()
+    assert "/* BEGIN bokeh" not in text and len(text) < 100_000  # nothing inlined
+    assert "gemm_a" in text and "301.8 FLOP/byte" in text  # the page's own content kept
+    # The results folder moved as a whole: the page still finds its scripts.
+    moved = tmp_path / "moved"
+    shutil.copytree(tmp_path / "a", moved)
+    shutil.rmtree(tmp_path / "a")
+    copy = moved / page.relative_to(tmp_path / "a")
+    assert all((copy.parent / src).is_file() for src in SCRIPT_SRC.findall(copy.read_text()))
+
+
+def test_a_page_that_needs_mathjax_finds_it_among_the_shared_bundles(tmp_path, b70):
+    # A preset's name with TeX delimiters reaches a note (a Div): Bokeh loads its MathJax
+    # bundle for that page, so the shared folder holds every bundle a page may load.
+    from dataclasses import replace
+
+    tex = replace(b70, name="Arc $$B_{70}$$")
+    page = shared_page(tmp_path, analyze(points(["gemm_a"]), tex), tex)
+    srcs = SCRIPT_SRC.findall(page.read_text())
+    assert "bokeh-mathjax.min.js" in {s.rsplit("/", 1)[1] for s in srcs}
+    assert all((page.parent / s).is_file() for s in srcs)
+
+
+def test_the_shared_bundles_are_bokehs_standalone_components_in_their_layout(tmp_path):
+    from bokeh.resources import Resources
+
+    from rooflow.html.bokehjs import BUNDLES, root
+
+    assert list(BUNDLES) == Resources(mode="relative").components
+    files = [tmp_path / "r" / "js" / f"{b}.min.js" for b in BUNDLES]
+    assert root(files) == tmp_path / "r"
+    with pytest.raises(ValueError, match="not the BokehJS bundles"):
+        root(files[:-1])  # one missing: a page could look for it
+    with pytest.raises(ValueError, match="not the BokehJS bundles"):
+        root([tmp_path / "r" / f"{b}.min.js" for b in BUNDLES])  # not under js/
+
+
+def test_pages_pass_bokehs_document_validation(b70):
+    """The workflow's jobs skip Bokeh's document validation (BOKEH_VALIDATE_DOC, set in
+    workflow/rules/setup.smk; it only logs): it runs here on the pages' models instead.
+
+    Pages of every shape: one level; two levels with several series and a dataset colour
+    (an overview); a precision without a roof (⊗); more points than drawn (density cells);
+    bandwidth-only rows (the side panel).
+    """
+    from bokeh.core.validation.check import check_integrity
+    from bokeh.layouts import column
+    from bokeh.settings import settings
+
+    from rooflow.html.page import page_items
+
+    setup = (Path(__file__).resolve().parents[1] / "workflow/rules/setup.smk").read_text()
+    assert 'os.environ.setdefault("BOKEH_VALIDATE_DOC", "false")' in setup
+    assert settings.perform_document_validation.env_var == "BOKEH_VALIDATE_DOC"
+    two_levels = pl.concat([points(["a", "b"]), points(["a", "b"], series="other").with_columns(
+        level=pl.lit("L2"))]).with_columns(dataset=pl.lit("ds"))
+    tables = {
+        "one level": analyze(points(["a", "b", "c"]), b70),
+        "overview": analyze(two_levels, b70),
+        "no roof": analyze(points(["a", "b"]).with_columns(
+            precision=pl.Series(["fp16-tensor", "int2"])), b70),
+        "density": analyze(points([f"k{i}" for i in range(60)]), b70),
+        "bandwidth panel": analyze(points(["a", "copy"]).with_columns(  # a copy: no FLOP
+            flop=pl.Series([1e9, 0.0]), arithmetic_intensity=pl.Series([1.0, None]),
+            performance=pl.Series([304e9, None])), b70),
+    }
+    for shape, table in tables.items():
+        items = page_items(table, b70, title=shape, color_by="dataset" if shape == "overview"
+                           else "family", max_points=20, top_n=10, series_order=["run"])
+        models = list(column(*items).references())
+        assert len(models) > 50, shape  # the whole page, not an empty column
+        issues = check_integrity(models)
+        assert issues.error == [] and issues.warning == [], (shape, issues)
+
+
+def test_cli_page_inlines_bokehjs(tmp_path, capsys):
+    from cli_run import run
+
+    csv = tmp_path / "k.csv"
+    csv.write_text("label,ai,tflops,precision\ngemm,10,5,fp16-tensor\n")
+    code, err = run(capsys, "plot", csv, "--hardware", "arc-pro-b70", "-o", tmp_path / "p.png",
+                    "--html", tmp_path / "p.html")
+    assert code == 0, err
+    page = (tmp_path / "p.html").read_text()
+    assert SCRIPT_SRC.findall(page) == []  # one file, handed around alone
+    assert "/* BEGIN bokeh.min.js */" in page and "/* BEGIN bokeh-widgets.min.js */" in page
+
+
 def test_big_tables_keep_the_top_points_and_bin_the_rest(tmp_path, b70):
     table = analyze(points([f"k{i}" for i in range(5)] * 3000), b70)  # 15 000 rows
     path = roofline_page(table, b70, tmp_path / "big.html", title="big", max_points=4000)
@@ -113,6 +233,24 @@ def test_screenshot_shows_roof_and_points(tmp_path, b70, chromium):
     black = (plot.max(axis=2) < 60).sum()  # the default roof: a 2 px black line
     blue = ((abs(plot[..., 0] - 0x1F) < 40) & (abs(plot[..., 1] - 0x77) < 40)
             & (abs(plot[..., 2] - 0xB4) < 40)).sum()  # Category10 blue: the points
+    assert black > 500, black
+    assert blue > 100, blue
+
+
+@pytest.mark.browser
+def test_workflow_page_renders_with_the_shared_bokehjs(tmp_path, b70, chromium):
+    # Opened from file://, offline: the roof and the points are drawn only if the
+    # relative <script src> of the shared bundles loaded.
+    from PIL import Image
+
+    path = shared_page(tmp_path, analyze(points(["a", "b", "c", "d"]), b70), b70)
+    shot = tmp_path / "s.png"
+    headless(chromium, tmp_path / "profile", path, f"--screenshot={shot}")
+    img = np.asarray(Image.open(shot).convert("RGB")).astype(int)
+    plot = img[40:500, 70:810]
+    black = (plot.max(axis=2) < 60).sum()
+    blue = ((abs(plot[..., 0] - 0x1F) < 40) & (abs(plot[..., 1] - 0x77) < 40)
+            & (abs(plot[..., 2] - 0xB4) < 40)).sum()
     assert black > 500, black
     assert blue > 100, blue
 

@@ -123,6 +123,27 @@ def test_new_file_reruns_only_its_jobs(examples_build):
         new.unlink()
 
 
+def test_pages_load_one_shared_bokehjs_by_relative_paths(examples_build):
+    import re
+
+    from bokeh.util.paths import bokehjs_path
+
+    html = examples_build / "results/html"
+    pages = sorted(html.glob("*/*.html"))
+    assert {p.name for p in pages} >= {"all.html", "roofline-flash_attention.html"}
+    for page in pages:
+        text = page.read_text()
+        srcs = re.findall(r"<script[^>]*\bsrc=\"([^\"]*)\"", text)
+        # Bokeh's core and widgets, nothing inlined: one copy beside the presets' folders.
+        assert {s.rsplit("/", 1)[1] for s in srcs} >= {"bokeh.min.js", "bokeh-widgets.min.js"}
+        assert "/* BEGIN bokeh" not in text, page
+        for src in srcs:
+            assert src.startswith("../bokeh-"), (page, src)  # relative: the folder can move
+            shared = (page.parent / src).resolve()
+            assert shared.parent.parent.parent == html.resolve()
+            assert shared.read_bytes() == (bokehjs_path() / "js" / shared.name).read_bytes()
+
+
 def test_a_deleted_output_is_remade_by_its_job_alone(examples_build):
     # rule all asks for a draw job by its first output, and for any other that is missing
     # (rooflow.workflow.planning.Plan.targets): deleting a page must still rerun its job.

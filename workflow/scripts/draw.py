@@ -14,7 +14,8 @@ def step(log):
         for i, preset in enumerate(sm.params.presets)
     ]
     draw_dataset(sm.input.points, sm.params.dataset, targets,
-                 from_report_param(sm.params.options), log, roofs_at=sm.params.roofs_at)
+                 from_report_param(sm.params.options), log, roofs_at=sm.params.roofs_at,
+                 bokehjs=list(sm.input.bokehjs))
 
 
 run(step, snakemake.log[0])  # noqa: F821

@@ -34,7 +34,7 @@ def step(log):
                 preset).insert_column(0, pl.lit(d).alias("dataset"))
         for d, p, s in built])
     roofline_page(table, preset, sm.output[0], title=f"{preset.name}: all datasets",
-                  color_by="dataset")
+                  color_by="dataset", bokehjs=list(sm.input.bokehjs))
     log(f"{table.height} rows on {preset.key} → {sm.output[0]}")
 
 

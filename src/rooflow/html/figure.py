@@ -128,16 +128,26 @@ def note(text: str):
     return Div(text=f"<p>{html.escape(text)}</p>", width=FRAME[0] + 300)
 
 
-def write_page(items: Sequence, path: str | Path, title: str) -> Path:
-    """Write ``items`` (Bokeh models, top to bottom) as one self-contained HTML file.
+def write_page(items: Sequence, path: str | Path, title: str,
+               bokehjs: Sequence[str | Path] | None = None) -> Path:
+    """Write ``items`` (Bokeh models, top to bottom) as one HTML file, atomically.
 
-    Bokeh's JS is inlined, so the page opens offline; the file is written atomically.
+    Args:
+        items: the page's models.
+        path: the HTML file.
+        title: the page's title (any text: escaped).
+        bokehjs: None: Bokeh's JS inlined, one self-contained file that opens offline.
+            Else the shared bundle files (:mod:`rooflow.html.bokehjs`, the workflow's)
+            that the page loads by paths relative to ``path``.
     """
     from bokeh.embed import file_html
     from bokeh.layouts import column
     from bokeh.resources import INLINE
 
-    page = file_html(column(*items), INLINE, title=title)
+    from rooflow.html.bokehjs import resources
+
+    js = INLINE if bokehjs is None else resources(bokehjs, path)
+    page = file_html(column(*items), js, title=title)
     path = Path(path)
     with atomic_path(path) as tmp:
         tmp.write_text(page, encoding="utf-8")

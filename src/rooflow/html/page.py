@@ -156,7 +156,8 @@ def roofline_page(table: pl.DataFrame, preset: Preset, out: str | Path, *, title
                   color_by: str = "family", max_points: int = MAX_POINTS,
                   top_n: int = _D["top_n"],
                   series_order: Sequence[str] = tuple(_D["series_order"]),
-                  trajectory: str | None = None) -> Path:
+                  trajectory: str | None = None,
+                  bokehjs: Sequence[str | Path] | None = None) -> Path:
     """Write the interactive page of one analysis table.
 
     Args:
@@ -172,13 +173,17 @@ def roofline_page(table: pl.DataFrame, preset: Preset, out: str | Path, *, title
         series_order: series whose markers come first, as the PNG's.
         trajectory: a dim whose sweeps are drawn as paths, as the PNG's
             (:mod:`rooflow.html.trajectory`); None: none.
+        bokehjs: None: Bokeh's JS inlined (one self-contained file). Else the shared
+            bundle files the page loads by relative paths (the workflow's,
+            :mod:`rooflow.html.bokehjs`).
 
     Returns:
         ``out``.
     """
     return write_page(page_items(table, preset, title=title, color_by=color_by,
                                  max_points=max_points, top_n=top_n,
-                                 series_order=series_order, trajectory=trajectory), out, title)
+                                 series_order=series_order, trajectory=trajectory), out, title,
+                      bokehjs)
 
 
 def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str,

@@ -72,8 +72,8 @@ class DrawRule:
         """:meth:`outputs` as ``(key, pattern, preset, report)`` tuples.
 
         ``report``: ``"table"`` or ``"plot"`` for the outputs shown in the Snakemake
-        report (CSV, PNG), else None (other image formats; pages, which inline Bokeh's
-        JavaScript, too big to repeat there).
+        report (CSV, PNG), else None (other image formats; pages, which load the shared
+        BokehJS beside them, :func:`bokehjs_files`).
         """
         outputs: list[tuple[str, str, str, str | None]] = []
         for i, preset in enumerate(self.presets):
@@ -167,15 +167,28 @@ def outputs_on_disk(presets: Sequence[str]) -> set[str] | None:
     return found
 
 
+def bokehjs_files() -> list[str]:
+    """The BokehJS bundles every page under ``results/html/`` loads (rule ``bokehjs``).
+
+    One copy of each (:data:`rooflow.workflow.paths.BOKEHJS`) for the installed Bokeh's
+    version: a page written by another Bokeh keeps the files of its own version.
+    """
+    from rooflow.html.bokehjs import BUNDLES, version
+
+    return [paths.fill(paths.BOKEHJS, version=version(), bundle=b) for b in BUNDLES]
+
+
 def draw_inputs(plan: Plan, presets: Sequence[str]) -> dict[str, str | list[str]]:
     """Named inputs of a draw rule whose datasets are drawn on ``presets``.
 
-    ``points`` (the points file, wildcards ``{kind}`` and ``{name}``), ``hardware`` and,
+    ``points`` (the points file, wildcards ``{kind}`` and ``{name}``), ``bokehjs`` (the
+    shared BokehJS its pages load, :func:`bokehjs_files`), ``hardware`` and,
     per preset index ``i`` of a measured preset, ``measured_i`` and ``measured_i_files``
     (:meth:`rooflow.workflow.planning.Plan.preset_input`). The same for every dataset of the
     rule: fixed paths, not an input function, which Snakemake would call once per job.
     """
-    inputs: dict[str, str | list[str]] = {"points": points_file("{kind}", "{name}")}
+    inputs: dict[str, str | list[str]] = {"points": points_file("{kind}", "{name}"),
+                                          "bokehjs": bokehjs_files()}
     for i, preset in enumerate(presets):
         for key, files in plan.preset_input(preset).items():
             inputs[key.replace("measured", f"measured_{i}")] = files
@@ -229,7 +242,7 @@ class Target:
 
 def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
                  options: Mapping, log: Callable[[str], None], *,
-                 roofs_at: str = "clock") -> None:
+                 roofs_at: str = "clock", bokehjs: Sequence[str] | None = None) -> None:
     """Write every target of one dataset from its canonical points.
 
     Args:
@@ -241,6 +254,8 @@ def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
             ``formats`` among them.
         log: where warnings go.
         roofs_at: config ``roofs_at`` (:attr:`rooflow.roofs.preset.Preset.roofs_at`).
+        bokehjs: the shared BokehJS bundles the pages load (:func:`bokehjs_files`, the
+            job's ``bokehjs`` input); None: inlined in each page.
 
     Raises:
         InputError: an option does not fit the data (e.g. ``trajectory`` names no dim), or
@@ -281,6 +296,6 @@ def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
         roofline_page(table, preset, t.page,
                       title=options.get("title") or f"{dataset} on {preset.name}",
                       top_n=options["top_n"], series_order=options["series_order"],
-                      trajectory=options.get("trajectory"))
+                      trajectory=options.get("trajectory"), bokehjs=bokehjs)
         log(f"{selected.height} points on {preset.key}")
         del selected, table  # not held while the next preset's table is made

@@ -8,7 +8,8 @@ with its ``{wildcards}``, and planning (:mod:`rooflow.workflow.planning`,
 folder.
 
 Wildcards: ``kind`` and ``name`` (dataset ``KIND-NAME``, :data:`rooflow.kinds.KINDS`),
-``preset``, ``comparison``, ``model_check``, ``projection``, ``history``.
+``preset``, ``comparison``, ``model_check``, ``projection``, ``history``; ``version`` and
+``bundle`` (Bokeh's, :data:`BOKEHJS`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ AGGREGATE_LOG = "logs/aggregate/{preset}.log"
 OVERVIEW_PAGE = "results/html/{preset}/all.html"
 """Interactive page of every dataset of one preset (rule ``html_overview``)."""
 OVERVIEW_PAGE_LOG = "logs/html/{preset}/all.log"
+BOKEHJS = "results/html/bokeh-{version}/js/{bundle}.min.js"
+"""A BokehJS bundle that the pages under ``results/html/`` load (rule ``bokehjs``), one copy
+for all: ``version`` Bokeh's, ``bundle`` one of :data:`rooflow.html.bokehjs.BUNDLES`
+(the ``js/`` folder is the layout Bokeh's relative resources read)."""
+BOKEHJS_LOG = "logs/html/bokehjs.log"
 
 COMPARE_PLOT = "results/compare/{preset}/{comparison}.png"
 COMPARE_TABLE = "results/compare/{preset}/{comparison}.csv"
