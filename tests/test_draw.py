@@ -15,6 +15,7 @@ from rooflow.defaults import config_defaults, plot_defaults
 from rooflow.roofs.datasheet import load_hardware
 from rooflow.workflow.draw import (
     RULE,
+    bokehjs_files,
     draw_inputs,
     draw_rules,
     name_constraint,
@@ -99,25 +100,30 @@ def test_draw_rule_file_is_one_rule_per_group():
 
 
 def test_inputs_are_the_same_for_every_dataset_of_a_rule(plan):
-    """No input function: the points file pattern, the shared BokehJS, hardware.yaml and
-    measured presets."""
-    import bokeh
-
-    js = [f"results/html/bokeh-{bokeh.__version__}/js/{b}.min.js"
-          for b in ("bokeh", "bokeh-gl", "bokeh-widgets", "bokeh-tables", "bokeh-mathjax")]
+    """No input function: the points file pattern, hardware.yaml and measured presets."""
     assert draw_inputs(plan, ("h100-sxm", "mi300x")) == {
         "points": "results/points/{kind}/{name}.parquet",
-        "bokehjs": js,
         "hardware": plan.config["hardware"],
     }
     plan.measured["ert-x"] = {"measured": "resources/ert/x", "measured_files": ["a.json"]}
     assert draw_inputs(plan, ("h100-sxm", "ert-x")) == {
         "points": "results/points/{kind}/{name}.parquet",
-        "bokehjs": js,
         "hardware": plan.config["hardware"],
         "measured_1": "resources/ert/x",
         "measured_1_files": ["a.json"],
     }
+
+
+def test_pages_load_the_shared_bokehjs_of_this_bokeh():
+    """Every BokehJS bundle, in the folder of the installed Bokeh's version (the draw rules'
+    and html_overview's `bokehjs` input, rule bokehjs' output)."""
+    import bokeh
+
+    assert bokehjs_files() == [
+        f"results/html/bokeh-{bokeh.__version__}/js/{b}.min.js"
+        for b in ("bokeh", "bokeh-gl", "bokeh-widgets", "bokeh-tables", "bokeh-mathjax")]
+    text = (Path(__file__).resolve().parents[1] / "workflow/rules/draw.smk").read_text()
+    assert "bokehjs=ancient(BOKEHJS)" in text
 
 
 def test_shared_options_only_when_every_dataset_has_the_same(plan):

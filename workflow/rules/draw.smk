@@ -1,6 +1,11 @@
+from rooflow.workflow.draw import bokehjs_files
+
 # One job per dataset writes its table, plot(s) and page on every preset (rooflow.workflow.draw):
 # one rule per group of datasets that write the same outputs.
 DRAW_RULES = PLAN.draw_rules
+# The pages under results/html/ load one shared copy of Bokeh's JS (rule bokehjs), not
+# each its own inlined 1.6 MB.
+BOKEHJS = bokehjs_files()
 
 
 # Tables and PNGs go to the Snakemake report, under their preset (`report(` may not begin
@@ -32,6 +37,8 @@ for _draw in DRAW_RULES:
             _draw.name
         input:
             **draw_inputs(PLAN, _draw.presets),
+            # Rewritten (its rule rerun) it changes no page: a Bokeh release is a new folder.
+            bokehjs=ancient(BOKEHJS),
         output:
             **_outputs,
         log:

@@ -1,10 +1,3 @@
-from rooflow.workflow.draw import bokehjs_files
-
-# The pages under results/html/ load one shared copy of Bokeh's JS (the draw rules' and
-# html_overview's `bokehjs` input), not each its own inlined 1.6 MB.
-BOKEHJS = bokehjs_files()
-
-
 rule bokehjs:
     """Bokeh's JS, one copy that every page under results/html/ loads (rooflow.html.bokehjs)."""
     output:
@@ -21,7 +14,7 @@ rule html_overview:
     """Interactive page of every dataset of one preset."""
     input:
         unpack(aggregate_input),
-        bokehjs=BOKEHJS,
+        bokehjs=ancient(BOKEHJS),
     output:
         paths.OVERVIEW_PAGE,
     log:

@@ -181,14 +181,12 @@ def bokehjs_files() -> list[str]:
 def draw_inputs(plan: Plan, presets: Sequence[str]) -> dict[str, str | list[str]]:
     """Named inputs of a draw rule whose datasets are drawn on ``presets``.
 
-    ``points`` (the points file, wildcards ``{kind}`` and ``{name}``), ``bokehjs`` (the
-    shared BokehJS its pages load, :func:`bokehjs_files`), ``hardware`` and,
+    ``points`` (the points file, wildcards ``{kind}`` and ``{name}``), ``hardware`` and,
     per preset index ``i`` of a measured preset, ``measured_i`` and ``measured_i_files``
     (:meth:`rooflow.workflow.planning.Plan.preset_input`). The same for every dataset of the
     rule: fixed paths, not an input function, which Snakemake would call once per job.
     """
-    inputs: dict[str, str | list[str]] = {"points": points_file("{kind}", "{name}"),
-                                          "bokehjs": bokehjs_files()}
+    inputs: dict[str, str | list[str]] = {"points": points_file("{kind}", "{name}")}
     for i, preset in enumerate(presets):
         for key, files in plan.preset_input(preset).items():
             inputs[key.replace("measured", f"measured_{i}")] = files
