@@ -325,10 +325,11 @@ def report(rows: list[dict], note: str, scenario: str) -> str:
                          "measured (MB)", "measured / declared", "error recorded")]
     for r in sorted(rows, key=lambda r: (r["job"], r["output"])):
         declared = r["declared"]
-        ratio = f"{r['measured'] / declared:.2f}" if declared else "local (none)"
+        over = "> " if r["note"].startswith("killed") else ""  # a lower bound: still growing
+        ratio = f"{over}{r['measured'] / declared:.2f}" if declared else "local (none)"
         error = f"`{r['note'][:120]}`" if r["note"] else ""
         lines.append(f"| {r['job']} | {r['output']} | {r['input']} | {declared or ''} | "
-                     f"{r['job_mb']:.0f} | {r['measured']:.0f} | {ratio} | {error} |")
+                     f"{over}{r['job_mb']:.0f} | {over}{r['measured']:.0f} | {ratio} | {error} |")
     return "\n".join(lines) + "\n"
 
 
