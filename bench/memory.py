@@ -144,7 +144,9 @@ def run_snakemake(flow: Path, targets: list[str],
     A run the watchdog stopped (:class:`Watch`) returns what it printed so far: the jobs
     it finished are measured, the one it killed is recorded as killed.
     """
-    cmd = [str(Path(sys.executable).parent / "snakemake"), "--cores", "1", "--keep-going",
+    snakemake = str(Path(sys.executable).parent / "snakemake")
+    # A job the watchdog killed left its outputs incomplete: rerun it, not refuse.
+    cmd = [snakemake, "--cores", "1", "--keep-going", "--rerun-incomplete",
            *(["--forcerun", *forcerun] if forcerun else []), "--", *targets]
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=flow, text=True, stdout=subprocess.PIPE,
@@ -153,8 +155,10 @@ def run_snakemake(flow: Path, targets: list[str],
     output, _ = proc.communicate()
     watch.stop()
     wall = time.monotonic() - start
+    if watch.killed:  # Snakemake killed too: its lock on the folder stays
+        subprocess.run([snakemake, "--unlock"], cwd=flow, capture_output=True, check=True)
     failed = set(re.findall(r"Error in rule (\w+)", output))
-    if proc.returncode and not watch.killed and not failed <= {"datasets_read"}:
+    if proc.returncode and not watch.killed and (not failed or failed - {"datasets_read"}):
         raise SystemExit(f"snakemake exited {proc.returncode}:\n{output[-3000:]}")
     return output, watch, wall
 
