@@ -74,9 +74,9 @@ def _row(i: int, r: dict) -> str:
             f"| {_num(pct, '.1f')} | {_num(r['kernel_headroom'], '.2f')}× |")
 
 
-def _above_roof(tables: Mapping[str, pl.DataFrame]) -> list[str]:
+def _above_roof(tables: Mapping[str, pl.DataFrame | pl.LazyFrame]) -> list[str]:
     """The findings section: every point above its roof, per preset."""
-    found = {p: t.filter(pl.col("above_roof")) for p, t in tables.items()}
+    found = {p: t.lazy().filter(pl.col("above_roof")).collect() for p, t in tables.items()}
     if not any(t.height for t in found.values()):
         return []
     lines = ["## Points above the roof", "",
@@ -179,7 +179,7 @@ def _not_built(failed: Mapping[str, str], skipped: Sequence[str]) -> list[str]:
 
 
 def summary_markdown(
-    tables: Mapping[str, pl.DataFrame],
+    tables: Mapping[str, pl.DataFrame | pl.LazyFrame],
     top: int = TOP,
     *,
     failed: Mapping[str, str] | None = None,
@@ -193,7 +193,9 @@ def summary_markdown(
     roof of their precision; before the presets, every point above its roof.
 
     Args:
-        tables: preset key → concatenated analysis table of its datasets.
+        tables: preset key → concatenated analysis table of its datasets; a LazyFrame (a
+            scanned Parquet file) is read one preset at a time, so only one preset's table
+            is in memory at once.
         top: rows listed per preset and list.
         failed: dataset → its error line, for the datasets not built (listed first).
         skipped: one line per input file the workflow skipped (listed after them).
@@ -212,42 +214,49 @@ def summary_markdown(
     lines += kind_lines
     lines += _above_roof(tables)
     for preset, table in tables.items():
-        above = table.filter(pl.col("above_roof"))
-        kernels = _kernels(table)
-        unjudged = kernels.filter(no_compute_roof())
-        judged = kernels.filter(~no_compute_roof())
-        superseded = judged.filter(pl.col("superseded"))
-        # nulls_equal: empty pair/label cells read back from all.csv are nulls.
-        ranked = judged.filter(~pl.col("superseded")).join(
-            above.select(KERNEL_KEY).unique(), on=KERNEL_KEY, how="anti", nulls_equal=True)
-        timed = ranked.filter(pl.col("time_s").is_not_null()).sort(
-            "potential_time_saved_s", descending=True, nulls_last=True)
-        untimed = ranked.filter(pl.col("time_s").is_null()).sort(
-            "kernel_headroom", descending=True, nulls_last=True)
-        lines += [f"## {preset}", "",
-                  f"{_count(table['dataset'].n_unique(), 'dataset')}, "
-                  f"{_count(ranked.height, 'measured kernel')} ranked ({timed.height} with "
-                  f"times); not ranked: {superseded.height} superseded within their pair, "
-                  f"{unjudged.height} without a compute roof of their precision; "
-                  f"{_count(above.height, 'point')} above the roof.", ""]
-        header = ("| # | dataset | kernel | series | bound | achieved | attainable | % of roof "
-                  "| headroom |")
-        if timed.height:
-            shown = timed.head(top)
-            unit, times = _times(shown, ["time_s", "potential_time_saved_s"])
-            lines += [header + f" time ({unit}) | potential saved ({unit}) |",
-                      "|---" * 11 + "|"]
-            lines += [_row(i, r) + f" {t['time_s']} | {t['potential_time_saved_s']} |"
-                      for i, (r, t) in enumerate(
-                          zip(shown.iter_rows(named=True), times, strict=True), 1)]
-            lines += ["", *_guidance(shown)]
-        if untimed.height:
-            lines += ["Without measured time (ranked by headroom):", "", header,
-                      "|---" * 9 + "|"]
-            lines += [_row(i, r) for i, r in enumerate(untimed.head(top).iter_rows(named=True), 1)]
-            lines.append("")
-        if superseded.height:
-            lines += _superseded(superseded, top)
-        if unjudged.height:
-            lines += _no_roof(preset, unjudged, top)
+        lines += _preset(preset, table.lazy().collect(), top)
     return "\n".join(lines) + "\n"
+
+
+def _preset(preset: str, table: pl.DataFrame, top: int) -> list[str]:
+    """The section of one preset's table (its rows freed once it is written)."""
+    lines: list[str] = []
+    above = table.filter(pl.col("above_roof"))
+    kernels = _kernels(table)
+    unjudged = kernels.filter(no_compute_roof())
+    judged = kernels.filter(~no_compute_roof())
+    superseded = judged.filter(pl.col("superseded"))
+    # nulls_equal: empty pair/label cells read back from all.csv are nulls.
+    ranked = judged.filter(~pl.col("superseded")).join(
+        above.select(KERNEL_KEY).unique(), on=KERNEL_KEY, how="anti", nulls_equal=True)
+    timed = ranked.filter(pl.col("time_s").is_not_null()).sort(
+        "potential_time_saved_s", descending=True, nulls_last=True)
+    untimed = ranked.filter(pl.col("time_s").is_null()).sort(
+        "kernel_headroom", descending=True, nulls_last=True)
+    lines += [f"## {preset}", "",
+              f"{_count(table['dataset'].n_unique(), 'dataset')}, "
+              f"{_count(ranked.height, 'measured kernel')} ranked ({timed.height} with "
+              f"times); not ranked: {superseded.height} superseded within their pair, "
+              f"{unjudged.height} without a compute roof of their precision; "
+              f"{_count(above.height, 'point')} above the roof.", ""]
+    header = ("| # | dataset | kernel | series | bound | achieved | attainable | % of roof "
+              "| headroom |")
+    if timed.height:
+        shown = timed.head(top)
+        unit, times = _times(shown, ["time_s", "potential_time_saved_s"])
+        lines += [header + f" time ({unit}) | potential saved ({unit}) |",
+                  "|---" * 11 + "|"]
+        lines += [_row(i, r) + f" {t['time_s']} | {t['potential_time_saved_s']} |"
+                  for i, (r, t) in enumerate(
+                      zip(shown.iter_rows(named=True), times, strict=True), 1)]
+        lines += ["", *_guidance(shown)]
+    if untimed.height:
+        lines += ["Without measured time (ranked by headroom):", "", header,
+                  "|---" * 9 + "|"]
+        lines += [_row(i, r) for i, r in enumerate(untimed.head(top).iter_rows(named=True), 1)]
+        lines.append("")
+    if superseded.height:
+        lines += _superseded(superseded, top)
+    if unjudged.height:
+        lines += _no_roof(preset, unjudged, top)
+    return lines
