@@ -75,15 +75,16 @@ def history_page(table: pl.DataFrame, out: str | Path, *, title: str,
     per_kernel = max(len(runs), 1)
     shown = grey.filter(pl.col("name").is_in(grey_names.head(max_points // per_kernel)
                                              .to_list()))
-    grey_item = []
+    grey_item: list = []
     if shown.height:  # drawn first: under the coloured kernels
         x, y = broken_paths(shown, column)
         line = fig.line(x, y, line_color=GREY, line_width=1.0)
         dot = fig.scatter("x", "y", source=ColumnDataSource(_source(shown, column)), size=6,
                           fill_color=GREY, line_color="ring", line_width=3)
         kernels = shown["name"].n_unique()
+        drawn: list = [line, dot]  # mypy: a list of GlyphRenderer[Glyph]
         grey_item.append(LegendItem(label=f"{kernels} other kernel{'s' if kernels > 1 else ''}",
-                                    renderers=[line, dot]))
+                                    renderers=drawn))
         dots.append(dot)
     for name, color in zip(names, core.palette(len(names)), strict=True):
         rows = table.filter(name=name).sort("step")
@@ -91,7 +92,8 @@ def history_page(table: pl.DataFrame, out: str | Path, *, title: str,
         line = fig.line("x", "y", source=src, line_color=color, line_width=1.5)
         dot = fig.scatter("x", "y", source=src, size=8, fill_color=color,
                           line_color="ring", line_width=3)
-        items.append(LegendItem(label=canvas_text(name[:40]), renderers=[line, dot]))
+        drawn = [line, dot]
+        items.append(LegendItem(label=canvas_text(name[:40]), renderers=drawn))
         dots.append(dot)
     items += grey_item
     if dots:
