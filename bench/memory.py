@@ -164,11 +164,25 @@ def run_snakemake(flow: Path, targets: list[str],
 
 
 def jobs(output: str) -> list[dict[str, str]]:
-    """Snakemake's job blocks (``rule NAME:`` then indented ``key: value`` lines)."""
+    """Snakemake's job blocks (``rule NAME:`` then indented ``key: value`` lines).
+
+    Each gets ``wall``, seconds: from the ``[date]`` line before its block to the one
+    before its ``Finished jobid: N`` line (one job at a time; 1 s resolution); absent
+    for a job that did not finish.
+    """
     found: list[dict[str, str]] = []
+    stamp = None
+    started: dict[str, float] = {}
     for line in output.splitlines():
-        if match := re.fullmatch(r"(?:local)?rule (\w+):", line.strip()):
+        if match := re.fullmatch(r"\[(\w{3} \w{3} +\d+ [\d:]+ \d{4})\]", line.strip()):
+            stamp = time.mktime(time.strptime(match.group(1), "%a %b %d %H:%M:%S %Y"))
+        elif match := re.fullmatch(r"(?:local)?rule (\w+):", line.strip()):
             found.append({"rule": match.group(1), "local": str(line.strip().startswith("local"))})
+            started[str(len(found) - 1)] = stamp or 0.0
+        elif match := re.match(r"Finished jobid: (\d+)", line.strip()):
+            for i, job in enumerate(found):
+                if job.get("jobid") == match.group(1) and stamp is not None:
+                    job.setdefault("wall", f"{stamp - started[str(i)]:.0f}")
         elif found and (match := re.fullmatch(r"\s+(\w+): (.*)", line)):
             found[-1].setdefault(match.group(1), match.group(2))
     return [job for job in found if "log" in job]
@@ -211,7 +225,7 @@ def measure(flow: Path, output: str, watch: Watch, scenario: str) -> list[dict]:
         if logged is None and watch.killed and f".{script}" in watch.killed[0]:
             note = f"killed past {KILL_MB // 1024} GB"
         rows.append({"scenario": scenario, "job": rule, "output": what, "input": size,
-                     "declared": mem_mb(job), "job_mb": own,
+                     "declared": mem_mb(job), "job_mb": own, "wall": job.get("wall", ""),
                      "measured": own + watch.snakemake_mb() + watch.between_mb(),
                      "note": note})
     return rows
@@ -306,6 +320,7 @@ def run_scenario(scenario: str, rules: list[str] | None = None,
     flow, targets = shared_flow() if scenario == "shared" else big_flow(rules, reuse)
     forcerun = list(rules or []) if reuse and scenario == "big" else []
     output, watch, wall = run_snakemake(flow, targets, forcerun)
+    (OUT / f"memory-{scenario}-snakemake.log").write_text(output)  # the job blocks measured
     rows = measure(flow, output, watch, scenario)
     note = (f"{wall:.0f} s; Snakemake's own process {watch.snakemake_mb():.0f} MB, "
             f"the largest between it and a script {watch.between_mb():.0f} MB")
@@ -326,14 +341,15 @@ def report(rows: list[dict], note: str, scenario: str) -> str:
     """The Markdown section of one copy."""
     lines = [f"## {scenario}", "", f"Machine: {machine()}; snakemake --cores 1; {note}.", "",
              *table_head("job", "output", "input", "declared mem_mb", "job alone (MB)",
-                         "measured (MB)", "measured / declared", "error recorded")]
+                         "measured (MB)", "measured / declared", "wall (s)", "error recorded")]
     for r in sorted(rows, key=lambda r: (r["job"], r["output"])):
         declared = r["declared"]
         over = "> " if r["note"].startswith("killed") else ""  # a lower bound: still growing
         ratio = f"{over}{r['measured'] / declared:.2f}" if declared else "local (none)"
         error = f"`{r['note'][:120]}`" if r["note"] else ""
         lines.append(f"| {r['job']} | {r['output']} | {r['input']} | {declared or ''} | "
-                     f"{over}{r['job_mb']:.0f} | {over}{r['measured']:.0f} | {ratio} | {error} |")
+                     f"{over}{r['job_mb']:.0f} | {over}{r['measured']:.0f} | {ratio} | "
+                     f"{r['wall']} | {error} |")
     return "\n".join(lines) + "\n"
 
 
