@@ -98,9 +98,13 @@ def _kernels(table: pl.LazyFrame) -> pl.LazyFrame:
     Adds ``superseded``: True for a pair's kernels other than its latest.
     """
     key = ["dataset", *KERNEL_KEY]
-    kernels = (table.filter(~pl.col("theoretical")).with_row_index("_i")
-               .sort("binding", descending=True, maintain_order=True)
-               .unique(key, keep="first", maintain_order=True).sort("_i"))
+    measured = table.filter(~pl.col("theoretical")).with_row_index("_i")
+    # The rows kept, found on the key columns alone: sorting and deduplicating every
+    # column took twice the table's memory.
+    keep = (measured.select(*key, "binding", "_i")
+            .sort("binding", descending=True, maintain_order=True)
+            .unique(key, keep="first", maintain_order=True).select("_i"))
+    kernels = measured.join(keep, on="_i", how="semi", maintain_order="left")
     pair = ["dataset", "source", "pair"]
     # Position in the pair by row, ties in table order (benchmark pairs share a row).
     kernels = kernels.with_columns(_pos=pl.col("row").rank("ordinal").over(pair))
