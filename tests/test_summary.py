@@ -296,3 +296,15 @@ def test_scanned_tables_give_the_same_summary_one_preset_at_a_time(tmp_path):
     text = summary_markdown(tables)
     assert "## Points above the roof" in text and "## mi300x" in text
     assert summary_markdown(scanned) == text
+
+
+def test_points_above_the_roof_are_listed_up_to_top_then_counted():
+    """Three points above the roof, top 2: the first two listed, then "… and 1 more on p"
+    (a preset whose roofs sit below a 10⁷-row dataset listed all 10⁷ before)."""
+    rows = [_row(f"hot{i}", dataset="ncu-a", performance=3e15, attainable=1e15,
+                 pct_of_roof=300.0, above_roof=True, row=i) for i in range(1, 4)]
+    text = summary_markdown({"p": _table(*rows)}, top=2)
+    found = [line for line in text.splitlines() if line.startswith("| p | ncu-a | hot")]
+    assert found == ["| p | ncu-a | hot1 | Measured | DRAM | 300 |",
+                     "| p | ncu-a | hot2 | Measured | DRAM | 300 |"]
+    assert "… and 1 more on p" in text.splitlines()

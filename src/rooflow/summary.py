@@ -74,21 +74,29 @@ def _row(i: int, r: dict) -> str:
             f"| {_num(pct, '.1f')} | {_num(r['kernel_headroom'], '.2f')}× |")
 
 
-def _above_roof(tables: Mapping[str, pl.DataFrame | pl.LazyFrame]) -> list[str]:
-    """The findings section: every point above its roof, per preset."""
-    found = {p: t.lazy().filter(pl.col("above_roof")).collect() for p, t in tables.items()}
-    if not any(t.height for t in found.values()):
+def _above_roof(tables: Mapping[str, pl.DataFrame | pl.LazyFrame], top: int) -> list[str]:
+    """The findings section: the first ``top`` points above their roof per preset.
+
+    Then how many more: a preset whose roofs sit below a whole dataset would list every row.
+    """
+    found = {p: t.lazy().filter(pl.col("above_roof")) for p, t in tables.items()}
+    counts = dict(zip(found, (f.item() for f in pl.collect_all(
+        [f.select(pl.len()) for f in found.values()])), strict=True))
+    if not any(counts.values()):
         return []
     lines = ["## Points above the roof", "",
              "Achieved performance (or bandwidth) above the preset's roof: check the peaks, "
              "the units or the clocks. These are findings, not ranked below.", "",
              "| preset | dataset | kernel | series | level | % of roof |", "|---" * 6 + "|"]
     for preset, rows in found.items():
-        for r in rows.iter_rows(named=True):
+        for r in rows.head(top).collect().iter_rows(named=True):
             pct = r["pct_of_memory_roof"] if r.get("bandwidth_only") else r["pct_of_roof"]
             lines.append(f"| {_md(preset)} | {_md(r['dataset'])} | {_name(r)} "
                          f"| {_md(r['series'])} | {_md(r['level'])} | {_num(pct, '.0f')} |")
-    return lines + [""]
+    lines.append("")
+    lines += [f"… and {n - top} more on {_md(preset)}" for preset, n in counts.items()
+              if n > top]
+    return lines + ([""] if lines[-1] else [])
 
 
 def _kernels(table: pl.LazyFrame) -> pl.LazyFrame:
@@ -217,7 +225,7 @@ def summary_markdown(
              "is listed apart, not ranked.", ""]
     lines += _not_built(failed or {}, skipped)
     lines += kind_lines
-    lines += _above_roof(tables)
+    lines += _above_roof(tables, top)
     for preset, table in tables.items():
         lines += _preset(preset, table, top)
     return "\n".join(lines) + "\n"
@@ -241,7 +249,9 @@ def _preset(preset: str, table: pl.DataFrame | pl.LazyFrame, top: int) -> list[s
     source = table.lazy()
     names = source.collect_schema().names()
     source = source.select([c for c in names if c in _READ or c.startswith("traffic_ratio_")])
-    above = source.filter(pl.col("above_roof")).collect()
+    above = source.filter(pl.col("above_roof"))
+    n_above = above.select(pl.len()).collect().item()
+    above_keys = above.select(KERNEL_KEY).unique().collect().lazy()
     datasets = source.select(pl.col("dataset").n_unique()).collect().item()
     kernels = _kernels(source).collect().lazy()
     unjudged = kernels.filter(no_compute_roof())
@@ -249,7 +259,7 @@ def _preset(preset: str, table: pl.DataFrame | pl.LazyFrame, top: int) -> list[s
     superseded = judged.filter(pl.col("superseded"))
     # nulls_equal: empty pair/label cells read back from all.csv are nulls.
     ranked = judged.filter(~pl.col("superseded")).join(
-        above.lazy().select(KERNEL_KEY).unique(), on=KERNEL_KEY, how="anti", nulls_equal=True)
+        above_keys, on=KERNEL_KEY, how="anti", nulls_equal=True)
     timed = ranked.filter(pl.col("time_s").is_not_null())
     untimed = ranked.filter(pl.col("time_s").is_null())
     n_unjudged, n_superseded, n_ranked, n_timed, n_untimed = (
@@ -260,7 +270,7 @@ def _preset(preset: str, table: pl.DataFrame | pl.LazyFrame, top: int) -> list[s
              f"{_count(n_ranked, 'measured kernel')} ranked ({n_timed} with "
              f"times); not ranked: {n_superseded} superseded within their pair, "
              f"{n_unjudged} without a compute roof of their precision; "
-             f"{_count(above.height, 'point')} above the roof.", ""]
+             f"{_count(n_above, 'point')} above the roof.", ""]
     header = ("| # | dataset | kernel | series | bound | achieved | attainable | % of roof "
               "| headroom |")
     if n_timed:
