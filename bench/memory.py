@@ -291,6 +291,9 @@ def big_flow(rules: list[str] | None = None, reuse: bool = False) -> tuple[Path,
     files = [f for rule in chosen for f in targets[rule]]
     flow = OUT / "inputs" / "workflow_memory"
     if reuse and (flow / "resources" / "roofline" / "big.csv").exists():
+        import shutil
+
+        shutil.copytree(REPO / "workflow", flow / "workflow", dirs_exist_ok=True)  # today's
         return flow, files
     flow = workflow_copy(flow, 0)
     config = flow / "config" / "config.yaml"
