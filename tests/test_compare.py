@@ -170,3 +170,37 @@ def test_a_large_comparison_draws_arrows_for_the_most_changed_and_segments_for_t
     (segments,) = [c for c in ax.collections if isinstance(c, LineCollection)]
     assert sorted(s[1][1] for s in segments.get_segments()) == pytest.approx([1.0, 1.01, 1.02])
 
+
+
+def test_a_large_comparison_page_draws_the_most_changed_and_bins_the_rest(monkeypatch):
+    """Kernel i of 6 at 1 TFLOP/s, then at (1 + i/100) TFLOP/s, and 3 kernels only in new;
+    max_points 2. Drawn one by one: k5 and k4 (the largest |ln speedup|: 1.05, 1.04) and
+    n0, n1 (the first 2 new-only rows). Binned: k0 … k3 at their new point and n2, 5
+    points; the legend still counts all 6 matched kernels (every speedup ≥ 1)."""
+    from bokeh.models import ColumnDataSource, Legend
+
+    from rooflow.html import compare as page
+    from rooflow.roofs import load_preset
+
+    rows = [{"kernel": f"k{i}", "arithmetic_intensity": 10.0} for i in range(6)]
+    only = [{"kernel": f"n{i}", "arithmetic_intensity": 20.0, "performance": 5e12}
+            for i in range(3)]
+    base = table([r | {"performance": 1e12} for r in rows])
+    new = table([r | {"performance": (1 + i / 100) * 1e12} for i, r in enumerate(rows)]
+                + only)
+    written = []
+    monkeypatch.setattr(page, "write_page", lambda items, out, title: written.append(items))
+    page.comparison_page(compare_tables(base, new), load_preset("h100-sxm"), "c.html",
+                         title="many", max_points=2)
+    fig = written[0][0]
+    sources = [r.data_source.data for r in fig.renderers
+               if isinstance(r.data_source, ColumnDataSource)]
+    names = {n for data in sources if "name" in data for n in data["name"]}
+    assert names == {"k5", "k4", "n0", "n1"}
+    (cells,) = [data for data in sources if "count" in data]
+    assert sum(cells["count"]) == 5
+    (legend,) = [x for x in fig.right if isinstance(x, Legend)]
+    assert [i.label.value for i in legend.items] == ["6 faster (speedup ≥ 1)", "only in new (3)"]
+    notes = " ".join(getattr(x, "text", "") for x in written[0][1:])
+    assert "the 2 matched kernels that changed most" in notes
+    assert "5 more as grey density cells" in notes

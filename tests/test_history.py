@@ -135,3 +135,44 @@ def test_the_summary_names_ten_regressed_steps_and_counts_the_rest():
     assert SUMMARY_STEPS == 10 and line.count(" at b (+10.0 %)") == 10
     assert line.startswith("1 runs, 13 kernels: 13 regressed: k0 at b") and line.endswith(
         ", and 3 more (the table lists every step)")
+
+
+def test_a_large_history_page_draws_the_coloured_kernels_and_few_grey_ones(monkeypatch):
+    """KERNELS + 5 kernels over 2 runs (one call each), k(i) at (n − i) ms; in run b k14,
+    the fastest, takes 1.3 ms: +30 % > check's 5 % floor, regressed. max_points 4: grey
+    kernels get 4 // 2 runs = 2 whole kernels, the regressed k14 first, then k10 by name;
+    k11 … k13 are counted, not drawn. The KERNELS slowest (k00 … k09) keep a line and a
+    legend entry each, the grey ones share one."""
+    from bokeh.models import ColumnDataSource, Legend
+
+    from rooflow.html import history as page
+    from rooflow.plotting.history import KERNELS
+
+    n = KERNELS + 5
+
+    def one(last_ms: float) -> pl.DataFrame:
+        times = [(n - i) * 1e-3 for i in range(n - 1)] + [last_ms * 1e-3]
+        frame = pl.DataFrame({"kernel": [f"k{i:02d}" for i in range(n)], "flop": [1e9] * n,
+                              "bytes": [1e8] * n, "time_s": times})
+        return analyze(to_points(frame.with_columns(
+            row=pl.int_range(1, pl.len() + 1, dtype=pl.Int64), arithmetic_intensity=10.0,
+            performance=pl.col("flop") / pl.col("time_s"), source=pl.lit("run.csv"))), PRESET)
+
+    table = history([one(1.0), one(1.3)], ["a", "b"])
+    assert table.filter(pl.col("regressed"))["kernel"].to_list() == ["k14"]
+    written = []
+    monkeypatch.setattr(page, "write_page", lambda items, out, title: written.append(items))
+    page.history_page(table, "h.html", title="t", max_points=4)
+    fig = written[0][0]
+    sources = {id(r.data_source): r.data_source.data for r in fig.renderers  # line + dot
+               if isinstance(r.data_source, ColumnDataSource) and "name" in r.data_source.data}
+    drawn = [list(dict.fromkeys(data["name"])) for data in sources.values()]
+    assert ["k14", "k10"] in drawn
+    assert sorted(n for names in drawn for n in names if n not in ("k14", "k10")) == [
+        f"k{i:02d}" for i in range(KERNELS)]
+    (legend,) = [x for x in fig.right if isinstance(x, Legend)]
+    labels = [i.label.value for i in legend.items]
+    assert labels[:KERNELS] == [f"k{i:02d}" for i in range(KERNELS)]
+    assert labels[KERNELS:] == ["2 other kernels"]
+    notes = " ".join(x.text for x in written[0][1:])
+    assert "3 more kernels not drawn here" in notes

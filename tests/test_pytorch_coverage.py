@@ -92,6 +92,11 @@ def test_summary_lists_a_trace_s_shares_and_ranks_its_operators(tmp_path):
     assert ranked == ["| 1 | aten::bmm B | compute | 50.0 | 2 | 20.0 % |",
                       "| 2 | aten::mm A | compute | 50.0 | 1 | 10.0 % |",
                       "| 3 | aten::add C | DRAM | 33.0 | 0.5 | 5.0 % |"]
+    # The workflow's summary scans each preset's table (a LazyFrame): the same text.
+    lazy = {"h100-sxm": table.lazy()}
+    section = KINDS["pytorch"].hooks().summary_lines({"pytorch-t": points, "ncu-x": other},
+                                                     lazy, markdown_text)
+    assert summary_markdown(lazy, kind_lines=section) == text
 
 
 def test_no_traces_no_section():

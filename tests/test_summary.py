@@ -280,3 +280,31 @@ def test_times_in_one_unit_names_as_written_and_counts_agree():
     assert "1 dataset, 3 measured kernels ranked" in one and "0 points above" in one
     two = summary_markdown({"p": _table(*rows, {**rows[2], "dataset": "ncu-b"})})
     assert "2 datasets, 4 measured kernels ranked" in two
+
+
+def test_scanned_tables_give_the_same_summary_one_preset_at_a_time(tmp_path):
+    """The workflow's rule summary scans each preset's all.parquet (a LazyFrame) so that
+    one preset's table is in memory at a time: the text is the one of the tables read
+    whole, on two presets, the above-roof findings (read before the presets) included."""
+    above = _row("hot", dataset="ncu-a", performance=3e15, attainable=1e15, pct_of_roof=300.0,
+                 above_roof=True, row=4)
+    tables = {"h100-sxm": _table(GEMM_A, GEMM_A_L2, GEMM_B, COPY, THEORY),
+              "mi300x": _table(GEMM_B, above)}
+    for key, table in tables.items():
+        table.write_parquet(tmp_path / f"{key}.parquet")
+    scanned = {key: pl.scan_parquet(tmp_path / f"{key}.parquet") for key in tables}
+    text = summary_markdown(tables)
+    assert "## Points above the roof" in text and "## mi300x" in text
+    assert summary_markdown(scanned) == text
+
+
+def test_points_above_the_roof_are_listed_up_to_top_then_counted():
+    """Three points above the roof, top 2: the first two listed, then "… and 1 more on p"
+    (a preset whose roofs sit below a 10⁷-row dataset listed all 10⁷ before)."""
+    rows = [_row(f"hot{i}", dataset="ncu-a", performance=3e15, attainable=1e15,
+                 pct_of_roof=300.0, above_roof=True, row=i) for i in range(1, 4)]
+    text = summary_markdown({"p": _table(*rows)}, top=2)
+    found = [line for line in text.splitlines() if line.startswith("| p | ncu-a | hot")]
+    assert found == ["| p | ncu-a | hot1 | Measured | DRAM | 300 |",
+                     "| p | ncu-a | hot2 | Measured | DRAM | 300 |"]
+    assert "… and 1 more on p" in text.splitlines()

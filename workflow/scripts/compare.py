@@ -23,8 +23,11 @@ def step(log):
             return
     preset = load_preset(sm.params.preset, sm.input.hardware,
                          sm.input.get("measured")).with_roofs_at(sm.params.roofs_at)
-    tables = [analyze(read_points(p), preset) for p in (sm.input.baseline, sm.input.new)]
-    comp = compare_tables(*tables, normalize=sm.params.normalize)
+    # The analysis tables (every column) live only through compare_tables(): its table
+    # is all that is drawn and written.
+    comp = compare_tables(*[analyze(read_points(p), preset)
+                            for p in (sm.input.baseline, sm.input.new)],
+                          normalize=sm.params.normalize)
     title = f"{sm.params.name}: {sm.params.baseline} → {sm.params.new} on {preset.key}"
     plot_comparison(comp, preset, sm.output.plot, title=title,
                     xlim=axis_range(sm.params.xlim, preset.key),

@@ -22,8 +22,10 @@ def step(log):
             return
     preset = load_preset(sm.params.preset, sm.input.hardware,
                          sm.input.get("measured")).with_roofs_at(sm.params.roofs_at)
-    tables = [analyze(read_points(p), preset) for p in sm.input.runs]
-    table = history(tables, sm.params.labels, max_slowdown=sm.params.max_slowdown,
+    # The analysis tables (every column) live only through history(): its table is all
+    # that is drawn and written.
+    table = history([analyze(read_points(p), preset) for p in sm.input.runs],
+                    sm.params.labels, max_slowdown=sm.params.max_slowdown,
                     confidence=sm.params.confidence)
     title = f"{sm.params.name} on {preset.key}"
     plot_history(table, sm.output.plot, title=title)

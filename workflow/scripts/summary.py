@@ -15,8 +15,10 @@ def step(log):
     failed = failures(dict(zip(sm.params.datasets, sm.input.points, strict=True)))
     tables = {}
     for preset, path in zip(sm.params.presets, sm.input.tables, strict=True):
-        table = pl.read_parquet(path)  # the aggregate's table as it made it
-        if "kernel" in table.columns:  # else no dataset of the preset was built
+        # The aggregate's table as it made it, read when its preset's turn comes: one
+        # preset's table in memory at a time (rooflow.summary.summary_markdown).
+        table = pl.scan_parquet(path)
+        if "kernel" in table.collect_schema().names():  # else no dataset of the preset built
             tables[preset] = table
     from rooflow.escape import markdown_text
     from rooflow.kinds import KINDS

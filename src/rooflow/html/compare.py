@@ -3,6 +3,12 @@
 Each matched kernel: a segment from its baseline point (hollow) to its new point (filled),
 green faster, red slower, grey without a speedup; rows of one run only are grey squares.
 Legend entries toggle these groups; hover gives both runs' numbers and the speedup.
+
+Big comparisons stay small, as :mod:`rooflow.html.page`'s pages: the ``max_points``
+matched kernels that changed most (the largest absolute log speedup, the PNG's arrow order) are
+drawn one by one, and as many rows of each run only; the rest (matched kernels by their
+new point) are grey density cells whose hover gives the count
+(:func:`rooflow.html.page.density`).
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import polars as pl
 
 from rooflow.compare import MATCHED, ONLY_BASELINE, ONLY_NEW, Comparison
 from rooflow.html.figure import note, roofline_figure, write_page
-from rooflow.html.page import num_text, rate_text, time_text
+from rooflow.html.page import MAX_POINTS, density, num_text, rate_text, time_text
 from rooflow.plotting.core import SPEEDUP_COLORS, side, speedup_group
 from rooflow.roofs.preset import Preset
 from rooflow.style import SPEEDUP_LEGEND
@@ -51,8 +57,13 @@ def _columns(t: pl.DataFrame, scale: float) -> dict[str, list]:
     }
 
 
-def comparison_page(comp: Comparison, preset: Preset, out: str | Path, *, title: str) -> Path:
-    """Write the interactive comparison page of ``comp`` on ``preset`` to ``out``."""
+def comparison_page(comp: Comparison, preset: Preset, out: str | Path, *, title: str,
+                    max_points: int = MAX_POINTS) -> Path:
+    """Write the interactive comparison page of ``comp`` on ``preset`` to ``out``.
+
+    ``max_points``: matched kernels drawn one by one (the most changed), and rows of each
+    run only; the rest are density cells.
+    """
     # Legend from its subpackage: bokeh.models re-exports it through an __all__ mypy can't read.
     from bokeh.models import ColumnDataSource, HoverTool
     from bokeh.models.annotations import Legend, LegendItem
@@ -63,42 +74,57 @@ def comparison_page(comp: Comparison, preset: Preset, out: str | Path, *, title:
     matched = t.filter(pl.col("status") == MATCHED).drop_nulls(
         ["arithmetic_intensity_baseline", "performance_baseline", "arithmetic_intensity_new",
          "performance_new"]).with_columns(
-        _g=pl.col("speedup").map_elements(speedup_group, return_dtype=pl.String, skip_nulls=False))
+        _g=speedup_group(pl.col("speedup")),
+        _d=pl.col("speedup").log().abs().fill_nan(0).fill_null(0))
+    # Most changed first (the PNG's arrows); past max_points, density cells.
+    matched = matched.sort("_d", descending=True, maintain_order=True)
+    xy = ["arithmetic_intensity", "performance"]
+    rest = [side(matched.slice(max_points), "_new").select(xy)]
+    shown = matched.head(max_points)
     items, hover = [], []
     for group, color in SPEEDUP_COLORS.items():
-        part = matched.filter(pl.col("_g") == group)
+        part = shown.filter(pl.col("_g") == group)
         if not part.height:
             continue
         src = ColumnDataSource(_columns(part, scale))
         seg = fig.segment("x0", "y0", "x1", "y1", source=src, line_color=color, line_width=1.5)
         b = fig.scatter("x0", "y0", source=src, size=8, fill_color="white", line_color=color)
         n = fig.scatter("x1", "y1", source=src, size=9, fill_color=color, line_color="black")
-        items.append(LegendItem(label=f"{part.height} {SPEEDUP_LEGEND[group]}",
+        total = matched.filter(pl.col("_g") == group).height
+        items.append(LegendItem(label=f"{total} {SPEEDUP_LEGEND[group]}",
                                 renderers=[seg, b, n]))
         hover += [b, n]
+    one_run = 0
     for status, suffix, fill in ((ONLY_BASELINE, "_baseline", "white"),
                                  (ONLY_NEW, "_new", "#b3b3b3")):
         part = t.filter(pl.col("status") == status).drop_nulls(
             [f"arithmetic_intensity{suffix}", f"performance{suffix}"])
+        one_run += part.height
         if not part.height:
             continue
-        src = ColumnDataSource(_columns(part, scale))
+        rest.append(side(part.slice(max_points), suffix).select(xy))
+        src = ColumnDataSource(_columns(part.head(max_points), scale))
         r = fig.scatter(f"x{suffix == '_new':d}", f"y{suffix == '_new':d}", source=src,
                         marker="square", size=8, fill_color=fill, line_color="#999999")
         items.append(LegendItem(label=f"{status} ({part.height})", renderers=[r]))
         hover.append(r)
     if hover:
         fig.add_tools(HoverTool(renderers=hover, tooltips=TOOLTIPS))
-    if items:
-        fig.add_layout(Legend(items=items, title="click to hide", click_policy="hide",
-                              label_text_font_size="8pt"), "right")
     notes = [comp.summary() + ".",
              f"Roofs: {preset.name} ({preset.key}), {preset.source}; hollow = baseline, "
              "filled = new; both runs on the same axes."]
-    undrawn = t.height - matched.height - sum(
-        t.filter(pl.col("status") == s).drop_nulls([f"arithmetic_intensity{x}",
-                                                    f"performance{x}"]).height
-        for s, x in ((ONLY_BASELINE, "_baseline"), (ONLY_NEW, "_new")))
+    cells = pl.concat(rest)
+    if cells.height:
+        drawn = density(fig, cells, scale)
+        fig.add_tools(HoverTool(renderers=[drawn], tooltips=[("more points here", "@count")]))
+        notes.append(f"Drawn one by one: the {min(matched.height, max_points)} matched kernels "
+                     f"that changed most and up to {max_points} rows of each run only; "
+                     f"{cells.height} more as grey density cells (hover: count; matched "
+                     "kernels at their new point).")
+    if items:
+        fig.add_layout(Legend(items=items, title="click to hide", click_policy="hide",
+                              label_text_font_size="8pt"), "right")
+    undrawn = t.height - matched.height - one_run
     if undrawn:
         notes.append(f"{undrawn} rows not drawn (bandwidth-only or no roof); see the table.")
     return write_page([fig] + [note(n) for n in notes], out, title)

@@ -1,9 +1,16 @@
 """A history (:mod:`rooflow.history`) as an interactive page: time per call, run by run.
 
-One line per kernel (click its legend entry to hide it) over the runs in order, time per
-call (runs without times: achieved performance) on a log axis; a step ``check`` judged a
-regression is ringed in red. Hover gives the run, the kernel, its time, % of roof,
-slowdown and the allowed slowdown.
+One line per kernel over the runs in order, time per call (runs without times: achieved
+performance) on a log axis; a step ``check`` judged a regression is ringed in red. The
+PNG's :data:`~rooflow.plotting.history.KERNELS` coloured kernels
+(:func:`rooflow.plotting.history.coloured`) each have a legend entry (click it to hide the
+kernel); the other kernels are grey, one line broken between kernels, with one legend
+entry. Hover gives the run, the kernel, its time, % of roof, slowdown and the allowed
+slowdown.
+
+Big histories stay small, as :mod:`rooflow.html.page`'s pages: grey kernels are drawn up
+to ``max_points`` points, those with a regressed step first; a note counts the kernels
+left out (the table and the PNG have them all).
 """
 
 from __future__ import annotations
@@ -13,17 +20,36 @@ from pathlib import Path
 import polars as pl
 
 from rooflow.html.figure import canvas_text, note, write_page
-from rooflow.html.page import num_text, time_text
+from rooflow.html.page import MAX_POINTS, num_text, time_text
 from rooflow.plotting import core
-from rooflow.plotting.history import KERNELS, REGRESSED_COLOR, kernel_names, trend
+from rooflow.plotting.history import REGRESSED_COLOR, broken_paths, coloured, kernel_names, trend
 
 TOOLTIPS = [("run", "@run"), ("kernel", "@name"), ("time per call", "@time"),
             ("% of roof", "@pct"), ("slowdown", "@slowdown"), ("allowed", "@allowed"),
             ("status", "@status")]
+GREY = "#bfbfbf"
 
 
-def history_page(table: pl.DataFrame, out: str | Path, *, title: str) -> Path:
-    """Write the history page of ``table`` (:data:`rooflow.history.COLUMNS`) to ``out``."""
+def _source(rows: pl.DataFrame, column: str) -> dict[str, list]:
+    """The hover source of ``rows``: one point per row."""
+    return {
+        "x": rows["step"].to_list(), "y": rows[column].to_list(),
+        "run": rows["run"].to_list(), "name": rows["name"].to_list(),
+        "time": [time_text(v) for v in rows["time_s"].to_list()],
+        "pct": [num_text(v, ".1f", " %") for v in rows["pct_of_roof"].to_list()],
+        "slowdown": [num_text(v, "+.1f", " %") for v in rows["slowdown_pct"].to_list()],
+        "allowed": [num_text(v, ".1f", " %") for v in rows["allowed_pct"].to_list()],
+        "status": rows["status"].to_list(),
+        "ring": [REGRESSED_COLOR if r else None for r in rows["regressed"].to_list()],
+    }
+
+
+def history_page(table: pl.DataFrame, out: str | Path, *, title: str,
+                 max_points: int = MAX_POINTS) -> Path:
+    """Write the history page of ``table`` (:data:`rooflow.history.COLUMNS`) to ``out``.
+
+    ``max_points``: points of grey kernels drawn at most (whole kernels).
+    """
     from bokeh.models import ColumnDataSource, FixedTicker, HoverTool
     from bokeh.models.annotations import Legend, LegendItem
     from bokeh.plotting import figure
@@ -38,31 +64,44 @@ def history_page(table: pl.DataFrame, out: str | Path, *, title: str) -> Path:
                  tools="pan,wheel_zoom,box_zoom,reset,save")
     fig.xaxis.ticker = FixedTicker(ticks=list(range(len(runs))))
     fig.xaxis.major_label_overrides = {i: canvas_text(r) for i, r in enumerate(runs)}
-    names = table["name"].unique(maintain_order=True).to_list()
-    colors = core.palette(min(len(names), KERNELS))
+    names = coloured(table, column)
     items: list = []
     dots: list = []
-    for i, name in enumerate(names):
+    # Grey kernels: those with a regressed step first, whole kernels up to max_points points.
+    grey = (table.filter(~pl.col("name").is_in(names))
+            .with_columns(_bad=pl.col("regressed").any().over("name"))
+            .sort("_bad", "name", "step", descending=[True, False, False]))
+    grey_names = grey["name"].unique(maintain_order=True)
+    per_kernel = max(len(runs), 1)
+    shown = grey.filter(pl.col("name").is_in(grey_names.head(max_points // per_kernel)
+                                             .to_list()))
+    grey_item: list = []
+    if shown.height:  # drawn first: under the coloured kernels
+        x, y = broken_paths(shown, column)
+        line = fig.line(x, y, line_color=GREY, line_width=1.0)
+        dot = fig.scatter("x", "y", source=ColumnDataSource(_source(shown, column)), size=6,
+                          fill_color=GREY, line_color="ring", line_width=3)
+        kernels = shown["name"].n_unique()
+        drawn: list = [line, dot]  # mypy: a list of GlyphRenderer[Glyph]
+        grey_item.append(LegendItem(label=f"{kernels} other kernel{'s' if kernels > 1 else ''}",
+                                    renderers=drawn))
+        dots.append(dot)
+    for name, color in zip(names, core.palette(len(names)), strict=True):
         rows = table.filter(name=name).sort("step")
-        src = ColumnDataSource({
-            "x": rows["step"].to_list(), "y": rows[column].to_list(),
-            "run": rows["run"].to_list(), "name": rows["name"].to_list(),
-            "time": [time_text(v) for v in rows["time_s"].to_list()],
-            "pct": [num_text(v, ".1f", " %") for v in rows["pct_of_roof"].to_list()],
-            "slowdown": [num_text(v, "+.1f", " %") for v in rows["slowdown_pct"].to_list()],
-            "allowed": [num_text(v, ".1f", " %") for v in rows["allowed_pct"].to_list()],
-            "status": rows["status"].to_list(),
-            "ring": [REGRESSED_COLOR if r else None for r in rows["regressed"].to_list()],
-        })
-        color = colors[i] if i < KERNELS else "#bfbfbf"
+        src = ColumnDataSource(_source(rows, column))
         line = fig.line("x", "y", source=src, line_color=color, line_width=1.5)
         dot = fig.scatter("x", "y", source=src, size=8, fill_color=color,
                           line_color="ring", line_width=3)
-        drawn: list = [line, dot]
+        drawn = [line, dot]
         items.append(LegendItem(label=canvas_text(name[:40]), renderers=drawn))
         dots.append(dot)
+    items += grey_item
     if dots:
         fig.add_tools(HoverTool(renderers=dots, tooltips=TOOLTIPS))
         fig.add_layout(Legend(items=items, title="click to hide", click_policy="hide",
                               label_text_font_size="8pt"), "right")
-    return write_page([fig, note(summary(table.drop("name")))], out, title)
+    notes = [summary(table.drop("name"))]
+    if (left := grey_names.len() - shown["name"].n_unique()) > 0:
+        notes.append(f"{left} more kernels not drawn here (the table lists them, the PNG "
+                     "draws them grey).")
+    return write_page([fig, *(note(n) for n in notes)], out, title)

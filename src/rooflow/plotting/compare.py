@@ -65,11 +65,7 @@ def _plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title
     # is one patch and one layout per kernel, which a run of 10⁶ kernels cannot afford).
     drawn = drawn.with_columns(_d=pl.col("speedup").log().abs().fill_nan(0).fill_null(0)).sort(
         "_d", descending=True)
-    speedup = pl.col("speedup")  # core.speedup_group, per column
-    drawn = drawn.with_columns(_group=pl.when(speedup.is_null() | speedup.is_nan())
-                               .then(pl.lit("no speedup (theoretical)"))
-                               .when(speedup >= 1).then(pl.lit("faster or same"))
-                               .otherwise(pl.lit("slower")))
+    drawn = drawn.with_columns(_group=core.speedup_group(pl.col("speedup")))
     for key, color in core.SPEEDUP_COLORS.items():
         rows = drawn.filter(pl.col("_group") == key)
         x0, x1 = rows["arithmetic_intensity_baseline"], rows["arithmetic_intensity_new"]

@@ -408,11 +408,11 @@ SPEEDUP_COLORS = {"faster or same": "#1a9850", "slower": "#d73027",
 """Arrow (segment) colour of a matched kernel by :func:`speedup_group`."""
 
 
-def speedup_group(speedup: float | None) -> str:
-    """Key of :data:`SPEEDUP_COLORS`: speedup ≥ 1, < 1, or none (a theoretical point)."""
-    if speedup is None or math.isnan(speedup):
-        return "no speedup (theoretical)"
-    return "faster or same" if speedup >= 1 else "slower"
+def speedup_group(speedup: pl.Expr) -> pl.Expr:
+    """Key of :data:`SPEEDUP_COLORS` per row: speedup ≥ 1, < 1, or none (null, NaN)."""
+    none = speedup.is_null() | speedup.is_nan()
+    return (pl.when(none).then(pl.lit("no speedup (theoretical)"))
+            .when(speedup >= 1).then(pl.lit("faster or same")).otherwise(pl.lit("slower")))
 
 
 def side(table: pl.DataFrame, suffix: str) -> pl.DataFrame:

@@ -43,11 +43,26 @@ def trend(table: pl.DataFrame) -> tuple[str, str]:
     return "performance", f"Achieved ({unit[0] if unit.len() else 'FLOP/s'})"
 
 
-def _broken_paths(rows: pl.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
+def coloured(table: pl.DataFrame, column: str) -> list[str]:
+    """The :data:`KERNELS` kernel names drawn in colour: the slowest in the last run first.
+
+    ``table``: :func:`kernel_names`' columns; ``column``: the trend's (:func:`trend`).
+    Short of :data:`KERNELS` in the last run, then the others in the table's order.
+    """
+    last = table.filter(pl.col("step") == pl.col("step").max())
+    names = (last.sort(column, descending=True, nulls_last=True, maintain_order=True)["name"]
+             .unique(maintain_order=True).head(KERNELS).to_list())
+    if len(names) < KERNELS:
+        others = table.filter(~pl.col("name").is_in(names))["name"].unique(maintain_order=True)
+        names += others.head(KERNELS - len(names)).to_list()
+    return names
+
+
+def broken_paths(rows: pl.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
     """(step, ``column``) of ``rows`` (sorted by name, then step), NaN between two kernels."""
     x, y = rows["step"].to_numpy().astype(float), rows[column].to_numpy().astype(float)
-    names = rows["name"].to_numpy()
-    breaks = np.flatnonzero(names[1:] != names[:-1]) + 1
+    # Where the name changes, in polars: no Python string per row.
+    breaks = np.flatnonzero((rows["name"] != rows["name"].shift(1)).fill_null(False).to_numpy())
     return np.insert(x, breaks, np.nan), np.insert(y, breaks, np.nan)
 
 
@@ -55,12 +70,9 @@ def figure(table: pl.DataFrame, *, title: str, dpi: int = 150):
     """The figure of :func:`plot_history`, not saved: axes 0 time per call, 1 % of roof."""
     table = kernel_names(table)
     runs = table["run"].unique(maintain_order=True).to_list()
-    last = table.filter(pl.col("step") == pl.col("step").max())
     column, axis_title = trend(table)
-    # Last run's order first, then the kernels missing from it (dict: ordered, no repeats).
-    names = list(dict.fromkeys([*last.sort(column, descending=True, nulls_last=True)["name"],
-                                *table["name"].unique(maintain_order=True)]))
-    colors = dict(zip(names[:KERNELS], core.palette(min(len(names), KERNELS)), strict=True))
+    names = coloured(table, column)
+    colors = dict(zip(names, core.palette(len(names)), strict=True))
     fig = new_figure(dpi)
     time_ax = fig.add_axes((0.08, 0.55, 0.62, 0.37))
     pct_ax = fig.add_axes((0.08, 0.1, 0.62, 0.37), sharex=time_ax)
@@ -70,7 +82,7 @@ def figure(table: pl.DataFrame, *, title: str, dpi: int = 150):
     bad = table.filter(pl.col("regressed"))
     for ax, col in ((time_ax, column), (pct_ax, "pct_of_roof")):
         if rest.height:
-            ax.plot(*_broken_paths(rest, col), marker="o", ms=4, color="0.75")
+            ax.plot(*broken_paths(rest, col), marker="o", ms=4, color="0.75")
         for name in reversed(list(colors)):
             rows = table.filter(name=name).sort("step")
             ax.plot(rows["step"].to_list(), rows[col].to_list(), marker="o", ms=4,

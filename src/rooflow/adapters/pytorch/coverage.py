@@ -109,13 +109,14 @@ def ranked_note(source: str, table: pl.DataFrame, preset: str, top: int = 5) -> 
     return lines
 
 
-def summary_lines(coverages: Mapping[str, dict], tables: Mapping[str, pl.DataFrame],
+def summary_lines(coverages: Mapping[str, dict],
+                  tables: Mapping[str, pl.DataFrame | pl.LazyFrame],
                   md, top: int = 5) -> list[str]:
     """``summary.md``'s section on traces: GPU time shares, then operators by time saved.
 
     Args:
         coverages: dataset → :func:`coverage` of the traces built.
-        tables: preset → analysis table with a ``dataset`` column.
+        tables: preset → analysis table with a ``dataset`` column (or a LazyFrame of it).
         md: the Markdown escaper of names (:func:`rooflow.escape.markdown_cell`).
         top: operators ranked per trace and preset.
     """
@@ -138,9 +139,10 @@ def summary_lines(coverages: Mapping[str, dict], tables: Mapping[str, pl.DataFra
     lines.append("")
     for dataset, cov in coverages.items():
         for preset, table in tables.items():
-            if "dataset" not in table.columns:
+            frame = table.lazy()  # a scanned table: only this trace's rows are read
+            if "dataset" not in frame.collect_schema().names():
                 continue
-            ranked = _top(table.filter(pl.col("dataset") == dataset), top)
+            ranked = _top(frame.filter(pl.col("dataset") == dataset).collect(), top)
             if not ranked.height:
                 continue
             lines += [f"Operators of {md(dataset)} by potential time saved on {md(preset)}:", "",

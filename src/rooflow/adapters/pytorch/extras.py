@@ -31,13 +31,14 @@ def points_metadata(raw: str | Path) -> dict[str, str]:
     return to_metadata(coverage_of(Path(raw)))
 
 
-def summary_lines(points_files: Mapping[str, str | Path], tables: Mapping[str, pl.DataFrame],
+def summary_lines(points_files: Mapping[str, str | Path],
+                  tables: Mapping[str, pl.DataFrame | pl.LazyFrame],
                   md: Callable[[str], str]) -> list[str]:
     """``summary.md``'s section on the traces among the built ``points_files``.
 
     Args:
         points_files: dataset → its points file (Parquet), every dataset built.
-        tables: preset → analysis table with a ``dataset`` column.
+        tables: preset → analysis table with a ``dataset`` column (or a LazyFrame of it).
         md: the Markdown escaper of names (:func:`rooflow.escape.markdown_cell`).
 
     Returns:
