@@ -398,3 +398,31 @@ def test_per_launch_pairs_ncu_launches_by_kernel_and_order(tmp_path):
     assert [r["kernel"][-2:] for r in triad] == ["#1", "#2"]
     assert [r["time_s_new"] for r in triad] == pytest.approx([1.16e-3, 1.17248e-3])
     assert all(r["note"] == FLOOR_ONLY for r in triad)
+
+
+def test_many_kernels_are_judged_without_a_python_row_each():
+    """A check of 50,000 one-call kernels builds no Python object per kernel (history of
+    10⁷ kernels: a dict per kernel passed 16 GB). tracemalloc sees Python's allocations
+    only: a dict of 21 entries per kernel is ≈ 1.2 kB, 60 MB for 50,000; polars' columns
+    are not counted. The verdicts stay right: kernel i is 1 + (i + ½)/100,000 slower (the
+    5 % floor alone, one call each): i ≥ 5,000 regressed, 45,000 of them."""
+    import tracemalloc
+
+    n = 50_000
+    def one(scale: float) -> pl.DataFrame:
+        frame = pl.DataFrame({"kernel": [f"k{i}" for i in range(n)]}).with_row_index("i")
+        ms = 1.0 + scale * (pl.col("i").cast(pl.Float64) + 0.5) / 100_000
+        return analyze(to_points(frame.select(
+            "kernel", flop=pl.lit(1e9), bytes=pl.lit(1e6), time_s=ms / 1e3,
+            row=pl.col("i").cast(pl.Int64) + 1, arithmetic_intensity=pl.lit(1e3),
+            performance=1e9 / (ms / 1e3), source=pl.lit("run.csv"))), PRESET)
+
+    base, new = one(0.0), one(1.0)
+    tracemalloc.start()
+    table = check_runs(base, new).table
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 20e6, f"{peak / 1e6:.0f} MB of Python objects"
+    # base 1 ms each; slowdown (i + ½)/10⁵ > 0.05 ⇔ i ≥ 5,000: i = 5,000 … 49,999.
+    assert (table["status"] == "regressed").sum() == 45_000
+    assert table["kernel"][0] == "k49999"  # the worst first

@@ -41,7 +41,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rooflow.escape import markdown_cell, terminal_text, xml_text
 
@@ -258,42 +258,101 @@ def _per_kernel(table: pl.DataFrame, normalize: bool, pair_calls: bool) -> pl.Da
         thr_sigma=spread(r), rate=pl.col("rate").first(), pct=pl.col("pct").median())
 
 
-def _judge(r: dict, floor: float, confidence: float) -> dict:
-    """The verdict columns of one kernel found in both runs (module docstring)."""
-    out: dict = {"status": NOT_JUDGED, "compared": None, "note": None}
-    nb, nn = r["calls"], r["calls_new"]
-    if r["time"] and r["time_new"] and r["time"] > 0 and r["time_new"] > 0:
-        out["compared"] = TIME
-        mb, mn, sb, sn = r["time"], r["time_new"], r["time_sigma"], r["time_sigma_new"]
-        slowdown = mn / mb - 1
-    elif (r["thr"] and r["thr_new"] and r["thr"] > 0 and r["thr_new"] > 0
-          and r["rate"] == r["rate_new"]):
-        out["compared"] = r["rate"]
-        mb, mn, sb, sn = r["thr"], r["thr_new"], r["thr_sigma"], r["thr_sigma_new"]
-        slowdown = mb / mn - 1
-    else:
-        out["note"] = "no times, nor throughputs of one unit, in both runs"
-        return out
-    rel_b, rel_n = (sb or 0.0) / mb, (sn or 0.0) / mn
-    if nb == 1 and nn == 1:
-        allowed, se, q = floor, None, None
-        out["note"] = FLOOR_ONLY
-    else:
-        if nb == 1:
-            rel_b, out["note"] = rel_n, "baseline's noise from new's calls (one call)"
-        elif nn == 1:
-            rel_n, out["note"] = rel_b, "new's noise from baseline's calls (one call)"
-        se = MEDIAN_SE * math.sqrt(rel_b ** 2 / nb + rel_n ** 2 / nn)
-        q = t_quantile(confidence, min(n for n in (nb, nn) if n > 1) - 1)
-        allowed = max(floor, q * se)
-    drop = 1 - r["pct_new"] / r["pct"] if r["pct"] and r["pct_new"] else None
-    worse = slowdown > allowed or (drop is not None and drop > allowed)
-    out.update(status=REGRESSED if worse else OK, slowdown_pct=slowdown * 100,
-               roof_drop_pct=None if drop is None else drop * 100,
-               noise_pct_baseline=rel_b * 100, noise_pct_new=rel_n * 100,
-               se_pct=None if se is None else se * 100, quantile=q,
-               allowed_pct=allowed * 100)
-    return out
+def _verdicts(joined: pl.DataFrame, max_slowdown: float, confidence: float,
+              floors: pl.Series | None) -> pl.DataFrame:
+    """The :data:`COLUMNS` table of ``joined``, verdicts by the module docstring's model.
+
+    ``joined``: each run's :func:`_per_kernel` rows, the new run's with suffix ``_new``,
+    full-joined on the key. A kernel in one run only is ``only in baseline``/``only in
+    new``. In both: compared by median time per call where both are > 0, else by median
+    throughput where both are > 0 in one unit, else not judged. Slowdown ``new/base - 1``
+    (time) or ``base/new - 1`` (throughput); relative noise σ/median per run (a one-call run
+    borrows the other's); se = 1.2533 · √(rel_b²/n_b + rel_n²/n_n); allowed = max(floor,
+    t_q(min n > 1, - 1) · se), or the floor alone with one call each; regressed when the
+    slowdown, or the drop of median % of roof, is above allowed. ``floors``: each kernel's
+    floor, else ``max_slowdown`` for all.
+    """
+    import polars as pl
+
+    c = pl.col
+    def positive(col: str) -> pl.Expr:  # NaN is not > 0 (polars orders NaN above all)
+        return ((c(col) > 0) & c(col).is_not_nan()).fill_null(False)
+
+    def above(x: pl.Expr, y: pl.Expr) -> pl.Expr:  # x > y, False for a NaN or null
+        return ((x > y) & x.is_not_nan() & y.is_not_nan()).fill_null(False)
+
+    both = c("calls").is_not_null() & c("calls_new").is_not_null()
+    by_time = both & positive("time") & positive("time_new")
+    by_rate = (both & ~by_time & positive("thr") & positive("thr_new")
+               & c("rate").cast(pl.String).eq_missing(c("rate_new").cast(pl.String)))
+    judged = by_time | by_rate
+    mb = pl.when(by_time).then(c("time")).otherwise(c("thr"))
+    mn = pl.when(by_time).then(c("time_new")).otherwise(c("thr_new"))
+    sb = pl.when(by_time).then(c("time_sigma")).otherwise(c("thr_sigma")).fill_null(0.0)
+    sn = pl.when(by_time).then(c("time_sigma_new")).otherwise(c("thr_sigma_new")).fill_null(0.0)
+    nb, nn = c("calls"), c("calls_new")
+    one_each = (nb == 1) & (nn == 1)
+    own_b, own_n = sb / mb, sn / mn
+    rel_b = pl.when(~one_each & (nb == 1)).then(own_n).otherwise(own_b)
+    rel_n = pl.when(~one_each & (nb != 1) & (nn == 1)).then(own_b).otherwise(own_n)
+    floor = pl.lit(max_slowdown, pl.Float64) if floors is None else c("_floor")
+    se = pl.when(~one_each).then(
+        MEDIAN_SE * (rel_b ** 2 / nb + rel_n ** 2 / nn).sqrt())
+    df = (pl.when((nb > 1) & (nn > 1)).then(pl.min_horizontal(nb, nn))
+          .when(nb > 1).then(nb).otherwise(nn) - 1)
+    base = joined if floors is None else joined.with_columns(floors.alias("_floor"))
+    frame = base.with_columns(
+        _judged=judged, _slowdown=pl.when(by_time).then(mn / mb - 1).otherwise(mb / mn - 1),
+        _rel_b=rel_b, _rel_n=rel_n, _se=se, _df=pl.when(judged & ~one_each).then(df),
+        _floor=floor)
+    dfs = frame["_df"].drop_nulls().unique().to_list()
+    quantiles = {d: t_quantile(confidence, d) for d in dfs}  # few distinct call counts
+    frame = frame.with_columns(_q=c("_df").replace_strict(
+        list(quantiles), list(quantiles.values()), default=None, return_dtype=pl.Float64))
+    spread = c("_q") * c("_se")
+    allowed = pl.when(above(spread, c("_floor"))).then(spread).otherwise(c("_floor"))
+    pct_ok = ((c("pct") != 0) & (c("pct_new") != 0)).fill_null(False)
+    drop = pl.when(pct_ok).then(1 - c("pct_new") / c("pct"))
+    frame = frame.with_columns(_allowed=pl.when(c("_judged")).then(allowed),
+                               _drop=pl.when(c("_judged")).then(drop))
+    worse = above(c("_slowdown"), c("_allowed")) | above(c("_drop"), c("_allowed"))
+    compared = (pl.when(by_time).then(pl.lit(TIME)).when(by_rate).then(c("rate").cast(pl.String))
+                .otherwise(pl.lit(None, pl.String)))
+    names = set(joined.columns)
+
+    def either(col: str) -> pl.Expr:
+        own = c(col).cast(pl.String)
+        return (own if f"{col}_new" not in names
+                else own.fill_null(c(f"{col}_new").cast(pl.String))).fill_null("")
+
+    judged_only = c("_judged")
+    note = (pl.when(~both).then(pl.lit(None, pl.String))
+            .when(~judged_only).then(pl.lit("no times, nor throughputs of one unit, in both runs"))
+            .when(one_each).then(pl.lit(FLOOR_ONLY))
+            .when(nb == 1).then(pl.lit("baseline's noise from new's calls (one call)"))
+            .when(nn == 1).then(pl.lit("new's noise from baseline's calls (one call)")))
+    status = (pl.when(c("calls").is_null()).then(pl.lit(ONLY_NEW))
+              .when(c("calls_new").is_null()).then(pl.lit(ONLY_BASELINE))
+              .when(~judged_only).then(pl.lit(NOT_JUDGED))
+              .when(worse).then(pl.lit(REGRESSED)).otherwise(pl.lit(OK)))
+    shown_rate = compared.is_not_null() & (compared != TIME)
+    when_judged = pl.when(judged_only)
+    return frame.select(
+        kernel=c("name").cast(pl.String), series=either("series"), pair=either("pair"),
+        status=status, compared=compared,
+        calls_baseline=c("calls").fill_null(0).cast(pl.Int64),
+        calls_new=c("calls_new").fill_null(0).cast(pl.Int64),
+        time_s_baseline=c("time").cast(pl.Float64), time_s_new=c("time_new").cast(pl.Float64),
+        throughput_baseline=pl.when(shown_rate).then(c("thr")).cast(pl.Float64),
+        throughput_new=pl.when(shown_rate).then(c("thr_new")).cast(pl.Float64),
+        slowdown_pct=when_judged.then(c("_slowdown") * 100),
+        pct_of_roof_baseline=c("pct").cast(pl.Float64),
+        pct_of_roof_new=c("pct_new").cast(pl.Float64),
+        roof_drop_pct=when_judged.then(c("_drop") * 100),
+        noise_pct_baseline=when_judged.then(c("_rel_b") * 100),
+        noise_pct_new=when_judged.then(c("_rel_n") * 100),
+        se_pct=when_judged.then(c("_se") * 100), quantile=when_judged.then(c("_q")),
+        allowed_pct=c("_allowed") * 100, note=note)
 
 
 def check_runs(baseline: pl.DataFrame, new: pl.DataFrame, *,
@@ -322,34 +381,18 @@ def check_runs(baseline: pl.DataFrame, new: pl.DataFrame, *,
 
     base = _per_kernel(baseline, normalize, pair_calls)
     other = _per_kernel(new, normalize, pair_calls)
-    key = ["name"] + [c for c in ("series", "pair") if set(base[c]) & set(other[c])]
+    key = ["name"] + [c for c in ("series", "pair") if base.select(pl.col(c).is_in(
+        other[c].unique().implode(), nulls_equal=True).any()).item()]  # a value in both
     joined = base.join(other, on=key, how="full", coalesce=True, suffix="_new",
                        maintain_order="left_right")
     patterns = [(re.compile(p, re.IGNORECASE), v) for p, v in (overrides or {}).items()]
-    rows = []
-    for r in joined.iter_rows(named=True):
-        row: dict[str, Any] = dict.fromkeys(COLUMNS)
-        series = r["series"] if r["series"] is not None else r.get("series_new")
-        pair = r["pair"] if r["pair"] is not None else r.get("pair_new")
-        row.update(kernel=r["name"], series=series or "", pair=pair or "",
-                   calls_baseline=r["calls"] or 0, calls_new=r["calls_new"] or 0,
-                   time_s_baseline=r["time"], time_s_new=r["time_new"],
-                   throughput_baseline=r["thr"], throughput_new=r["thr_new"],
-                   pct_of_roof_baseline=r["pct"], pct_of_roof_new=r["pct_new"])
-        if r["calls"] is None:
-            row["status"] = ONLY_NEW
-        elif r["calls_new"] is None:
-            row["status"] = ONLY_BASELINE
-        else:
-            floor = next((v for p, v in patterns if p.search(r["name"])), max_slowdown)
-            row.update(_judge(r, floor, confidence))
-        if row["compared"] in (None, TIME):
-            row["throughput_baseline"] = row["throughput_new"] = None
-        rows.append(row)
-    schema = {c: pl.Float64 for c in COLUMNS} | {
-        c: pl.String for c in ("kernel", "series", "pair", "status", "compared", "note")} | {
-        "calls_baseline": pl.Int64, "calls_new": pl.Int64}
-    table = pl.DataFrame(rows, schema=schema, orient="row")
+    # Column expressions over every kernel at once (_verdicts): a Python dict per kernel
+    # held 10⁷ kernels' rows in Python objects (bench/NOTES.md).
+    floors = None
+    if patterns:
+        floors = pl.Series([next((v for p, v in patterns if p.search(name)), max_slowdown)
+                            for name in joined["name"]], dtype=pl.Float64)
+    table = _verdicts(joined, max_slowdown, confidence, floors)
     # Regressions first (worst slowdown first), then the rest in the baseline's order.
     table = table.with_row_index("_i").sort(
         [pl.col("status") != REGRESSED, pl.col("slowdown_pct").neg(), "_i"],
