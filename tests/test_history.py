@@ -124,6 +124,37 @@ def test_kernels_past_the_coloured_ones_are_one_grey_line_broken_between_kernels
                           equal_nan=True)
 
 
+def test_the_png_draws_as_many_grey_kernels_as_the_page_and_counts_the_rest():
+    """KERNELS + 5 kernels over 2 runs, k14 30 % slower in the second (regressed), at most
+    4 grey points: 4 // 2 runs = 2 grey kernels, k14 first (its regression), then k10 by
+    name; 3 left out and said so on the figure. The grey line is the page's kernels
+    (grey_kernels, one selection for both)."""
+    from rooflow.plotting.history import KERNELS, figure, grey_kernels
+
+    n = KERNELS + 5
+
+    def one(last_ms: float) -> pl.DataFrame:
+        times = [(n - i) * 1e-3 for i in range(n - 1)] + [last_ms * 1e-3]
+        frame = pl.DataFrame({"kernel": [f"k{i:02d}" for i in range(n)], "flop": [1e9] * n,
+                              "bytes": [1e8] * n, "time_s": times})
+        return analyze(to_points(frame.with_columns(
+            row=pl.int_range(1, pl.len() + 1, dtype=pl.Int64), arithmetic_intensity=10.0,
+            performance=pl.col("flop") / pl.col("time_s"), source=pl.lit("run.csv"))), PRESET)
+
+    table = history([one(1.0), one(1.3)], ["a", "b"])
+    fig = figure(table, title="t", max_points=4)
+    grey = [line for line in fig.axes[0].lines if line.get_color() == "0.75"]
+    # k14: 1.0 → 1.3 ms; k10: 5 ms both runs (times n - i ms).
+    assert np.allclose(grey[0].get_ydata(), [1e-3, 1.3e-3, np.nan, 5e-3, 5e-3],
+                       rtol=1e-12, equal_nan=True)
+    assert "3 more kernels not drawn (the table lists them)" in [t.get_text() for t in fig.texts]
+    from rooflow.plotting.history import coloured, kernel_names, trend
+
+    named = kernel_names(table)
+    shown, left = grey_kernels(named, coloured(named, trend(named)[0]), 2, 4)
+    assert shown["name"].unique(maintain_order=True).to_list() == ["k14", "k10"] and left == 3
+
+
 def test_the_summary_names_ten_regressed_steps_and_counts_the_rest():
     from rooflow.history import SUMMARY_STEPS, summary
 
@@ -175,4 +206,4 @@ def test_a_large_history_page_draws_the_coloured_kernels_and_few_grey_ones(monke
     assert labels[:KERNELS] == [f"k{i:02d}" for i in range(KERNELS)]
     assert labels[KERNELS:] == ["2 other kernels"]
     notes = " ".join(x.text for x in written[0][1:])
-    assert "3 more kernels not drawn here" in notes
+    assert "3 more kernels not drawn (the table lists them)" in notes

@@ -20,9 +20,17 @@ from pathlib import Path
 import polars as pl
 
 from rooflow.html.figure import canvas_text, note, write_page
-from rooflow.html.page import MAX_POINTS, num_text, time_text
+from rooflow.html.page import num_text, time_text
 from rooflow.plotting import core
-from rooflow.plotting.history import REGRESSED_COLOR, broken_paths, coloured, kernel_names, trend
+from rooflow.plotting.history import (
+    GREY_POINTS,
+    REGRESSED_COLOR,
+    broken_paths,
+    coloured,
+    grey_kernels,
+    kernel_names,
+    trend,
+)
 
 TOOLTIPS = [("run", "@run"), ("kernel", "@name"), ("time per call", "@time"),
             ("% of roof", "@pct"), ("slowdown", "@slowdown"), ("allowed", "@allowed"),
@@ -45,10 +53,11 @@ def _source(rows: pl.DataFrame, column: str) -> dict[str, list]:
 
 
 def history_page(table: pl.DataFrame, out: str | Path, *, title: str,
-                 max_points: int = MAX_POINTS) -> Path:
+                 max_points: int = GREY_POINTS) -> Path:
     """Write the history page of ``table`` (:data:`rooflow.history.COLUMNS`) to ``out``.
 
-    ``max_points``: points of grey kernels drawn at most (whole kernels).
+    ``max_points``: points of grey kernels drawn at most (whole kernels,
+    :func:`rooflow.plotting.history.grey_kernels`).
     """
     from bokeh.models import ColumnDataSource, FixedTicker, HoverTool
     from bokeh.models.annotations import Legend, LegendItem
@@ -67,14 +76,8 @@ def history_page(table: pl.DataFrame, out: str | Path, *, title: str,
     names = coloured(table, column)
     items: list = []
     dots: list = []
-    # Grey kernels: those with a regressed step first, whole kernels up to max_points points.
-    grey = (table.filter(~pl.col("name").is_in(names))
-            .with_columns(_bad=pl.col("regressed").any().over("name"))
-            .sort("_bad", "name", "step", descending=[True, False, False]))
-    grey_names = grey["name"].unique(maintain_order=True)
-    per_kernel = max(len(runs), 1)
-    shown = grey.filter(pl.col("name").is_in(grey_names.head(max_points // per_kernel)
-                                             .to_list()))
+    # Grey kernels: those with a regressed step first, whole kernels, as on the PNG.
+    shown, left = grey_kernels(table, names, len(runs), max_points)
     grey_item: list = []
     if shown.height:  # drawn first: under the coloured kernels
         x, y = broken_paths(shown, column)
@@ -101,7 +104,6 @@ def history_page(table: pl.DataFrame, out: str | Path, *, title: str,
         fig.add_layout(Legend(items=items, title="click to hide", click_policy="hide",
                               label_text_font_size="8pt"), "right")
     notes = [summary(table.drop("name"))]
-    if (left := grey_names.len() - shown["name"].n_unique()) > 0:
-        notes.append(f"{left} more kernels not drawn here (the table lists them, the PNG "
-                     "draws them grey).")
+    if left:
+        notes.append(f"{left:,} more kernels not drawn (the table lists them).")
     return write_page([fig, *(note(n) for n in notes)], out, title)

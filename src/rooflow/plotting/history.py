@@ -23,6 +23,9 @@ from rooflow.plotting.roofline import new_figure, plain_text
 
 KERNELS = 10
 REGRESSED_COLOR = "#d62728"
+GREY_POINTS = 4000
+"""Points of grey kernels drawn at most, on the PNG and the page (whole kernels): Agg
+cannot draw one path through 10⁷ kernels' runs, and a grey blob of them says nothing."""
 
 
 def kernel_names(table: pl.DataFrame) -> pl.DataFrame:
@@ -58,6 +61,24 @@ def coloured(table: pl.DataFrame, column: str) -> list[str]:
     return names
 
 
+def grey_kernels(table: pl.DataFrame, names: list[str], runs: int,
+                 max_points: int = GREY_POINTS) -> tuple[pl.DataFrame, int]:
+    """The rows of the kernels drawn grey, and how many other kernels are left out.
+
+    ``table``: :func:`kernel_names`' columns; ``names``: the coloured kernels
+    (:func:`coloured`); ``runs``: the runs drawn. Kernels with a regressed step first, then
+    by name; whole kernels, ``max_points // runs`` of them (at least one). Rows sorted by
+    kernel, then step (:func:`broken_paths`).
+    """
+    grey = (table.filter(~pl.col("name").is_in(names))
+            .with_columns(_bad=pl.col("regressed").any().over("name"))
+            .sort("_bad", "name", "step", descending=[True, False, False]))
+    kernels = grey["name"].unique(maintain_order=True)
+    keep = kernels.head(max(max_points // max(runs, 1), 1))
+    shown = grey.filter(pl.col("name").is_in(keep.implode())).drop("_bad")
+    return shown, kernels.len() - keep.len()
+
+
 def broken_paths(rows: pl.DataFrame, column: str) -> tuple[np.ndarray, np.ndarray]:
     """(step, ``column``) of ``rows`` (sorted by name, then step), NaN between two kernels."""
     x, y = rows["step"].to_numpy().astype(float), rows[column].to_numpy().astype(float)
@@ -66,8 +87,12 @@ def broken_paths(rows: pl.DataFrame, column: str) -> tuple[np.ndarray, np.ndarra
     return np.insert(x, breaks, np.nan), np.insert(y, breaks, np.nan)
 
 
-def figure(table: pl.DataFrame, *, title: str, dpi: int = 150):
-    """The figure of :func:`plot_history`, not saved: axes 0 time per call, 1 % of roof."""
+def figure(table: pl.DataFrame, *, title: str, dpi: int = 150,
+           max_points: int = GREY_POINTS):
+    """The figure of :func:`plot_history`, not saved: axes 0 time per call, 1 % of roof.
+
+    ``max_points``: points of grey kernels drawn at most (:func:`grey_kernels`).
+    """
     table = kernel_names(table)
     runs = table["run"].unique(maintain_order=True).to_list()
     column, axis_title = trend(table)
@@ -77,8 +102,8 @@ def figure(table: pl.DataFrame, *, title: str, dpi: int = 150):
     time_ax = fig.add_axes((0.08, 0.55, 0.62, 0.37))
     pct_ax = fig.add_axes((0.08, 0.1, 0.62, 0.37), sharex=time_ax)
     # The kernels past the coloured ones: grey, one line per axes, broken between kernels
-    # (a line each would make a run of 10⁶ kernels 10⁶ artists).
-    rest = table.filter(~pl.col("name").is_in(list(colors))).sort("name", "step")
+    # (a line each would make a run of 10⁶ kernels 10⁶ artists), up to GREY_POINTS points.
+    rest, left = grey_kernels(table, names, len(runs), max_points)
     bad = table.filter(pl.col("regressed"))
     for ax, col in ((time_ax, column), (pct_ax, "pct_of_roof")):
         if rest.height:
@@ -103,6 +128,9 @@ def figure(table: pl.DataFrame, *, title: str, dpi: int = 150):
     flagged = int(table["regressed"].sum())
     fig.text(0.72, 0.1, f"red ring: a regression by check's noise model ({flagged})",
              fontsize=8, color=REGRESSED_COLOR)
+    if left:
+        fig.text(0.72, 0.135, f"{left:,} more kernels not drawn (the table lists them)",
+                 fontsize=8, color="0.4")
     return fig
 
 
