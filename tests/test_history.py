@@ -148,6 +148,12 @@ def test_the_png_draws_as_many_grey_kernels_as_the_page_and_counts_the_rest():
     assert np.allclose(grey[0].get_ydata(), [1e-3, 1.3e-3, np.nan, 5e-3, 5e-3],
                        rtol=1e-12, equal_nan=True)
     assert "3 more kernels not drawn (the table lists them)" in [t.get_text() for t in fig.texts]
+    # Times 1 … 15 ms span more than a decade: the minor ticks (2 ms … 9 ms) unlabelled,
+    # the decades labelled (their labels ran into each other on a 1-90 ms axis).
+    fig.canvas.draw()
+    time_axis = fig.axes[0].yaxis
+    assert not any(t.get_text() for t in time_axis.get_minorticklabels())
+    assert {"1 ms", "10 ms"} <= {t.get_text() for t in time_axis.get_majorticklabels()}
     from rooflow.plotting.history import coloured, kernel_names, trend
 
     named = kernel_names(table)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, NullFormatter
 
 from rooflow.io import atomic_path
 from rooflow.plotting import core
@@ -117,8 +117,12 @@ def figure(table: pl.DataFrame, *, title: str, dpi: int = 150,
     time_ax.set(yscale="log", ylabel=axis_title, title=title)
     # As text (plain_text shows no math text: no 10^{-3} from the log formatter).
     text = (lambda v: f"{v * 1e3:.3g} ms") if column == "time_s" else (lambda v: f"{v:.3g}")
-    for axis_format in (time_ax.yaxis.set_major_formatter, time_ax.yaxis.set_minor_formatter):
-        axis_format(FuncFormatter(lambda v, _pos: text(v)))
+    time_ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: text(v)))
+    # Minor ticks (2 … 9 × a decade) labelled only within one decade: across more, their
+    # labels ran into each other ("60 ms" over "70 ms" on a 1-90 ms axis).
+    low, high = time_ax.get_ylim()
+    time_ax.yaxis.set_minor_formatter(
+        FuncFormatter(lambda v, _pos: text(v)) if high < 10 * low else NullFormatter())
     pct_ax.set(ylabel="% of roof", xlabel="Run")
     pct_ax.set_xticks(range(len(runs)), [r[:16] for r in runs], rotation=30, ha="right")
     time_ax.tick_params(labelbottom=False)
