@@ -34,6 +34,24 @@ def run(gemm_us: float) -> pl.DataFrame:
         performance=pl.col("flop") / (pl.col("us") / 1e6), source=pl.lit("run.csv"))), PRESET)
 
 
+def fifteen_kernels_k14_slower() -> pl.DataFrame:
+    """History of KERNELS + 5 = 15 kernels over runs a and b: kernel i takes 15 - i ms, but
+    k14 1 ms in a and 1.3 ms in b (30 % slower: regressed)."""
+    from rooflow.plotting.history import KERNELS
+
+    n = KERNELS + 5
+
+    def one(last_ms: float) -> pl.DataFrame:
+        times = [(n - i) * 1e-3 for i in range(n - 1)] + [last_ms * 1e-3]
+        frame = pl.DataFrame({"kernel": [f"k{i:02d}" for i in range(n)], "flop": [1e9] * n,
+                              "bytes": [1e8] * n, "time_s": times})
+        return analyze(to_points(frame.with_columns(
+            row=pl.int_range(1, pl.len() + 1, dtype=pl.Int64), arithmetic_intensity=10.0,
+            performance=pl.col("flop") / pl.col("time_s"), source=pl.lit("run.csv"))), PRESET)
+
+    return history([one(1.0), one(1.3)], ["a", "b"])
+
+
 def test_only_the_third_gemm_step_regresses():
     table = history([run(us) for us in GEMM_US], ["a1", "b2", "c3"])
     rows = {(r["run"], r["kernel"]): r for r in table.iter_rows(named=True)}
@@ -129,19 +147,9 @@ def test_the_png_draws_as_many_grey_kernels_as_the_page_and_counts_the_rest():
     4 grey points: 4 // 2 runs = 2 grey kernels, k14 first (its regression), then k10 by
     name; 3 left out and said so on the figure. The grey line is the page's kernels
     (grey_kernels, one selection for both)."""
-    from rooflow.plotting.history import KERNELS, figure, grey_kernels
+    from rooflow.plotting.history import figure, grey_kernels
 
-    n = KERNELS + 5
-
-    def one(last_ms: float) -> pl.DataFrame:
-        times = [(n - i) * 1e-3 for i in range(n - 1)] + [last_ms * 1e-3]
-        frame = pl.DataFrame({"kernel": [f"k{i:02d}" for i in range(n)], "flop": [1e9] * n,
-                              "bytes": [1e8] * n, "time_s": times})
-        return analyze(to_points(frame.with_columns(
-            row=pl.int_range(1, pl.len() + 1, dtype=pl.Int64), arithmetic_intensity=10.0,
-            performance=pl.col("flop") / pl.col("time_s"), source=pl.lit("run.csv"))), PRESET)
-
-    table = history([one(1.0), one(1.3)], ["a", "b"])
+    table = fifteen_kernels_k14_slower()
     fig = figure(table, title="t", max_points=4)
     grey = [line for line in fig.axes[0].lines if line.get_color() == "0.75"]
     # k14: 1.0 → 1.3 ms; k10: 5 ms both runs (times n - i ms).
@@ -185,17 +193,7 @@ def test_a_large_history_page_draws_the_coloured_kernels_and_few_grey_ones(monke
     from rooflow.html import history as page
     from rooflow.plotting.history import KERNELS
 
-    n = KERNELS + 5
-
-    def one(last_ms: float) -> pl.DataFrame:
-        times = [(n - i) * 1e-3 for i in range(n - 1)] + [last_ms * 1e-3]
-        frame = pl.DataFrame({"kernel": [f"k{i:02d}" for i in range(n)], "flop": [1e9] * n,
-                              "bytes": [1e8] * n, "time_s": times})
-        return analyze(to_points(frame.with_columns(
-            row=pl.int_range(1, pl.len() + 1, dtype=pl.Int64), arithmetic_intensity=10.0,
-            performance=pl.col("flop") / pl.col("time_s"), source=pl.lit("run.csv"))), PRESET)
-
-    table = history([one(1.0), one(1.3)], ["a", "b"])
+    table = fifteen_kernels_k14_slower()
     assert table.filter(pl.col("regressed"))["kernel"].to_list() == ["k14"]
     written = []
     monkeypatch.setattr(page, "write_page", lambda items, out, title: written.append(items))
