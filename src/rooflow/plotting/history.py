@@ -118,8 +118,8 @@ def figure(table: pl.DataFrame, *, title: str, dpi: int = 150,
     # As text (plain_text shows no math text: no 10^{-3} from the log formatter).
     text = (lambda v: f"{v * 1e3:.3g} ms") if column == "time_s" else (lambda v: f"{v:.3g}")
     time_ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: text(v)))
-    # Minor ticks (2 … 9 × a decade) labelled only within one decade: across more, their
-    # labels ran into each other ("60 ms" over "70 ms" on a 1-90 ms axis).
+    # Minor ticks (2 … 9 × a decade) labelled only within one decade: across more, the
+    # labels of the upper ones run into each other (they are a few pixels apart).
     low, high = time_ax.get_ylim()
     time_ax.yaxis.set_minor_formatter(
         FuncFormatter(lambda v, _pos: text(v)) if high < 10 * low else NullFormatter())
