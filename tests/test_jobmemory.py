@@ -56,17 +56,48 @@ def test_points_job_counts_a_parquet_by_its_rows(tmp_path):
 def test_the_rules_resource_callables_read_their_jobs_files(tmp_path):
     """What the rules declare (Snakemake passes wildcards and input files by name): the
     same 10⁶-row Parquet as above, with the rule's other inputs (hardware.yaml) beside it.
-    points: 1000 + 180 × 1 = 1180 → 1200; analysis: 1000 + 1700 × 1 = 2700; project on
-    3 presets: 1000 + 700 × 1 + 440 × 1 × 3 = 3020 → 3100."""
+    analysis: 1000 + 1700 × 1 = 2700; project on 3 presets: 1000 + 700 × 1 + 440 × 1 × 3 =
+    3020 → 3100; an aggregate over it (its input the batches' manifests): 2700, and not
+    known (Snakemake asks again) while a manifest is missing."""
     from types import SimpleNamespace
 
     table = tmp_path / "t.parquet"
     pl.DataFrame({"x": range(1_000_000)}, schema={"x": pl.Float64}).write_parquet(table)
     (tmp_path / "hardware.yaml").write_text("presets: {}\n")
     files = [str(table), str(tmp_path / "hardware.yaml")]
-    assert jobmemory.points_job(SimpleNamespace(kind="roofline"), [str(table)]) == 1200
-    assert jobmemory.analysis_job(SimpleNamespace(preset="h100-sxm"), files) == 2700
+    wildcards = SimpleNamespace(preset="h100-sxm")
+    assert jobmemory.analysis_job(wildcards, files) == 2700
     assert jobmemory.project_job(files, {"presets": ["a", "b", "c"]}) == 3100
+    aggregate = jobmemory.preset_job(lambda w: [str(table)])
+    manifest = tmp_path / "m.json"
+    with pytest.raises(FileNotFoundError):
+        aggregate(wildcards, [str(manifest)])
+    manifest.write_text("{}")
+    assert aggregate(wildcards, [str(manifest)]) == 2700
+
+
+def test_a_batch_declares_what_its_largest_dataset_needs(tmp_path, monkeypatch):
+    """Read one after the other: the most of any dataset, reading or drawing. A 4 MB CSV
+    not read yet counts 4 × 2²⁰ ÷ 40 = 104,857.6 → 104,857 rows: drawing 1000 + 1700 ×
+    0.104857 = 1178.3 → 1200; reading 1000 + 4.5 × 4 = 1018 → 1100. Once its points
+    file (10 rows) is newer: drawing 1000 + 0.017 → 1100."""
+    from types import SimpleNamespace
+
+    from rooflow.workflow.batches import Member, Members
+
+    big, small = tmp_path / "big.csv", tmp_path / "small.csv"
+    big.write_bytes(b"x" * 4 * 2**20)
+    small.write_text("x\n")
+    found = Members(tuple(Member(f"roofline-{p.stem}", "roofline", p.stem, {"raw": str(p)}, {},
+                                 "") for p in (big, small)))
+    mem_mb = jobmemory.batch_job(found)
+    monkeypatch.chdir(tmp_path)
+    assert mem_mb(SimpleNamespace()) == 1200
+    points = tmp_path / "results/points/roofline/big.parquet"
+    points.parent.mkdir(parents=True)
+    pl.DataFrame({"x": range(10)}).write_parquet(points)
+    assert mem_mb(SimpleNamespace()) == 1100
+    assert jobmemory.batch_runtime(62, 4) == 288  # 10 × 4 + 62 × 4
 
 
 def test_parquet_points_declared_half_again_over_the_measured_growth():

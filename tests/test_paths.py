@@ -4,7 +4,8 @@ import re
 from pathlib import Path
 
 from rooflow.workflow import paths
-from rooflow.workflow.draw import DrawRule, points_file
+from rooflow.workflow.batches import Batch
+from rooflow.workflow.draw import points_file
 
 REPO = Path(__file__).resolve().parents[1]
 # A string literal that starts a results/ or logs/ path: "results/..., f'logs/...; not a
@@ -35,12 +36,15 @@ def test_fill_leaves_the_wildcards_not_given():
     assert paths.folder(paths.DATASET_TABLE, preset="mi300x") == "results/tables/mi300x"
 
 
-def test_planning_and_draw_rules_use_the_same_patterns():
+def test_planning_and_batch_rules_use_the_same_patterns():
     assert points_file("ncu", "x") == paths.fill(paths.POINTS, kind="ncu", name="x")
-    rule = DrawRule("draw", ("h100-sxm",), ("svg",), ("ncu-x",), None)
-    assert rule.outputs() == {
-        "table_0": paths.fill(paths.DATASET_TABLE, preset="h100-sxm"),
-        "plot_0": paths.fill(paths.DATASET_PLOT, preset="h100-sxm"),
-        "plot_0_svg": "results/plots/h100-sxm/{kind}-{name}.svg",
-        "page_0": paths.fill(paths.DATASET_PAGE, preset="h100-sxm"),
-    }
+    batch = Batch("datasets_on_h100_sxm_0", ("h100-sxm",), ("svg",), ("ncu-x",), 0)
+    assert batch.manifest == paths.fill(paths.BATCH_MANIFEST, batch=batch.name)
+    assert batch.log == paths.fill(paths.BATCH_LOG, batch=batch.name)
+    assert [p for p, _, _ in batch.dataset_outputs("ncu", "x")] == [
+        points_file("ncu", "x"),
+        paths.fill(paths.DATASET_TABLE, preset="h100-sxm", kind="ncu", name="x"),
+        paths.fill(paths.DATASET_PLOT, preset="h100-sxm", kind="ncu", name="x"),
+        "results/plots/h100-sxm/ncu-x.svg",
+        paths.fill(paths.DATASET_PAGE, preset="h100-sxm", kind="ncu", name="x"),
+    ]

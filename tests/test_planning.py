@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import zlib
 import subprocess
 import sys
 from functools import cache
@@ -29,7 +30,7 @@ from rooflow.errors import InputError
 from rooflow.kinds import DATASET_NAME, KINDS, device_names
 from rooflow.roofs.datasheet import load_hardware
 from rooflow.roofs.preset import device_preset
-from rooflow.workflow.draw import outputs_on_disk
+from rooflow.workflow.batches import outputs_on_disk
 from rooflow.workflow.planning import Plan, discover, points_file, source_input, sources
 
 REPO = Path(__file__).resolve().parents[1]
@@ -507,10 +508,16 @@ def test_targets(res):
     plan = Plan(_config(datasets={"roofline-b": {"formats": ["png", "svg"]}},
                         comparisons={"t": {"baseline": "roofline-a", "new": "roofline-b"}}),
                 _hardware())
+    # Each dataset is its group's only one: one batch each, numbered by CRC-32 of its id.
+    a, b = (zlib.crc32(d) % 16 for d in (b"roofline-a", b"roofline-b"))
     assert plan.targets() == [
+        f"results/datasets/datasets_on_h100_sxm_{a:02d}.json",
+        "results/points/roofline/a.parquet",
         "results/tables/h100-sxm/roofline-a.csv",
         "results/plots/h100-sxm/roofline-a.png",
         "results/html/h100-sxm/roofline-a.html",
+        f"results/datasets/datasets_on_h100_sxm_with_svg_{b:02d}.json",
+        "results/points/roofline/b.parquet",
         "results/tables/h100-sxm/roofline-b.csv",
         "results/plots/h100-sxm/roofline-b.png",
         "results/plots/h100-sxm/roofline-b.svg",
@@ -529,34 +536,33 @@ def test_targets(res):
     assert points_file("ncu", "x") == "results/points/ncu/x.parquet"
 
 
-def test_rule_all_asks_for_a_draw_job_by_its_first_output_and_any_missing_one(res):
+def test_rule_all_asks_for_a_batch_by_its_manifest_and_one_missing_output(res):
     _tree(res, "roofline/a.csv", "roofline/b.csv")
-    plan = Plan(_config(presets=["h100-sxm", "mi300x"]), _hardware())
+    plan = Plan(_config(presets=["h100-sxm", "mi300x"], batches=1), _hardware())
     every = set(plan.targets())
-    # Nothing on disk: one file per draw job (its job runs to write it, and writes all).
-    fresh = plan.targets(outputs_on_disk(plan.all_presets))
-    assert fresh == ["results/tables/h100-sxm/roofline-a.csv",
-                     "results/tables/h100-sxm/roofline-b.csv",
-                     *[t for t in plan.targets() if "/all." in t or "roofline-" not in t]]
-    # Built, then a.png on mi300x deleted: asked for again (Snakemake checks only the
-    # outputs asked for), beside each job's first output.
+    manifest = "results/datasets/datasets_on_h100_sxm_mi300x_0.json"
+    rest = [t for t in plan.targets() if "/all." in t or t.startswith("results/datasets_")
+            or ("results/datasets/" not in t and "roofline" not in t)]
+    # Nothing on disk: the manifest (its job runs to write it, and writes all).
+    kinds = ("roofline",)
+    assert plan.targets(outputs_on_disk(plan.all_presets, kinds)) == [manifest, *rest]
+    # Built, then a.png on mi300x deleted: asked for beside the manifest (Snakemake checks
+    # only the outputs asked for; the job remakes every dataset with a missing output).
     for path in every:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_text("x")
+    assert plan.targets(outputs_on_disk(plan.all_presets, kinds)) == [manifest, *rest]
     os.remove("results/plots/mi300x/roofline-a.png")
-    on_disk = outputs_on_disk(plan.all_presets)
-    assert {p for p in every if "roofline-" in p} - on_disk == {
-        "results/plots/mi300x/roofline-a.png"}
-    assert [t for t in plan.targets(on_disk) if "roofline-" in t] == [
-        "results/tables/h100-sxm/roofline-a.csv", "results/plots/mi300x/roofline-a.png",
-        "results/tables/h100-sxm/roofline-b.csv"]
-    # The first output deleted: asked for, its job rewrites the rest too.
-    os.remove("results/tables/h100-sxm/roofline-b.csv")
-    assert [t for t in plan.targets(outputs_on_disk(plan.all_presets)) if "roofline-b" in t] == [
-        "results/tables/h100-sxm/roofline-b.csv"]
+    os.remove("results/plots/mi300x/roofline-b.png")
+    on_disk = outputs_on_disk(plan.all_presets, kinds)
+    assert {p for p in every if "roofline" in p} - on_disk == {
+        "results/plots/mi300x/roofline-a.png",
+                               "results/plots/mi300x/roofline-b.png"}
+    assert plan.targets(on_disk) == [manifest, "results/plots/mi300x/roofline-a.png", *rest]
     # A link to nothing is missing, as Snakemake judges it: asked for, so it is remade.
     os.symlink("/nonexistent/gone.html", "results/html/h100-sxm/roofline-c.html")
-    assert "results/html/h100-sxm/roofline-c.html" not in outputs_on_disk(plan.all_presets)
+    assert "results/html/h100-sxm/roofline-c.html" not in outputs_on_disk(
+        plan.all_presets, kinds)
 
 
 def test_a_draw_folder_that_cannot_be_listed_means_every_output_is_asked_for(res, monkeypatch):
@@ -568,7 +574,7 @@ def test_a_draw_folder_that_cannot_be_listed_means_every_output_is_asked_for(res
         raise PermissionError(13, "Permission denied", path)
 
     monkeypatch.setattr(os, "scandir", scandir)
-    on_disk = outputs_on_disk(plan.all_presets)
+    on_disk = outputs_on_disk(plan.all_presets, ("roofline",))
     assert on_disk is None
     assert plan.targets(on_disk) == plan.targets()
 

@@ -26,11 +26,12 @@ rule aggregate:
     conda:
         ROOFLOW_ENV
     resources:
-        mem_mb=jobmemory.analysis_job,
+        mem_mb=jobmemory.preset_job(aggregate_points),
         runtime=30,
     params:
         options=report_param(config["plot_defaults"]),
         preset="{preset}",
+        points=aggregate_points,
         roofs_at=config["roofs_at"],
         datasets=aggregate_datasets,
         selections=aggregate_selections,
@@ -61,6 +62,7 @@ rule summary:
         # skipped file's name may hold some (a{b}.csv: WildcardError, no summary).
         skipped=lambda wildcards: report_param(PLAN.skipped),
         model_checks=model_check_keys(),
+        points=all_points,
     script:
         "../scripts/summary.py"
 
@@ -69,7 +71,7 @@ rule datasets_read:
     """Fails, printing each dataset's error line, while any input could not be read."""
     input:
         summary=paths.SUMMARY,
-        points=all_points,
+        manifests=PLAN.manifests(),
     output:
         paths.DATASETS_READ,
     log:
@@ -78,5 +80,6 @@ rule datasets_read:
         ROOFLOW_ENV
     params:
         datasets=list(PLAN.datasets),
+        points=all_points,
     script:
         "../scripts/datasets_read.py"

@@ -4,7 +4,7 @@ from snakemake.utils import validate
 
 from rooflow.workflow import jobmemory, paths
 from rooflow.defaults import schema_path
-from rooflow.workflow.draw import draw_inputs, outputs_on_disk, shared_options
+from rooflow.workflow.batches import outputs_on_disk
 from rooflow.errors import terminal_line
 from rooflow.escape import report_param, rst_text
 from rooflow.kinds import DATASET_NAME, KINDS
@@ -24,12 +24,13 @@ try:
     load_checked(load_families, config["families"])
     # Datasets, presets, targets: rooflow.workflow.planning.
     PLAN = Plan(config, HARDWARE)
-    # Asked for by all: a cut-short points file (removed, rebuilt), a draw job by its first
-    # output (rooflow.workflow.draw.asked_for); all under --batch (sliced by position); jobs: none.
+    # Asked for by all: a cut-short points file (removed, rebuilt), a batch job by its
+    # manifest (rooflow.workflow.batches.asked_for); all under --batch (sliced by
+    # position); jobs: none.
     _main = workflow.is_main_process
     _batch = getattr(workflow.dag_settings, "batch", None)
     _REMOVED = PLAN.remove_corrupt_points() if _main else []
-    _disk = set() if _batch or not _main else outputs_on_disk(PLAN.all_presets)
+    _disk = set() if _batch or not _main else outputs_on_disk(PLAN.all_presets, KINDS)
     TARGETS = PLAN.targets(None if _batch else _disk)
 except ValueError as _err:
     sys.exit(one_line_error(_err))
@@ -58,24 +59,11 @@ wildcard_constraints:
     model_check=DATASET_NAME,
 
 
-def dataset_id(wildcards):
-    return f"{wildcards.kind}-{wildcards.name}"
-
-
 # Params of jobs whose outputs are in the report go there unescaped, in a <script> block:
 # config text in them is escaped (rooflow.escape; the scripts undo it).
-def plot_options(wildcards):
-    return report_param(PLAN.dataset_options(dataset_id(wildcards)))
-
-
 def roofs_text(wildcards):
     """The preset's default roofs in words, escaped for the report captions (RST)."""
     return rst_text(PLAN.roofs_text(wildcards.preset))
-
-
-def raw_input(wildcards):
-    """The raw file (or folder, and its files) of a dataset, and what its kind also reads."""
-    return PLAN.raw_input(wildcards.kind, wildcards.name)
 
 
 def preset_input(wildcards):
@@ -84,10 +72,15 @@ def preset_input(wildcards):
 
 
 def aggregate_input(wildcards):
+    """The manifests of the batches drawing on the preset (their points: aggregate_points)."""
     return {
-        "points": PLAN.aggregate_points(wildcards.preset),
+        "manifests": PLAN.manifests(PLAN.preset_datasets(wildcards.preset)),
         **preset_input(wildcards),
     }
+
+
+def aggregate_points(wildcards):
+    return PLAN.aggregate_points(wildcards.preset)
 
 
 def compare_input(wildcards):
@@ -123,7 +116,7 @@ def aggregate_selections(wildcards):
 def summary_input(wildcards):
     return {
         "tables": expand(paths.OVERVIEW_TABLE_PARQUET, preset=ALL_PRESETS),
-        "points": list(PLAN.points_files().values()),
+        "manifests": PLAN.manifests(),
         "models": [
             paths.fill(paths.MODEL_CHECK_PARQUET, preset=p, model_check=n)
             for n in MODEL_CHECKS
@@ -138,5 +131,6 @@ def model_check_keys():
 
 
 def all_points(wildcards):
-    """The points file of every dataset (which of them failed: rooflow.workflow.failed)."""
+    """The points file of every dataset (which of them failed: rooflow.workflow.failed):
+    a param, as the batches' manifests stand for them among the inputs."""
     return list(PLAN.points_files().values())

@@ -22,10 +22,11 @@ rule html_overview:
     conda:
         ROOFLOW_ENV
     resources:
-        mem_mb=jobmemory.analysis_job,
+        mem_mb=jobmemory.preset_job(aggregate_points),
         runtime=30,
     params:
         preset="{preset}",
+        points=aggregate_points,
         roofs_at=config["roofs_at"],
         datasets=aggregate_datasets,
         selections=aggregate_selections,

@@ -22,7 +22,7 @@ def step(log):
     preset = load_preset(sm.params.preset, sm.input.hardware,
                          sm.input.get("measured")).with_roofs_at(sm.params.roofs_at)
     # Datasets whose input could not be read are left out (results/summary.md lists them).
-    built = [(d, p, s) for d, p, s in zip(sm.params.datasets, sm.input.points,
+    built = [(d, p, s) for d, p, s in zip(sm.params.datasets, sm.params.points,
                                           from_report_param(sm.params.selections), strict=True)
              if failure(p) is None]
     left_out = [d for d in sm.params.datasets if d not in {b[0] for b in built}]

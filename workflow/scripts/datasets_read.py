@@ -6,11 +6,12 @@ from rooflow.workflow.rulescript import run
 def step(log):
     from pathlib import Path
 
-    from rooflow.workflow.failed import failures
+    from rooflow.workflow.batches import failed_lines
 
     sm = snakemake  # noqa: F821
-    points = dict(zip(sm.params.datasets, sm.input.points, strict=True))
-    failed = failures(points)
+    points = dict(zip(sm.params.datasets, sm.params.points, strict=True))
+    lines = failed_lines(sm.input.manifests)  # unread inputs, and options that did not fit
+    failed = {d: lines[d] for d in sm.params.datasets if d in lines}
     if failed:
         for line in failed.values():  # each names its input (or its log, for a bug)
             log(line)

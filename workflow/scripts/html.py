@@ -1,6 +1,6 @@
 """Rule `html_overview`: the interactive page of every dataset of one preset.
 
-(Each dataset's own page is written by its `draw` job: rooflow.workflow.draw.)
+(Each dataset's own page is written by its batch's job: rooflow.workflow.batches.)
 """
 
 from rooflow.workflow.rulescript import run
@@ -20,7 +20,7 @@ def step(log):
     sm = snakemake  # noqa: F821
     preset = load_preset(sm.params.preset, sm.input.hardware,
                          sm.input.get("measured")).with_roofs_at(sm.params.roofs_at)
-    built = [(d, p, s) for d, p, s in zip(sm.params.datasets, sm.input.points,
+    built = [(d, p, s) for d, p, s in zip(sm.params.datasets, sm.params.points,
                                           from_report_param(sm.params.selections),
                                           strict=True) if failure(p) is None]
     if not built:

@@ -9,10 +9,11 @@ def step(log):
     from rooflow.escape import from_report_param
     from rooflow.io import atomic_path
     from rooflow.summary import summary_markdown
-    from rooflow.workflow.failed import failures
+    from rooflow.workflow.batches import failed_lines
 
     sm = snakemake  # noqa: F821
-    failed = failures(dict(zip(sm.params.datasets, sm.input.points, strict=True)))
+    lines = failed_lines(sm.input.manifests)  # unread inputs, and options that did not fit
+    failed = {d: lines[d] for d in sm.params.datasets if d in lines}
     tables = {}
     for preset, path in zip(sm.params.presets, sm.input.tables, strict=True):
         # The aggregate's table as it made it, read when its preset's turn comes: one
@@ -23,7 +24,7 @@ def step(log):
     from rooflow.escape import markdown_text
     from rooflow.kinds import KINDS
 
-    built = {dataset: path for dataset, path in zip(sm.params.datasets, sm.input.points,
+    built = {dataset: path for dataset, path in zip(sm.params.datasets, sm.params.points,
                                                     strict=True) if dataset not in failed}
     kind_lines = [line for kind in KINDS.values() if kind.extras  # PyTorch: GPU time coverage
                   for line in kind.hooks().summary_lines(built, tables, markdown_text)]

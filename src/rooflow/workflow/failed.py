@@ -1,15 +1,16 @@
 """Datasets that failed in the workflow: one bad dataset is only its own problem.
 
-The ``points`` job of an input it cannot read writes a *failed points file* instead of
-failing: the canonical points Parquet with no rows and the job's one error line in the
-file's metadata. Everything downstream therefore still runs:
+The batch job (:mod:`rooflow.workflow.batches`) of an input it cannot read writes a
+*failed points file* instead of failing: the canonical points Parquet with no rows and the
+one error line in the file's metadata. Everything downstream therefore still runs:
 
 - the per-preset aggregates (``all.png``, ``all.csv``, ``all.html``) leave the dataset out;
 - its own outputs (table, plot, page) and a comparison that names it become placeholders
   that say it failed and why (:func:`write_placeholders`), so the Snakemake report builds;
 - ``summary.md`` lists it with its error line;
-- rule ``datasets_read`` fails, printing each failed dataset's line: the run ends with a
-  non-zero exit status until the input is fixed (its points job then reruns).
+- rule ``datasets_read`` fails, printing each failed dataset's line (from the batches'
+  manifests): the run ends with a non-zero exit status until the input is fixed (its
+  batch's job then reads it again).
 
 :func:`is_whole_parquet` is the cheap check the workflow makes of every points file before
 it plans any job: a truncated or overwritten one is rebuilt in that run, never read.
@@ -64,11 +65,6 @@ def left_out(path: str | Path) -> tuple[str, ...]:
 
     text = pl.read_parquet_metadata(path).get(LEFT_OUT_KEY)
     return tuple(json.loads(text)) if text else ()
-
-
-def failures(paths: dict[str, str]) -> dict[str, str]:
-    """Dataset → error line, for the datasets (of ``dataset → points file``) that failed."""
-    return {d: line for d, path in paths.items() if (line := failure(path)) is not None}
 
 
 def is_whole_parquet(path: str | Path) -> bool:

@@ -46,8 +46,9 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from rooflow.kinds import KINDS
 
@@ -209,14 +210,76 @@ def rows_of_parquets(paths: Iterable[str | Path]) -> int:
 # files (by these parameter names) once the inputs exist.
 
 
-def points_job(wildcards, input) -> int:
-    """``mem_mb`` of a ``points`` job: :func:`points_job_mem_mb` of its files and kind."""
-    return points_job_mem_mb(input, wildcards.kind)
-
-
-def analysis_job(wildcards, input) -> int:
+def analysis_job(wildcards, input) -> int:  # noqa: A002 - the name Snakemake passes
     """``mem_mb`` of a job analysing points files: :func:`draw_mem_mb` of their rows."""
     return draw_mem_mb(rows_of_parquets(input))
+
+
+def preset_job(points: Callable[[Any], list[str]]) -> Callable[[Any, Any], int]:
+    """``mem_mb`` of a job analysing every dataset of a preset (``aggregate``,
+    ``html_overview``): :func:`draw_mem_mb` of the rows of the points files
+    ``points(wildcards)`` gives. Its inputs are the batches' manifests, so Snakemake
+    calls it once they are made (it asks for ``input``)."""
+
+    def mem_mb(wildcards, input) -> int:  # noqa: A002 - the name Snakemake passes
+        for path in input:  # a manifest not made yet: Snakemake asks again once it is
+            os.stat(path)
+        return draw_mem_mb(rows_of_parquets(points(wildcards)))
+
+    return mem_mb
+
+
+RAW_BYTES_PER_ROW = 40
+"""Bytes of raw input per point, the fewest a table of results takes (a CSV row of a
+kernel name and three numbers): a batch job of a dataset not read yet counts its raw
+bytes ÷ this as its rows, an upper bound."""
+
+
+def dataset_rows(raw: Iterable[str], points: str) -> int:
+    """Points a dataset's job draws: its points file's rows when that file is newer than
+    its raw files, else an upper bound from them (Parquet rows by their footer, other
+    files :data:`RAW_BYTES_PER_ROW`)."""
+    files = [p for p in raw if os.path.isfile(p)]
+    try:
+        made = os.path.getmtime(points)
+    except OSError:
+        made = None
+    if made is not None and all(os.path.getmtime(p) <= made for p in files):
+        return points_rows(points)
+    parquet = [p for p in files if p.endswith(".parquet")]
+    return rows_of_parquets(parquet) + input_bytes(
+        p for p in files if not p.endswith(".parquet")) // RAW_BYTES_PER_ROW
+
+
+def batch_job(members) -> Callable[[Any], int]:
+    """``mem_mb`` of a batch job (:mod:`rooflow.workflow.batches`): it reads and draws
+    its datasets one after the other, so the most any one of them needs, reading
+    (:func:`points_job_mem_mb`) or drawing (:func:`draw_mem_mb` of
+    :func:`dataset_rows`). Called by Snakemake only for a job that runs.
+
+    Example: a 336 MB CSV of 5 M rows not read yet counts 336 MB ÷ 40 = 8.4 M rows:
+    1000 + 1700 × 8.4 = 15,280 → 15,300 MB; once read, its 5 M rows: 9,500 MB.
+    """
+    from rooflow.workflow.batches import files_of
+    from rooflow.workflow.draw import points_file
+
+    def mem_mb(wildcards) -> int:
+        most = 0
+        for m in members.members:
+            raw = files_of(m.raw)
+            most = max(most, points_job_mem_mb([p for p in raw if not os.path.isdir(p)],
+                                               m.kind),
+                       draw_mem_mb(dataset_rows(raw, points_file(m.kind, m.name))))
+        return most
+
+    return mem_mb
+
+
+def batch_runtime(datasets: int, presets: int) -> int:
+    """``runtime`` (minutes) of a batch job of ``datasets`` drawn on ``presets``: ten
+    minutes per preset, as one large dataset may take, and one more per dataset and
+    preset. Example: 62 datasets on 4 presets: 40 + 248 = 288."""
+    return 10 * presets + datasets * presets
 
 
 def project_job(input, projection: Mapping) -> int:

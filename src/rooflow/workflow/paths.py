@@ -8,6 +8,7 @@ with its ``{wildcards}``, and planning (:mod:`rooflow.workflow.planning`,
 folder.
 
 Wildcards: ``kind`` and ``name`` (dataset ``KIND-NAME``, :data:`rooflow.kinds.KINDS`),
+``batch`` (a batch job's rule name, :mod:`rooflow.workflow.batches`),
 ``preset``, ``comparison``, ``model_check``, ``projection``, ``history``; ``version`` and
 ``bundle`` (Bokeh's, :data:`BOKEHJS`).
 """
@@ -17,16 +18,17 @@ from __future__ import annotations
 import string
 
 POINTS = "results/points/{kind}/{name}.parquet"
-"""A dataset's canonical points (rule ``points``; a failed one: :mod:`rooflow.workflow.failed`)."""
-POINTS_LOG = "logs/points/{kind}/{name}.log"
+"""A dataset's canonical points (its batch's job; a failed one: :mod:`rooflow.workflow.failed`)."""
+BATCH_MANIFEST = "results/datasets/{batch}.json"
+"""What a batch job last built each of its datasets from (:mod:`rooflow.workflow.batches`)."""
+BATCH_LOG = "logs/datasets/{batch}.log"
 
 DATASET_TABLE = "results/tables/{preset}/{kind}-{name}.csv"
-"""A dataset's analysis table on one preset (rule ``draw``)."""
+"""A dataset's analysis table on one preset (its batch's job)."""
 DATASET_PLOT = "results/plots/{preset}/{kind}-{name}.png"
 """A dataset's roofline plot on one preset; its other image formats beside it, same stem."""
 DATASET_PAGE = "results/html/{preset}/{kind}-{name}.html"
 """A dataset's interactive page on one preset."""
-DRAW_LOG = "logs/draw/{kind}-{name}.log"
 
 OVERVIEW_PLOT = "results/plots/{preset}/all.png"
 """Every dataset of one preset on one plot (rule ``aggregate``)."""

@@ -17,7 +17,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Mapping, Set
+from collections.abc import Iterable, Mapping, Set
 from functools import cached_property
 from glob import glob
 
@@ -27,7 +27,8 @@ from rooflow.roofs import MEASURED
 from rooflow.roofs.preset import Preset, device_preset
 from rooflow.safeload import read_json
 from rooflow.workflow import paths
-from rooflow.workflow.draw import DrawRule, asked_for, draw_rules, points_file
+from rooflow.workflow.batches import Batch, asked_for, dataset_batches
+from rooflow.workflow.draw import points_file
 from rooflow.workflow.failed import is_whole_parquet
 from rooflow.workflow.preflight import unusable
 
@@ -543,23 +544,29 @@ class Plan:
         return list(presets)
 
     @cached_property
-    def draw_rules(self) -> list[DrawRule]:
-        """The workflow's draw rules (:func:`rooflow.workflow.draw.draw_rules`), made once."""
-        return draw_rules(self)
+    def batches(self) -> list[Batch]:
+        """The workflow's batch rules (:func:`rooflow.workflow.batches.dataset_batches`),
+        made once."""
+        return dataset_batches(self)
+
+    def manifests(self, datasets: Iterable[str] | None = None) -> list[str]:
+        """The manifests of the batches holding ``datasets`` (default: every batch)."""
+        wanted = None if datasets is None else set(datasets)
+        return [b.manifest for b in self.batches
+                if wanted is None or not wanted.isdisjoint(b.datasets)]
 
     def targets(self, on_disk: Set[str] | None = None) -> list[str]:
         """Every output of the workflow, or (``on_disk`` given) what ``rule all`` asks for.
 
         Per dataset and preset, per preset, per comparison and preset, and the summary and
         the check that every dataset was read (:data:`DATASETS_READ`) when there is any dataset.
-        ``on_disk``: the draw outputs present (:func:`rooflow.workflow.draw.outputs_on_disk`); a
-        draw job is then asked for by fewer files (:func:`rooflow.workflow.draw.asked_for`).
+        ``on_disk``: the batch jobs' outputs present
+        (:func:`rooflow.workflow.batches.outputs_on_disk`); a batch job is then asked for
+        by one or two files (:func:`rooflow.workflow.batches.asked_for`).
         """
         targets = []
-        patterns = {d: outputs for rule in self.draw_rules  # one list per rule
-                    for outputs in [list(rule.outputs().values())] for d in rule.datasets}
-        for dataset, (kind, name) in self.datasets.items():  # what its `draw` job writes
-            targets += asked_for(patterns[dataset], kind, name, on_disk)
+        for batch in self.batches:  # what each dataset's batch job writes
+            targets += asked_for(batch, self, on_disk)
         for preset in self.all_presets:
             targets += [paths.fill(p, preset=preset) for p in (
                 paths.OVERVIEW_PLOT, paths.OVERVIEW_TABLE, paths.OVERVIEW_PAGE)]
@@ -576,12 +583,12 @@ class Plan:
         return targets + [p for p in self.rebuild if p not in targets]
 
     def raw_input(self, kind: str, name: str) -> dict[str, str | list[str]]:
-        """Named inputs of the ``points`` job of ``kind-name``, from its registry entry.
+        """The raw inputs of dataset ``kind-name`` by role, from its registry entry.
 
         The raw file (or folder, and its files), its companions and what its entry
         ``reads`` (the family models; every spec file: a spec dataset reads its own file
         only, so adding a spec reruns no other spec). A NAME not found (a
-        target asked for by hand) gets its pattern's path: Snakemake reports it missing.
+        target asked for by hand) gets its pattern's path.
         """
         k = KINDS[kind]
         default = f"{self.root}/{k.pattern}".format(name=name)
@@ -611,9 +618,9 @@ class Plan:
         A run killed while the file system was writing, a full disk or anything else
         overwriting it: read, it would fail every job after it and remove their good
         outputs. Removed, it is never read, and it is kept in :attr:`rebuild`, which
-        :meth:`targets` asks for: its ``points`` job rebuilds it in this run even when no
-        other job needs it (the outputs made from it are then as old as before, so
-        Snakemake reruns them from the rebuilt file). Reads 16 bytes of each
+        :meth:`targets` asks for: its batch's job remakes it in this run, and the dataset's
+        other outputs with it (a dataset with a missing output is made again whole,
+        :func:`rooflow.workflow.batches.build_batch`). Reads 16 bytes of each
         (:func:`rooflow.workflow.failed.is_whole_parquet`).
         """
         lines = []
