@@ -231,3 +231,18 @@ def test_a_manifest_that_is_no_json_object_remakes_every_dataset(tmp_path):
         path.write_text(text)
         assert read_manifest(str(path)) == ({"b": {"fingerprint": "x"}} if "b" in text else {})
     assert read_manifest(str(tmp_path / "none.json")) == {}
+
+
+def test_a_changed_plot_option_redraws_from_the_points_it_has(plan):
+    batch = next(b for b in dataset_batches(plan) if "roofline-a" in b.datasets)
+    log: list[str] = []
+    build(plan, batch, log)
+    points = Path("results/points/roofline/a.parquet")
+    read_at = points.stat().st_mtime_ns
+    plan.config["datasets"]["roofline-a"] = {"top_n": 1}
+    log.clear()
+    build(plan, batch, log)
+    assert log[-1].startswith("1 of ")
+    assert not any("points from" in line for line in log)  # not read again
+    assert points.stat().st_mtime_ns == read_at
+    assert "roofline-a: 2 points on h100-sxm" in log

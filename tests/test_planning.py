@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 import re
-import zlib
 import subprocess
 import sys
+import zlib
 from functools import cache
 from pathlib import Path
 

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from workflow_copy import EXAMPLE_CONFIG, job_counts, snakemake
+from workflow_copy import EXAMPLE_CONFIG, dataset_log, job_counts, snakemake
 
 pytestmark = pytest.mark.workflow
 
@@ -33,7 +33,8 @@ def test_full_run_builds_every_table_and_plot(examples_build):
     # The trace's GPU time shares travel in its points file's metadata (issue 22, item 5).
     assert "| pytorch-h100_llama_layer | 2.785 | 98.8 % | 0.9 % | 0.1 % |" in summary
     assert "Operators of pytorch-h100_llama_layer by potential time saved on h100-sxm:" in summary
-    assert (examples_build / "logs/points/roofline/flash_attention.log").exists()
+    assert "roofline-flash_attention: 4 points on h100-sxm" in dataset_log(
+        examples_build, "roofline-flash_attention")
 
 
 def test_profiler_datasets_are_hierarchical_on_their_presets(examples_build):
@@ -113,11 +114,11 @@ def test_new_file_reruns_only_its_jobs(examples_build):
     new = examples_build / "resources/roofline/new_sweep.csv"
     new.write_text("series,label,ai,tflops\nkernel,x,12,3\n")
     try:
-        # Its points job and its one draw job (table, plot and page on both presets), the
-        # per-preset aggregates (overview plot and table, overview page), the summary, the
-        # check that every dataset was read, all.
+        # Its batch's job (which reads and draws it alone: points, table, plot and page on
+        # both presets), the per-preset aggregates (overview plot and table, overview page),
+        # the summary, the check that every dataset was read, all.
         assert job_counts(examples_build, *EXAMPLE_CONFIG) == {
-            "points": 1, "draw": 1, "aggregate": 2, "html_overview": 2, "summary": 1,
+            "datasets": 1, "aggregate": 2, "html_overview": 2, "summary": 1,
             "datasets_read": 1, "all": 1}
     finally:
         new.unlink()
@@ -144,15 +145,17 @@ def test_pages_load_one_shared_bokehjs_by_relative_paths(examples_build):
             assert shared.read_bytes() == (bokehjs_path() / "js" / shared.name).read_bytes()
 
 
-def test_a_deleted_output_is_remade_by_its_job_alone(examples_build):
-    # rule all asks for a draw job by its first output, and for any other that is missing
-    # (rooflow.workflow.planning.Plan.targets): deleting a page must still rerun its job.
+def test_a_deleted_output_is_remade_by_its_batch(examples_build):
+    # rule all asks for a batch job by its manifest, and for an output that is missing
+    # (rooflow.workflow.batches.asked_for): deleting a page must still rerun its job, and
+    # the jobs reading its manifest (the aggregates of its presets, the summary).
     page = next((examples_build / "results/html").glob("*/roofline-*.html"))
     kept = page.with_suffix(".kept")
     shutil.copy2(page, kept)
     page.unlink()
     try:
-        assert job_counts(examples_build, *EXAMPLE_CONFIG) == {"draw": 1, "all": 1}
+        counts = job_counts(examples_build, *EXAMPLE_CONFIG)
+        assert counts["datasets"] == 1 and counts["all"] == 1
     finally:
         kept.rename(page)
     assert job_counts(examples_build, *EXAMPLE_CONFIG) == {}
@@ -180,7 +183,7 @@ def test_bad_file_fails_its_dataset_only(examples_build):
         line = "rooflow: error: resources/roofline/broken.csv, row 2, column 'tflops'"
         assert screen.count(line) == 1 and "Traceback" not in screen
         assert "-5" in screen
-        assert line in (examples_build / "logs/points/roofline/broken.log").read_text()
+        assert f"roofline-broken: {line}" in dataset_log(examples_build, "roofline-broken")
         # Its outputs say it failed (rooflow.workflow.failed); the others, the aggregates and the
         # summary are built; the run fails in rule datasets_read, naming it.
         assert "Error in rule datasets_read" in screen
@@ -191,7 +194,7 @@ def test_bad_file_fails_its_dataset_only(examples_build):
         assert "roofline-fine" in overview and "roofline-broken" not in overview
         assert "| roofline-broken | " + line in (
             examples_build / "results/summary.md").read_text()
-        assert "Traceback" not in (examples_build / "logs/points/roofline/broken.log").read_text()
+        assert "Traceback" not in dataset_log(examples_build, "roofline-broken")
     finally:
         bad.unlink()
         good.unlink()

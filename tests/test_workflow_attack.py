@@ -19,7 +19,7 @@ import polars as pl
 import pytest
 import yaml
 from test_html import chromium, headless  # noqa: F401 - the browser fixture
-from workflow_copy import REPO, copy_workflow, job_counts, snakemake
+from workflow_copy import REPO, copy_workflow, dataset_log, job_counts, snakemake
 
 pytestmark = pytest.mark.workflow
 
@@ -153,7 +153,7 @@ def test_a_failed_datasets_outputs_say_why(attacked):
         assert (res / f"plots/evil/{dataset}.png").exists()
     broken = pl.read_csv(res / "compare/evil/broken.csv")
     assert broken["error"][0].startswith("baseline roofline-bad: " + BAD_LINE)
-    log = (work / "logs/points/roofline/bad.log").read_text()
+    log = dataset_log(work, "roofline-bad")
     assert BAD_LINE in log and "Traceback" not in log
 
 

@@ -55,10 +55,10 @@ def test_adding_or_removing_a_pass_reruns_the_dataset(built):
         '"0","38014","vector_add","127.0.0.1","vector_add(double *, double *, double *)",'
         '"2025-Nov-07 14:13:41","1","7","Command line profiler metrics","lts__t_bytes.sum",'
         '"byte","3,238,689,664"\n')
-    # Its points, its draw job (table, plot, page), its preset's overview plot, table and
+    # Its batch's job (points, table, plot, page), its preset's overview plot, table and
     # page, the summary, the check that every dataset was read: 1 each; the same when the
     # pass is taken out again.
-    rerun = {"points": 1, "draw": 1, "aggregate": 1, "html_overview": 1,
+    rerun = {"datasets": 1, "aggregate": 1, "html_overview": 1,
              "summary": 1, "datasets_read": 1, "all": 1}
     try:
         assert job_counts(built) == rerun

@@ -54,8 +54,8 @@ def snakemake(workdir: Path, *args: str, cores: int | None = 2, check: bool = Tr
 def job_counts(workdir: Path, *args: str) -> dict[str, int]:
     """Rule → jobs a run would do now (dry run); {} when everything is up to date.
 
-    The draw rules (``draw``, ``draw_on_PRESET``...: one per group of datasets with the
-    same outputs, :mod:`rooflow.workflow.draw`) count as one, ``draw``.
+    The batch rules (``datasets_on_PRESET..._NN``: one per batch of datasets,
+    :mod:`rooflow.workflow.batches`) count as one, ``datasets``.
     """
     rules = {}  # Snakemake prints its table of jobs per rule twice
     for line in snakemake(workdir, "-n", "--quiet", "rules", *args).stdout.splitlines():
@@ -64,6 +64,14 @@ def job_counts(workdir: Path, *args: str) -> dict[str, int]:
             rules[parts[0]] = int(parts[1])
     counts: dict[str, int] = {}
     for rule, jobs in rules.items():
-        rule = re.sub(r"^draw_on_\w+$", "draw", rule)
+        rule = re.sub(r"^datasets_on_\w+$", "datasets", rule)
         counts[rule] = counts.get(rule, 0) + jobs
     return counts
+
+
+def dataset_log(workdir: Path, dataset: str) -> str:
+    """The log of the batch job that made ``dataset`` (its lines begin with its id)."""
+    logs = [p.read_text() for p in sorted((workdir / "logs/datasets").glob("*.log"))]
+    found = [text for text in logs if f"\n{dataset}: " in f"\n{text}"]
+    assert len(found) == 1, f"{dataset}: in {len(found)} batch logs"
+    return found[0]

@@ -62,7 +62,7 @@ rule summary:
         # skipped file's name may hold some (a{b}.csv: WildcardError, no summary).
         skipped=lambda wildcards: report_param(PLAN.skipped),
         model_checks=model_check_keys(),
-        points=all_points,
+        points=ALL_POINTS,
     script:
         "../scripts/summary.py"
 
@@ -80,6 +80,6 @@ rule datasets_read:
         ROOFLOW_ENV
     params:
         datasets=list(PLAN.datasets),
-        points=all_points,
+        points=ALL_POINTS,
     script:
         "../scripts/datasets_read.py"

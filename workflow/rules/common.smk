@@ -42,6 +42,8 @@ COMPARISONS = PLAN.comparisons
 MODEL_CHECKS = PLAN.model_checks
 # Only the keys adapters read, so editing plot options does not rerun ingest.
 ADAPTER_SETTINGS = {k: config.get(k) for k in ADAPTER_KEYS}
+# Every dataset's points file: a param, as the batches' manifests stand for them as inputs.
+ALL_POINTS = list(PLAN.points_files().values())
 
 
 # Too small to be worth a queue slot on a cluster.
@@ -52,8 +54,6 @@ localrules:
 
 
 wildcard_constraints:
-    kind="|".join(KINDS),
-    name=DATASET_NAME,
     preset=DATASET_NAME,
     comparison=DATASET_NAME,
     model_check=DATASET_NAME,
@@ -130,7 +130,20 @@ def model_check_keys():
     return [f"{p}/{n}" for n in MODEL_CHECKS for p in PLAN.model_check_presets(n)]
 
 
-def all_points(wildcards):
-    """The points file of every dataset (which of them failed: rooflow.workflow.failed):
-    a param, as the batches' manifests stand for them among the inputs."""
-    return list(PLAN.points_files().values())
+def dataset_outputs(batch):
+    """Each dataset's outputs, `update()`: a job keeps its unchanged datasets' files."""
+    outputs = []
+    for dataset in batch.datasets:
+        kind = PLAN.datasets[dataset][0]
+        for path, preset, shown in batch.dataset_outputs(*PLAN.datasets[dataset]):
+            if shown:
+                labels = {"dataset": dataset, "output": shown}
+                path = in_report(
+                    path,
+                    caption=CAPTIONS[shown],
+                    category=preset,
+                    subcategory=kind,
+                    labels=labels,
+                )
+            outputs.append(update(path))
+    return outputs

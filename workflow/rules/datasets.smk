@@ -16,21 +16,6 @@ CAPTIONS = {"table": "../report/dataset_table.rst", "plot": "../report/roofline.
 in_report = report
 
 
-def dataset_outputs(batch):
-    """Every dataset's outputs, each `update()`: a job keeps the files of its datasets
-    that did not change."""
-    outputs = []
-    for dataset in batch.datasets:
-        kind = PLAN.datasets[dataset][0]
-        for path, preset, shown in batch.dataset_outputs(*PLAN.datasets[dataset]):
-            if shown:
-                labels = {"dataset": dataset, "output": shown}
-                path = in_report(path, caption=CAPTIONS[shown], category=preset,
-                                 subcategory=kind, labels=labels)
-            outputs.append(update(path))
-    return outputs
-
-
 for _batch in BATCHES:
     _members = members(PLAN, _batch, ADAPTER_SETTINGS, rooflow.__version__)
 

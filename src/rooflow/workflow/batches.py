@@ -14,9 +14,11 @@ what its outputs are made from (the raw files' sizes and modification times, its
 adapter settings, plot options and presets, the preset files', the rooflow version). The
 job keeps the fingerprints it last built with in its *manifest*
 (:data:`~rooflow.workflow.paths.BATCH_MANIFEST`) and remakes a dataset only when its
-fingerprint differs or one of its outputs is missing; the others' files are left as they
-are (their outputs are ``update()`` outputs, which Snakemake does not remove first). So a
-new results file reruns its batch's job, which draws that one dataset, and the aggregates.
+fingerprint differs or one of its outputs is missing (its points only when what they are
+read from changed: a changed plot option redraws from the points it has); the others'
+files are left as they are (their outputs are ``update()`` outputs, which Snakemake does
+not remove first). So a new results file reruns its batch's job, which draws that one
+dataset, and the aggregates.
 
 Snakemake is told what changed by the fingerprints' digest (a param), not by the raw files
 as inputs: Snakemake records a job's inputs and params with each of its outputs, which for a
@@ -62,6 +64,9 @@ class Member:
             :meth:`rooflow.workflow.planning.Plan.raw_input`).
         options: its plot options (config ``plot_defaults`` and its own entry).
         fingerprint: digest of what its outputs are made from (:func:`fingerprint`).
+        points: digest of what its points file is made from (its raw inputs, kind,
+            adapter settings, the rooflow version): a changed plot option redraws the
+            dataset from the points it has.
     """
 
     dataset: str
@@ -70,6 +75,7 @@ class Member:
     raw: Mapping[str, str | list[str]]
     options: Mapping
     fingerprint: str
+    points: str = ""
 
 
 @dataclass(frozen=True)
@@ -153,14 +159,19 @@ def dataset_outputs(kind: str, name: str, presets: Sequence[str], formats: Seque
 
 
 def batch_of(dataset: str, batches: int) -> int:
-    """The batch of ``dataset`` among ``batches``: CRC-32 of its id, so the same in every
-    process and run (Python's ``hash`` of a string is not)."""
+    """The batch of ``dataset`` among ``batches``.
+
+    CRC-32 of its id, so the same in every process and run (Python's ``hash`` of a
+    string is not).
+    """
     return zlib.crc32(dataset.encode()) % batches
 
 
 def dataset_batches(plan: Plan) -> list[Batch]:
-    """The batch rules of ``plan``: datasets grouped by presets and extra formats, each
-    group dealt into config ``batches`` batches (:func:`batch_of`); empty ones left out.
+    """The batch rules of ``plan``.
+
+    Datasets grouped by presets and extra formats, each group dealt into config
+    ``batches`` batches (:func:`batch_of`); empty ones left out.
 
     Returns:
         Batches by group (:func:`group_name`, in first-seen order), then by number.
@@ -209,10 +220,12 @@ def group_name(presets: Sequence[str], formats: Sequence[str], taken: Set[str]) 
 
 
 def batch_inputs(plan: Plan, presets: Sequence[str]) -> dict[str, str | list[str]]:
-    """Named inputs of a batch whose datasets are drawn on ``presets``: ``hardware`` and,
-    per preset index ``i`` of a measured preset, ``measured_i`` and ``measured_i_files``
-    (:meth:`rooflow.workflow.planning.Plan.preset_input`). The raw inputs are not among
-    them: their fingerprints are (the module's docstring says why)."""
+    """Named inputs of a batch whose datasets are drawn on ``presets``.
+
+    ``hardware`` and, per preset index ``i`` of a measured preset, ``measured_i`` and
+    ``measured_i_files`` (:meth:`rooflow.workflow.planning.Plan.preset_input`). The raw
+    inputs are not among them: their fingerprints are (the module's docstring says why).
+    """
     inputs: dict[str, str | list[str]] = {}
     for i, preset in enumerate(presets):
         for key, files in plan.preset_input(preset).items():
@@ -227,8 +240,10 @@ def files_of(inputs: Mapping[str, str | list[str]]) -> list[str]:
 
 
 def stamps(files: Iterable[str]) -> list[list]:
-    """``[path, size, mtime_ns]`` per file (``[path]`` for one that is missing): what
-    Snakemake judges a file's change by."""
+    """``[path, size, mtime_ns]`` per file (``[path]`` for one that is missing).
+
+    What Snakemake judges a file's change by.
+    """
     out: list[list] = []
     for path in files:
         try:
@@ -254,16 +269,17 @@ def members(plan: Plan, batch: Batch, settings: Mapping, version: str) -> Member
     rooflow ``version``.
     """
     preset_files = sorted({f for p in batch.presets for f in files_of(plan.preset_input(p))})
-    shared = {"presets": batch.presets, "formats": batch.formats, "settings": settings,
-              "roofs_at": plan.config["roofs_at"], "preset_files": stamps(preset_files),
-              "version": version}
+    drawn = {"presets": batch.presets, "formats": batch.formats,
+             "roofs_at": plan.config["roofs_at"], "preset_files": stamps(preset_files)}
     found = []
     for dataset in batch.datasets:
         kind, name = plan.datasets[dataset]
         raw = plan.raw_input(kind, name)
         options = plan.dataset_options(dataset)
-        found.append(Member(dataset, kind, name, raw, options, fingerprint(
-            {**shared, "kind": kind, "raw": stamps(files_of(raw)), "options": options})))
+        read = fingerprint({"kind": kind, "raw": stamps(files_of(raw)), "settings": settings,
+                            "version": version})
+        found.append(Member(dataset, kind, name, raw, options,
+                            fingerprint({**drawn, "points": read, "options": options}), read))
     return Members(tuple(found), settings)
 
 
@@ -288,9 +304,10 @@ def asked_for(batch: Batch, plan: Plan, on_disk: Set[str] | None) -> list[str]:
 
 
 def outputs_on_disk(presets: Sequence[str], kinds: Iterable[str]) -> set[str] | None:
-    """The files in the batch jobs' folders (manifests, points of ``kinds``, the draw
-    outputs' folders of ``presets``), as :func:`asked_for` reads them.
+    """The files in the batch jobs' folders, as :func:`asked_for` reads them.
 
+    The folders: the manifests', the points' of ``kinds``, the draw outputs' of
+    ``presets``.
     One folder listing per folder, not one check per file. A link to nothing is not
     there (as Snakemake judges it). None when a folder cannot be listed (no permission):
     then what is there is not known.
@@ -313,7 +330,9 @@ def outputs_on_disk(presets: Sequence[str], kinds: Iterable[str]) -> set[str] | 
 
 
 def read_manifest(path: str) -> dict[str, dict]:
-    """A batch's manifest: dataset → ``{"fingerprint": ..., "failed": line or None}``.
+    """A batch's manifest (:class:`Member`'s digests, its error line).
+
+    Dataset → ``{"fingerprint": ..., "points": ..., "failed": line or None}``.
 
     Empty when there is none or it is not such a JSON object (then every dataset of the
     batch is made again).
@@ -346,7 +365,8 @@ def build_batch(found: Members, presets: Sequence[str], formats: Sequence[str],
 
     Args:
         found: the batch's datasets (:func:`members`).
-        presets, formats: what each is drawn on and its extra image formats.
+        presets: what each is drawn on.
+        formats: its image formats besides PNG.
         preset_inputs: per preset, ``(hardware.yaml, measured file or None)``.
         manifest: the manifest to read and rewrite (:func:`read_manifest`).
         log: where each dataset's lines go, after its id.
@@ -365,7 +385,7 @@ def build_batch(found: Members, presets: Sequence[str], formats: Sequence[str],
     from rooflow.errors import InputError, internal_error_line
     from rooflow.io import atomic_path
     from rooflow.workflow.draw import Target, draw_dataset
-    from rooflow.workflow.failed import write_placeholders
+    from rooflow.workflow.failed import failure, is_whole_parquet, write_placeholders
 
     before = read_manifest(manifest)
     after: dict[str, dict] = {}
@@ -383,7 +403,10 @@ def build_batch(found: Members, presets: Sequence[str], formats: Sequence[str],
             log(f"{dataset}: {line}")
 
         points = points_file(m.kind, m.name)
-        line = _points(m, found.settings, points, say, traceback_file)
+        if old.get("points") == m.points and is_whole_parquet(points):  # options changed
+            line = failure(points)
+        else:
+            line = _points(m, found.settings, points, say, traceback_file)
         targets = [Target(preset, hardware, measured,
                           *(p for p, at, _ in outputs[1:] if at == preset and
                             not p.endswith(tuple(f".{f}" for f in formats))))
@@ -401,7 +424,7 @@ def build_batch(found: Members, presets: Sequence[str], formats: Sequence[str],
             say(line)
             draw_paths = [p for p, at, _ in outputs[1:]]
             write_placeholders(draw_paths, m.dataset, line)
-        after[m.dataset] = {"fingerprint": m.fingerprint, "failed": line}
+        after[m.dataset] = {"fingerprint": m.fingerprint, "points": m.points, "failed": line}
     with atomic_path(manifest) as tmp:
         tmp.write_text(json.dumps(after, indent=1, sort_keys=True) + "\n")
     log(f"{made} of {len(found.members)} datasets made; the others were up to date")

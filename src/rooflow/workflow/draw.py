@@ -1,5 +1,7 @@
-"""One dataset drawn on its presets: per preset an analysis table (CSV), a roofline plot
-(PNG, and the config's other ``formats``) and an interactive page (HTML).
+"""One dataset drawn on its presets.
+
+Per preset an analysis table (CSV), a roofline plot (PNG, and the config's other
+``formats``) and an interactive page (HTML).
 
 The workflow's batch jobs (:mod:`rooflow.workflow.batches`) call :func:`draw_dataset`
 for each dataset of theirs that changed.

@@ -216,10 +216,12 @@ def analysis_job(wildcards, input) -> int:  # noqa: A002 - the name Snakemake pa
 
 
 def preset_job(points: Callable[[Any], list[str]]) -> Callable[[Any, Any], int]:
-    """``mem_mb`` of a job analysing every dataset of a preset (``aggregate``,
-    ``html_overview``): :func:`draw_mem_mb` of the rows of the points files
+    """``mem_mb`` of a job analysing every dataset of a preset.
+
+    ``aggregate``, ``html_overview``: :func:`draw_mem_mb` of the rows of the points files
     ``points(wildcards)`` gives. Its inputs are the batches' manifests, so Snakemake
-    calls it once they are made (it asks for ``input``)."""
+    calls it once they are made (it asks for ``input``).
+    """
 
     def mem_mb(wildcards, input) -> int:  # noqa: A002 - the name Snakemake passes
         for path in input:  # a manifest not made yet: Snakemake asks again once it is
@@ -236,9 +238,12 @@ bytes ÷ this as its rows, an upper bound."""
 
 
 def dataset_rows(raw: Iterable[str], points: str) -> int:
-    """Points a dataset's job draws: its points file's rows when that file is newer than
-    its raw files, else an upper bound from them (Parquet rows by their footer, other
-    files :data:`RAW_BYTES_PER_ROW`)."""
+    """Points a dataset's job draws.
+
+    Its points file's rows when that file is newer than its raw files, else an upper
+    bound from them (Parquet rows by their footer, other files
+    :data:`RAW_BYTES_PER_ROW`).
+    """
     files = [p for p in raw if os.path.isfile(p)]
     try:
         made = os.path.getmtime(points)
@@ -252,8 +257,9 @@ def dataset_rows(raw: Iterable[str], points: str) -> int:
 
 
 def batch_job(members) -> Callable[[Any], int]:
-    """``mem_mb`` of a batch job (:mod:`rooflow.workflow.batches`): it reads and draws
-    its datasets one after the other, so the most any one of them needs, reading
+    """``mem_mb`` of a batch job (:mod:`rooflow.workflow.batches`).
+
+    It reads and draws its datasets one after the other, so the most any one of them needs, reading
     (:func:`points_job_mem_mb`) or drawing (:func:`draw_mem_mb` of
     :func:`dataset_rows`). Called by Snakemake only for a job that runs.
 
@@ -276,9 +282,11 @@ def batch_job(members) -> Callable[[Any], int]:
 
 
 def batch_runtime(datasets: int, presets: int) -> int:
-    """``runtime`` (minutes) of a batch job of ``datasets`` drawn on ``presets``: ten
-    minutes per preset, as one large dataset may take, and one more per dataset and
-    preset. Example: 62 datasets on 4 presets: 40 + 248 = 288."""
+    """``runtime`` (minutes) of a batch job of ``datasets`` drawn on ``presets``.
+
+    Ten minutes per preset, as one large dataset may take, and one more per dataset and
+    preset. Example: 62 datasets on 4 presets: 40 + 248 = 288.
+    """
     return 10 * presets + datasets * presets
 
 

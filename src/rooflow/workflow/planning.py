@@ -545,8 +545,7 @@ class Plan:
 
     @cached_property
     def batches(self) -> list[Batch]:
-        """The workflow's batch rules (:func:`rooflow.workflow.batches.dataset_batches`),
-        made once."""
+        """The workflow's batch rules, made once (:func:`.batches.dataset_batches`)."""
         return dataset_batches(self)
 
     def manifests(self, datasets: Iterable[str] | None = None) -> list[str]:
