@@ -33,7 +33,7 @@ def test_full_run_builds_every_table_and_plot(examples_build):
     # The trace's GPU time shares travel in its points file's metadata (issue 22, item 5).
     assert "| pytorch-h100_llama_layer | 2.785 | 98.8 % | 0.9 % | 0.1 % |" in summary
     assert "Operators of pytorch-h100_llama_layer by potential time saved on h100-sxm:" in summary
-    assert "roofline-flash_attention: 4 points on h100-sxm" in dataset_log(
+    assert "roofline-flash_attention: 4 points on arc-pro-b70" in dataset_log(
         examples_build, "roofline-flash_attention")
 
 
