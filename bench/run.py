@@ -50,12 +50,17 @@ def measure(cmd: list[str], cwd: Path = REPO, rc: int = 0) -> tuple[float, float
 
 
 def job_counts(out: str) -> dict[str, int]:
-    """``snakemake -n --quiet rules`` output → {rule: jobs}."""
-    counts = {}
+    """``snakemake -n --quiet rules`` output → {rule: jobs}; the batch rules
+    (``datasets_on_PRESET..._NN``) count as one, ``datasets``."""
+    rules = {}  # Snakemake prints its table twice
     for line in out.splitlines():
         parts = line.split()
-        if len(parts) == 2 and parts[1].isdigit() and parts[0] != "total":
-            counts[parts[0]] = int(parts[1])
+        if len(parts) == 2 and parts[1].isdigit() and parts[0] not in ("job", "total"):
+            rules[parts[0]] = int(parts[1])
+    counts: dict[str, int] = {}
+    for rule, jobs in rules.items():
+        rule = "datasets" if rule.startswith("datasets_on_") else rule
+        counts[rule] = counts.get(rule, 0) + jobs
     return counts
 
 

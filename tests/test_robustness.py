@@ -92,8 +92,8 @@ def interrupted(tmp_path_factory) -> dict:
     work = copy_workflow(tmp_path_factory.mktemp("killed"))
     before = _checksums(work / "resources")
     proc = _start(work)
-    # Kill once draw jobs (matplotlib) are writing plots, i.e. mid-run.
-    _wait_for(lambda: any((work / "logs").glob("draw/*.log")))
+    # Kill once batch jobs (matplotlib) are writing plots, i.e. mid-run.
+    _wait_for(lambda: any((work / "results/plots").glob("*/*.png")))
     time.sleep(0.5)
     _kill(proc)
     seen = {"work": work, "before": before, "after_kill": sorted((work / "results").rglob("*"))}

@@ -198,12 +198,13 @@ def test_report_builds_with_failed_datasets_and_escapes_config_text(report):
 def test_report_captions_read_as_text_list_every_preset_and_name_rules(report):
     """Issue 34, item 8: the roofs in captions and params read as written (no ``\\/``); the
     landing page names a100-sxm, built for roofline-hostile alone, beside the config's
-    preset; draw rules are named by what they draw, not numbered."""
+    preset; batch rules are named by what they draw, then their batch's number."""
     text = report.read_text()
     assert "TFLOP/s, " in text and "GB/s, ridge point" in text
     assert not re.search(r"TFLOP\\+/s", text) and not re.search(r"TFLOP/s\\+,", text)
     assert re.search(r"Presets built \(2: .*?\): a100-sxm, evil\.", text, re.S)
-    assert "draw_on_evil_a100_sxm" in text and not re.search(r"\bdraw_\d", text)
+    assert re.search(r"datasets_on_evil_a100_sxm_\d+", text)
+    assert not re.search(r"\bdatasets_\d", text)
 
 
 @pytest.mark.browser
