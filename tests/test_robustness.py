@@ -7,6 +7,7 @@ shared build: it kills runs. Drawn on one preset (plus the presets datasets name
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -69,6 +70,8 @@ def _broken_outputs(results: Path) -> list[str]:
                 ok = pl.read_parquet(path).width > 0
             elif path.suffix == ".html":
                 ok = path.read_text().rstrip().endswith("</html>")
+            elif path.suffix == ".json":  # a batch's manifest
+                ok = isinstance(json.loads(path.read_text()), dict)
             elif path.suffix == ".txt":  # a marker (datasets_read.txt): empty when all read
                 ok = True
             elif path.suffix == ".js":  # the pages' shared BokehJS: Bokeh's own file whole
