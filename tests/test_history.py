@@ -34,15 +34,15 @@ def run(gemm_us: float) -> pl.DataFrame:
         performance=pl.col("flop") / (pl.col("us") / 1e6), source=pl.lit("run.csv"))), PRESET)
 
 
-def fifteen_kernels_k14_slower() -> pl.DataFrame:
+def fifteen_kernels_k14_slower(also: tuple[int, ...] = ()) -> pl.DataFrame:
     """History of KERNELS + 5 = 15 kernels over runs a and b: kernel i takes 15 - i ms, but
-    k14 1 ms in a and 1.3 ms in b (30 % slower: regressed)."""
+    k14 1 ms in a and 1.3 ms in b (30 % slower: regressed), and so the kernels ``also``."""
     from rooflow.plotting.history import KERNELS
 
     n = KERNELS + 5
 
-    def one(last_ms: float) -> pl.DataFrame:
-        times = [(n - i) * 1e-3 for i in range(n - 1)] + [last_ms * 1e-3]
+    def one(slower: float) -> pl.DataFrame:
+        times = [(n - i) * 1e-3 * (slower if i in (*also, n - 1) else 1.0) for i in range(n)]
         frame = pl.DataFrame({"kernel": [f"k{i:02d}" for i in range(n)], "flop": [1e9] * n,
                               "bytes": [1e8] * n, "time_s": times})
         return analyze(to_points(frame.with_columns(
@@ -78,13 +78,17 @@ def test_trend_figure_rings_the_regressed_step():
     from rooflow.plotting.history import REGRESSED_COLOR, figure
 
     table = history([run(us) for us in GEMM_US], ["a1", "b2", "c3"])
-    time_ax = figure(table, title="t").axes[0]
+    fig = figure(table, title="t")
+    time_ax = fig.axes[0]
     rings = [line for line in time_ax.lines if line.get_markeredgecolor() == REGRESSED_COLOR
              and len(line.get_xdata())]
     # One ring, on gemm's third run (step 2) at 2.6 ms.
     # Each point is followed by a NaN (markers.apart: no path joins the rings).
     assert [(list(r.get_xdata()[::2]), list(r.get_ydata()[::2])) for r in rings] == [
         ([2], [2.6e-3])]
+    # 2 → 2.6 ms, within one decade: the minor ticks are labelled too, as the major ones.
+    fig.canvas.draw()
+    assert {"2 ms", "2.6 ms"} <= {t.get_text() for t in time_ax.yaxis.get_minorticklabels()}
 
 
 def test_labels_must_match_the_runs():
@@ -167,6 +171,28 @@ def test_the_png_draws_as_many_grey_kernels_as_the_page_and_counts_the_rest():
     named = kernel_names(table)
     shown, left = grey_kernels(named, coloured(named, trend(named)[0]), 2, 4)
     assert shown["name"].unique(maintain_order=True).to_list() == ["k14", "k10"] and left == 3
+
+
+def test_a_regressed_kernel_left_out_of_the_grey_ones_gets_no_ring():
+    """k09, k12, k13 and k14 30 % slower in run b, all regressed (+30 % > the 5 % floor,
+    one call each). Coloured: k00 … k09 (k09 at 7.8 ms still above k10's 5 ms). Grey,
+    regressed first then by name: k12, k13, k14, k10, k11; max_points 4 // 2 runs = 2 kept:
+    k12 and k13. Rings on each axes: k09, k12 and k13 at step 1 = 3, each point followed
+    by a NaN (markers.apart): 6 values; k14, regressed but not drawn, has none (as on the
+    page, whose rings are on its drawn points only)."""
+    from rooflow.plotting.history import REGRESSED_COLOR, figure
+
+    table = fifteen_kernels_k14_slower(also=(9, 12, 13))
+    assert sorted(table.filter(pl.col("regressed"))["kernel"]) == ["k09", "k12", "k13", "k14"]
+    fig = figure(table, title="t", max_points=4)
+    for ax in fig.axes[:2]:
+        # Hollow: k03's line has the rings' red too (the 4th of the palette).
+        (rings,) = [line for line in ax.lines if line.get_markeredgecolor() == REGRESSED_COLOR
+                    and line.get_markerfacecolor() == "none"]
+        assert len(rings.get_xdata()) == len(rings.get_ydata()) == 6
+        assert list(rings.get_xdata()[::2]) == [1, 1, 1]
+        if ax is fig.axes[0]:  # k09 7.8 ms, k12 3.9 ms, k13 2.6 ms; not k14's 1.3 ms
+            assert sorted(rings.get_ydata()[::2]) == pytest.approx([2.6e-3, 3.9e-3, 7.8e-3])
 
 
 def test_the_summary_names_ten_regressed_steps_and_counts_the_rest():

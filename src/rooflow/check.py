@@ -258,8 +258,7 @@ def _per_kernel(table: pl.DataFrame, normalize: bool, pair_calls: bool) -> pl.Da
         thr_sigma=spread(r), rate=pl.col("rate").first(), pct=pl.col("pct").median())
 
 
-def _verdicts(joined: pl.DataFrame, max_slowdown: float, confidence: float,
-              floors: pl.Series | None) -> pl.DataFrame:
+def _verdicts(joined: pl.DataFrame, floor: pl.Expr, confidence: float) -> pl.DataFrame:
     """The :data:`COLUMNS` table of ``joined``, verdicts by the module docstring's model.
 
     ``joined``: each run's :func:`_per_kernel` rows, the new run's with suffix ``_new``,
@@ -269,8 +268,8 @@ def _verdicts(joined: pl.DataFrame, max_slowdown: float, confidence: float,
     (time) or ``base/new - 1`` (throughput); relative noise σ/median per run (a one-call run
     borrows the other's); se = 1.2533 · √(rel_b²/n_b + rel_n²/n_n); allowed = max(floor,
     t_q(min n > 1, - 1) · se), or the floor alone with one call each; regressed when the
-    slowdown, or the drop of median % of roof, is above allowed. ``floors``: each kernel's
-    floor, else ``max_slowdown`` for all.
+    slowdown, or the drop of median % of roof, is above allowed. ``floor``: one value for
+    all kernels, or a literal Series of each kernel's floor in ``joined``'s row order.
     """
     import polars as pl
 
@@ -295,13 +294,11 @@ def _verdicts(joined: pl.DataFrame, max_slowdown: float, confidence: float,
     own_b, own_n = sb / mb, sn / mn
     rel_b = pl.when(~one_each & (nb == 1)).then(own_n).otherwise(own_b)
     rel_n = pl.when(~one_each & (nb != 1) & (nn == 1)).then(own_b).otherwise(own_n)
-    floor = pl.lit(max_slowdown, pl.Float64) if floors is None else c("_floor")
     se = pl.when(~one_each).then(
         MEDIAN_SE * (rel_b ** 2 / nb + rel_n ** 2 / nn).sqrt())
     df = (pl.when((nb > 1) & (nn > 1)).then(pl.min_horizontal(nb, nn))
           .when(nb > 1).then(nb).otherwise(nn) - 1)
-    base = joined if floors is None else joined.with_columns(floors.alias("_floor"))
-    frame = base.with_columns(
+    frame = joined.with_columns(
         _judged=judged, _slowdown=pl.when(by_time).then(mn / mb - 1).otherwise(mb / mn - 1),
         _rel_b=rel_b, _rel_n=rel_n, _se=se, _df=pl.when(judged & ~one_each).then(df),
         _floor=floor)
@@ -325,18 +322,16 @@ def _verdicts(joined: pl.DataFrame, max_slowdown: float, confidence: float,
         return (own if f"{col}_new" not in names
                 else own.fill_null(c(f"{col}_new").cast(pl.String))).fill_null("")
 
-    judged_only = c("_judged")
     note = (pl.when(~both).then(pl.lit(None, pl.String))
-            .when(~judged_only).then(pl.lit("no times, nor throughputs of one unit, in both runs"))
+            .when(~c("_judged")).then(pl.lit("no times, nor throughputs of one unit, in both runs"))
             .when(one_each).then(pl.lit(FLOOR_ONLY))
             .when(nb == 1).then(pl.lit("baseline's noise from new's calls (one call)"))
             .when(nn == 1).then(pl.lit("new's noise from baseline's calls (one call)")))
     status = (pl.when(c("calls").is_null()).then(pl.lit(ONLY_NEW))
               .when(c("calls_new").is_null()).then(pl.lit(ONLY_BASELINE))
-              .when(~judged_only).then(pl.lit(NOT_JUDGED))
+              .when(~c("_judged")).then(pl.lit(NOT_JUDGED))
               .when(worse).then(pl.lit(REGRESSED)).otherwise(pl.lit(OK)))
     shown_rate = compared.is_not_null() & (compared != TIME)
-    when_judged = pl.when(judged_only)
     return frame.select(
         kernel=c("name").cast(pl.String), series=either("series"), pair=either("pair"),
         status=status, compared=compared,
@@ -345,13 +340,14 @@ def _verdicts(joined: pl.DataFrame, max_slowdown: float, confidence: float,
         time_s_baseline=c("time").cast(pl.Float64), time_s_new=c("time_new").cast(pl.Float64),
         throughput_baseline=pl.when(shown_rate).then(c("thr")).cast(pl.Float64),
         throughput_new=pl.when(shown_rate).then(c("thr_new")).cast(pl.Float64),
-        slowdown_pct=when_judged.then(c("_slowdown") * 100),
+        slowdown_pct=pl.when(c("_judged")).then(c("_slowdown") * 100),
         pct_of_roof_baseline=c("pct").cast(pl.Float64),
         pct_of_roof_new=c("pct_new").cast(pl.Float64),
-        roof_drop_pct=when_judged.then(c("_drop") * 100),
-        noise_pct_baseline=when_judged.then(c("_rel_b") * 100),
-        noise_pct_new=when_judged.then(c("_rel_n") * 100),
-        se_pct=when_judged.then(c("_se") * 100), quantile=when_judged.then(c("_q")),
+        roof_drop_pct=pl.when(c("_judged")).then(c("_drop") * 100),
+        noise_pct_baseline=pl.when(c("_judged")).then(c("_rel_b") * 100),
+        noise_pct_new=pl.when(c("_judged")).then(c("_rel_n") * 100),
+        se_pct=pl.when(c("_judged")).then(c("_se") * 100),
+        quantile=pl.when(c("_judged")).then(c("_q")),
         allowed_pct=c("_allowed") * 100, note=note)
 
 
@@ -388,11 +384,11 @@ def check_runs(baseline: pl.DataFrame, new: pl.DataFrame, *,
     patterns = [(re.compile(p, re.IGNORECASE), v) for p, v in (overrides or {}).items()]
     # Column expressions over every kernel at once (_verdicts): a Python dict per kernel
     # held 10⁷ kernels' rows in Python objects (bench/NOTES.md).
-    floors = None
+    floor = pl.lit(max_slowdown, pl.Float64)
     if patterns:
-        floors = pl.Series([next((v for p, v in patterns if p.search(name)), max_slowdown)
-                            for name in joined["name"]], dtype=pl.Float64)
-    table = _verdicts(joined, max_slowdown, confidence, floors)
+        floor = pl.lit(pl.Series([next((v for p, v in patterns if p.search(name)), max_slowdown)
+                                  for name in joined["name"]], dtype=pl.Float64))
+    table = _verdicts(joined, floor, confidence)
     # Regressions first (worst slowdown first), then the rest in the baseline's order.
     table = table.with_row_index("_i").sort(
         [pl.col("status") != REGRESSED, pl.col("slowdown_pct").neg(), "_i"],

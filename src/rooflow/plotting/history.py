@@ -3,7 +3,7 @@
 Two panels sharing the run axis (in the runs' order): time per call (log scale; runs
 without times: achieved performance) and % of roof. One line per kernel, the
 :data:`KERNELS` slowest in the last run named and coloured, the rest grey; a step
-``check`` judged a regression is ringed in red.
+``check`` judged a regression is ringed in red where it is drawn.
 
 Columns in: :data:`rooflow.history.COLUMNS`.
 """
@@ -104,7 +104,9 @@ def figure(table: pl.DataFrame, *, title: str, dpi: int = 150,
     # The kernels past the coloured ones: grey, one line per axes, broken between kernels
     # (a line each would make a run of 10⁶ kernels 10⁶ artists), up to GREY_POINTS points.
     rest, left = grey_kernels(table, names, len(runs), max_points)
-    bad = table.filter(pl.col("regressed"))
+    # Rings only on drawn points: a regressed grey kernel left out has none (as on the page).
+    drawn = pl.col("name").is_in(names) | pl.col("name").is_in(rest["name"].unique().implode())
+    bad = table.filter(pl.col("regressed") & drawn)
     for ax, col in ((time_ax, column), (pct_ax, "pct_of_roof")):
         if rest.height:
             ax.plot(*broken_paths(rest, col), marker="o", ms=4, color="0.75")
@@ -117,12 +119,14 @@ def figure(table: pl.DataFrame, *, title: str, dpi: int = 150,
     time_ax.set(yscale="log", ylabel=axis_title, title=title)
     # As text (plain_text shows no math text: no 10^{-3} from the log formatter).
     text = (lambda v: f"{v * 1e3:.3g} ms") if column == "time_s" else (lambda v: f"{v:.3g}")
-    time_ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: text(v)))
+    # One instance for major and minor: both set its axis to this same y axis, and it keeps
+    # no state from one tick list to the next (a FuncFormatter's offset is a fixed "").
+    labels = FuncFormatter(lambda v, _pos: text(v))
+    time_ax.yaxis.set_major_formatter(labels)
     # Minor ticks (2 … 9 × a decade) labelled only within one decade: across more, the
     # labels of the upper ones run into each other (they are a few pixels apart).
     low, high = time_ax.get_ylim()
-    time_ax.yaxis.set_minor_formatter(
-        FuncFormatter(lambda v, _pos: text(v)) if high < 10 * low else NullFormatter())
+    time_ax.yaxis.set_minor_formatter(labels if high < 10 * low else NullFormatter())
     pct_ax.set(ylabel="% of roof", xlabel="Run")
     pct_ax.set_xticks(range(len(runs)), [r[:16] for r in runs], rotation=30, ha="right")
     time_ax.tick_params(labelbottom=False)
