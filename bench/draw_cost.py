@@ -1,11 +1,11 @@
-"""CPU per plot of a workflow `draw` job on small datasets (issue 33 §4, full-build throughput).
+"""CPU per plot of a workflow batch job on small datasets (issue 33 §4, full-build throughput).
 
     python bench/draw_cost.py [DATASETS] [--profile FILE] [--keep DIR]
 
 Makes a workflow copy of 20 4-row roofline CSVs (bench/generate.py ``workflow_copy``),
-reads ``DATASETS`` of them (default 10) as its `points` jobs do (workflow/scripts/points.py:
+reads ``DATASETS`` of them (default 10) as a batch job does (``rooflow.workflow.batches``:
 ``load_points``, ``check_plottable``, Parquet), then, in this one process, writes each
-dataset's analysis table and roofline PNG on the config's presets as its `draw` job does
+dataset's analysis table and roofline PNG on the config's presets as that job does
 (:func:`rooflow.workflow.draw.draw_dataset` up to ``report``; the interactive page is not
 drawn: its cost is measured apart). The first dataset warms the process up (imports, font
 cache); the others are the steady state, one sample per plot (dataset and preset).

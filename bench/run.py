@@ -190,9 +190,10 @@ JSON_TABLE = "table 100000 rows --format json"
 CSV_TABLE = "table 100000 rows --format csv"
 
 
-# What a job's interpreter imports before it starts work: a `draw` job imports polars
+# What a job's interpreter imports before it starts work: a batch job imports polars
 # and the pipeline when it reads its points, matplotlib only when it draws. The other
-# rows are the steps up to them.
+# rows are the steps up to them; "points rule" and "draw rule" keep their names (the
+# jobs they were before the batches) so the figures compare across runs.
 DRAW_JOB = ("rooflow.workflow.rulescript, rooflow.workflow.draw, rooflow.escape, "
             "rooflow.workflow.failed, "
             "rooflow.pipeline, rooflow.points, rooflow.roofs, rooflow.selection, "

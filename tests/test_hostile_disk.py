@@ -173,60 +173,84 @@ def test_a_refused_write_anywhere_is_one_line(capsys, tmp_path, monkeypatch):
     assert list(out.iterdir()) == []
 
 
+def _member(tmp_path):
+    from rooflow.workflow.batches import Member
+
+    raw = tmp_path / "x.csv"
+    raw.write_text("label,arithmetic_intensity,tflops\nk,1,1\n")
+    return Member("roofline-x", "roofline", "x", {"raw": str(raw)}, {}, "")
+
+
 @pytest.mark.parametrize("error", [
     "write", "os"])
-def test_a_refused_write_is_never_the_datasets_failure(tmp_path, error):
-    """The points job: a full disk fails the job (exit 1 / 2) and records nothing, so the
-    next run, with space freed, reads the dataset again (it was saved as its failure)."""
+def test_a_refused_write_is_never_the_datasets_failure(tmp_path, monkeypatch, error):
+    """A batch job reading a dataset: a full disk fails the job (exit 1 / 2) and records
+    nothing, so the next run, with space freed, reads the dataset again (it was saved as
+    its failure)."""
+    import rooflow.adapters
     from rooflow.errors import WriteError
+    from rooflow.workflow import batches
     from rooflow.workflow.rulescript import run as run_job
 
-    recorded: list[str] = []
-
-    def step(log):
+    def load_points(*args, **kwargs):
         if error == "write":
             raise WriteError("out.parquet", "cannot write: No space left on device (ENOSPC)")
         raise OSError(errno.ENOSPC, "No space left on device")
 
+    monkeypatch.setattr(rooflow.adapters, "load_points", load_points)
+    points = tmp_path / "p.parquet"
+
+    def step(log):
+        batches.make_points(_member(tmp_path), {}, str(points), log, str(tmp_path / "tb"))
+
     log = tmp_path / "job.log"
     with pytest.raises(SystemExit) as stop:
-        run_job(step, str(log), failed=recorded.append)
-    assert recorded == []
+        run_job(step, str(log))
+    assert not points.exists()  # no failed points file: nothing recorded
     assert stop.value.code == (1 if error == "write" else 2)
     assert "No space left on device" in log.read_text()
 
 
-def test_bad_input_is_still_the_datasets_failure(tmp_path):
+def test_bad_input_is_still_the_datasets_failure(tmp_path, monkeypatch):
+    import rooflow.adapters
     from rooflow.errors import InputError
-    from rooflow.workflow.rulescript import run as run_job
+    from rooflow.workflow import batches
+    from rooflow.workflow.failed import failure
 
-    recorded: list[str] = []
-
-    def step(log):
+    def load_points(*args, **kwargs):
         raise InputError("x.csv", "bad")
 
-    run_job(step, str(tmp_path / "job.log"), failed=recorded.append)
-    assert recorded == ["rooflow: error: x.csv: bad"]
+    monkeypatch.setattr(rooflow.adapters, "load_points", load_points)
+    points = tmp_path / "p.parquet"
+    line = batches.make_points(_member(tmp_path), {}, str(points), print, str(tmp_path / "tb"))
+    assert line == "rooflow: error: x.csv: bad" and failure(points) == line
 
 
-def test_failed_note_on_a_full_disk_fails_the_job(tmp_path, tiny_disk):
+def test_failed_note_on_a_full_disk_fails_the_job(tmp_path, tiny_disk, monkeypatch):
     """Writing the failed-points note itself hits the full disk: exit 1, one line."""
-    from functools import partial
-
+    import rooflow.adapters
     from rooflow.errors import InputError
-    from rooflow.workflow.failed import write_failed
+    from rooflow.workflow import batches
     from rooflow.workflow.rulescript import run as run_job
 
     disk, _ = tiny_disk
     (disk / "filler").write_bytes(b"x" * 60_000)
 
-    def step(log):
+    def load_points(*args, **kwargs):
         raise InputError("x.csv", "bad " + "y" * 10_000)
+
+    monkeypatch.setattr(rooflow.adapters, "load_points", load_points)
+
+    def step(log):
+        batches.make_points(_member(tmp_path), {}, str(disk / "p.parquet"), log,
+                        str(tmp_path / "tb"))
 
     log = tmp_path / "job.log"
     with pytest.raises(SystemExit) as stop:
-        run_job(step, str(log), failed=partial(write_failed, disk / "p.parquet"))
+        run_job(step, str(log))
     assert stop.value.code == 1
     assert log.read_text().splitlines()[-1].startswith(f"rooflow: error: {disk / 'p.parquet'}: "
                                                        "cannot write: No space left on device")
     assert sorted(p.name for p in disk.iterdir()) == ["filler"]
+
+

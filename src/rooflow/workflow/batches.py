@@ -406,7 +406,7 @@ def build_batch(found: Members, presets: Sequence[str], formats: Sequence[str],
         if old.get("points") == m.points and is_whole_parquet(points):  # options changed
             line = failure(points)
         else:
-            line = _points(m, found.settings, points, say, traceback_file)
+            line = make_points(m, found.settings, points, say, traceback_file)
         targets = [Target(preset, hardware, measured,
                           *(p for p, at, _ in outputs[1:] if at == preset and
                             not p.endswith(tuple(f".{f}" for f in formats))))
@@ -430,7 +430,7 @@ def build_batch(found: Members, presets: Sequence[str], formats: Sequence[str],
     log(f"{made} of {len(found.members)} datasets made; the others were up to date")
 
 
-def _points(m: Member, settings: Mapping, path: str, log: Callable[[str], None],
+def make_points(m: Member, settings: Mapping, path: str, log: Callable[[str], None],
             traceback_file: str) -> str | None:
     """Validate ``m``'s raw input and write its canonical points (Parquet) to ``path``.
 
