@@ -34,6 +34,9 @@ FIXTURE_TIERS = {
 HEAVY = {
     "test_amd_properties.py::test_truncated_and_shuffled_files",
     "test_attacks.py::test_math_text_in_names_is_drawn_as_written",
+    "test_batches.py::test_a_batch_remakes_only_the_datasets_that_changed",
+    "test_batches.py::test_a_changed_plot_option_redraws_from_the_points_it_has",
+    "test_batches.py::test_a_dataset_that_fails_is_said_and_the_others_are_made",
     "test_benchmarks_specs.py::test_specs_option",
     "test_benchmarks_specs.py::test_workflow_layout_from_another_folder",
     "test_check.py::test_a_10_pct_slowdown_is_found",
