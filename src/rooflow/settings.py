@@ -18,7 +18,8 @@ _D = config_defaults()
 
 ADAPTER_KEYS = tuple(k for k in _D if k in option_keys())
 """Config keys the adapters read (the kinds' option keys, in the schema's order): a change
-to one re-runs the ``points`` jobs, and only those."""
+to one reads every dataset again (:mod:`rooflow.workflow.batches`: the datasets'
+fingerprints); a plot option's redraws them from the points they have."""
 
 
 @dataclass(frozen=True)

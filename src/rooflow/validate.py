@@ -185,7 +185,7 @@ def first_ragged_row(data: bytes) -> int | None:
     For a file with no quotes (polars pads short rows with nulls; a quoted field may hold
     a comma).
     """
-    import numpy as np  # here only: a `points` job of a clean file never needs it
+    import numpy as np  # here only: a batch job reading a clean file never needs it
 
     buf = np.frombuffer(data, dtype=np.uint8)
     ends = np.flatnonzero(buf == ord("\n"))

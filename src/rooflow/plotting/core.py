@@ -73,8 +73,8 @@ def check_plottable(table: pl.DataFrame) -> None:
     """Every point's intensity and performance, where positive, within :data:`PLOT_RANGE`.
 
     Args:
-        table: an analysis table, or canonical points (the workflow's ``points`` job
-            checks them, so a point no plot can place fails its own dataset, not every
+        table: an analysis table, or canonical points (the workflow's batch jobs
+            check them, so a point no plot can place fails its own dataset, not every
             plot of its presets); ``performance`` in FLOP/s.
 
     Raises:

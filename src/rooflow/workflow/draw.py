@@ -95,7 +95,7 @@ def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
     from rooflow.selection import Selection, select_points
 
     plot = replace(plot_options(options), formats=("png", *extra),
-                   left_out=left_out(points_path))  # what its points job's reader left out
+                   left_out=left_out(points_path))  # what its reader left out
     selection = Selection.from_mapping(options.get("select"))
     points = read_points(points_path)
     # hardware.yaml read and checked once for all datasheet presets, not once per preset.

@@ -33,6 +33,11 @@ rounded up to a multiple of :data:`STEP_MB`.
   analysis jobs' rate allows for a third and fourth preset (figures in
   ``bench/NOTES.md``, "Workflow").
 
+A batch job (:func:`batch_job`, :mod:`rooflow.workflow.batches`) reads and draws its
+datasets one after the other: it declares the most any one of them needs, read by the
+``points`` model or drawn by the ``draw`` one (the jobs those models were measured on,
+before the batches).
+
 The ``points`` and ``draw`` factors are the growth of a job's peak RSS from a 1,000-row
 input to a 5 M-row one (``bench/memory.py`` of 2026-11-24), times 1.5; ``bench/memory.py``
 now sets every job's peak, on the shared real inputs and on 10⁷-row tables, beside its

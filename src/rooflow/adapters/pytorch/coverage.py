@@ -1,10 +1,10 @@
-"""Where a trace's GPU time went, carried from its points job to ``summary.md`` and the CLI.
+"""Where a trace's GPU time went, carried from its batch job to ``summary.md`` and the CLI.
 
 A trace's points cover only its modelled and bandwidth-only operators; the rest of its GPU
 time (operators without a model, communication, host transfers, unlinked kernels such as
 graph replays) is no point of any table. :func:`coverage` condenses an
 :class:`~.table.OperatorTable` into a small JSON-able dict; :func:`pytorch_points` keeps the
-one of each trace it read (:func:`coverage_of`), the workflow's points job stores it in the
+one of each trace it read (:func:`coverage_of`), the workflow's batch job stores it in the
 points Parquet's key-value metadata (:data:`KEY`, next to
 :data:`rooflow.workflow.failed.KEY`), so the summary job, which already takes every points
 file, reads it without any new file or job.

@@ -1,7 +1,7 @@
 """Kind ``pytorch``'s hooks for extra outputs (:attr:`rooflow.kinds.Kind.extras`).
 
 A trace's points cover only its modelled and bandwidth-only operators; where the rest of
-its GPU time went (:mod:`.coverage`) is carried from the workflow's points job to
+its GPU time went (:mod:`.coverage`) is carried from the workflow's batch job to
 ``summary.md`` (:func:`points_metadata`, :func:`summary_lines`) and said by the CLI
 (:func:`notes`). This module imports no reader: the program calls the hooks of every kind
 that has them.

@@ -149,7 +149,7 @@ def pytorch_points(
         InputError: as :func:`pytorch_table`; no operator with a model ran on the GPU.
     """
     result = pytorch_table(path, per_launch=per_launch, operators=operators)
-    remember(path, result)  # for the points job's metadata and the CLI's note
+    remember(path, result)  # for the batch job's metadata and the CLI's note
     say = log or _LOG.warning
     for line in report_lines(str(path), result):
         say(line)

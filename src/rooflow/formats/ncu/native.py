@@ -3,7 +3,7 @@
 ``ncu_report`` parses a ``.ncu-rep`` with protobuf in native code; some corrupt files (one
 byte of a block header changed is enough) fail its internal checks, and it calls
 ``abort()``: SIGABRT, the whole process gone, whatever Python code called it (the CLI, a
-points job, Snakemake's own process while it plans). So every report is read in a child
+batch job, Snakemake's own process while it plans). So every report is read in a child
 (``python -m rooflow.formats.ncu.native``, kept for the next report until one crashes:
 :class:`_Reader`) that returns plain data: per profiled kernel launch, its kernel name
 and its metrics ``(name, unit, value as text)``. What the library logs (protobuf's and
@@ -270,7 +270,7 @@ _CACHED = 4
 def cached_launches(path: str | Path, *, timeout: float | None = None) -> list[Launch]:
     """:func:`launches`, or its error, kept for the last few reports read (size, time stamp).
 
-    A points job reads each pass once; the command line may read one twice (its kind,
+    A batch job reads each pass once; the command line may read one twice (its kind,
     then its points).
     """
     info = os.stat(path)
