@@ -204,6 +204,8 @@ def test_report_captions_read_as_text_list_every_preset_and_name_rules(report):
     assert not re.search(r"TFLOP\\+/s", text) and not re.search(r"TFLOP/s\\+,", text)
     assert re.search(r"Presets built \(2: .*?\): a100-sxm, evil\.", text, re.S)
     assert re.search(r"datasets_on_evil_a100_sxm_\d+", text)
+    # A batch rule writes many datasets: its captions name none, the labels do.
+    assert "Roofline plot of the dataset its" in text and "Analysis table of the dataset" in text
     assert not re.search(r"\bdatasets_\d", text)
 
 
