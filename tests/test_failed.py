@@ -128,6 +128,22 @@ def test_rule_script_input_error_is_one_line_and_an_old_traceback_goes(tmp_path)
     assert not (tmp_path / "job.log.traceback").exists()
 
 
+def test_rule_script_with_failed_records_the_line_and_succeeds(tmp_path):
+    proc = _script(tmp_path, "got = []\n"
+                             "def step(log):\n    raise InputError('x.csv', 'bad')\n"
+                             "run(step, 'job.log', failed=got.append)\n"
+                             "print(got)")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "['rooflow: error: x.csv: bad']"
+    # and if recording it fails too: one internal-error line, exit 2
+    proc = _script(tmp_path, "def step(log):\n    raise InputError('x.csv', 'bad')\n"
+                             "def full(line):\n    raise OSError(28, 'No space left')\n"
+                             "run(step, 'job.log', failed=full)")
+    assert proc.returncode == 2 and proc.stderr == ""
+    assert (tmp_path / "job.log").read_text().splitlines()[-1].startswith(
+        "rooflow: internal error: OSError: [Errno 28] No space left")
+
+
 # Config files: one line before any job ----------------------------------------------------
 
 

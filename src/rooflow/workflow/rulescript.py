@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from rooflow.errors import InputError, internal_error_line
+from rooflow.errors import InputError, WriteError, internal_error_line
 from rooflow.escape import terminal_text
 
 
@@ -38,7 +38,11 @@ def peak_rss_mb() -> float:
     return peak / 2**20 if sys.platform == "darwin" else peak / 1024  # bytes there, else KiB
 
 
-def run(step: Callable[[Callable[[str], None]], None], log_path: str) -> None:
+def run(
+    step: Callable[[Callable[[str], None]], None],
+    log_path: str,
+    failed: Callable[[str], None] | None = None,
+) -> None:
     """Run ``step(log)`` with stderr sent to the rule's log file.
 
     An :class:`InputError` becomes one line ``rooflow: error: ...`` in the log and exit
@@ -47,12 +51,14 @@ def run(step: Callable[[Callable[[str], None]], None], log_path: str) -> None:
     file, exit 2. The profiles' ``show-failed-logs`` puts the log, so that line, on
     screen; nothing else is printed there.
 
+    ``failed``: called with the line instead of failing (the job then ends with exit 0),
+    for a job whose outputs record the failure (a model check's placeholders; a batch job
+    records a dataset's own bad input itself: :func:`rooflow.workflow.batches.make_points`).
     A write the system refused (:class:`~rooflow.errors.WriteError`: disk full, read-only)
-    is exit 1, another :class:`OSError` exit 2 with its traceback: the machine's trouble,
-    and the next run tries again. (A batch job records a dataset's own bad input in its
-    outputs and goes on: :func:`rooflow.workflow.batches.make_points`.)
+    or another :class:`OSError` is the machine's trouble, not the input's: never recorded,
+    the job fails (exit 1, or 2 with its traceback), and the next run tries again.
 
-    A job that succeeds ends its log with its peak resident memory,
+    A job that succeeds (``failed`` included) ends its log with its peak resident memory,
     ``peak RSS N MB`` (:func:`peak_rss_mb`), to set beside the ``mem_mb`` it declared
     (:mod:`rooflow.workflow.jobmemory`); a failed job's log stays its one error line.
 
@@ -67,10 +73,16 @@ def run(step: Callable[[Callable[[str], None]], None], log_path: str) -> None:
         def log(message: str) -> None:  # shown on screen: one line, no control character
             print(terminal_text(message), file=log_file, flush=True)
 
+        transient = False
         try:
             step(log)
-        except InputError as err:  # WriteError among them: disk full, read-only
+        except WriteError as err:
+            code, line, transient = 1, f"rooflow: error: {err}", True
+        except InputError as err:
             code, line = 1, f"rooflow: error: {err}"
+        except OSError as err:  # the system's, not the input's: no failure of the dataset
+            log_file.flush()
+            code, line, transient = 2, internal_error_line(err, str(details)), True
         except Exception as err:  # noqa: BLE001 - bugs become one line; traceback apart
             log_file.flush()
             code, line = 2, internal_error_line(err, str(details))
@@ -78,4 +90,15 @@ def run(step: Callable[[Callable[[str], None]], None], log_path: str) -> None:
             log(f"peak RSS {peak_rss_mb():.0f} MB")
             return
         log(line)
+        if failed is not None and not transient:
+            try:
+                failed(line)
+                log(f"peak RSS {peak_rss_mb():.0f} MB")
+                return
+            except WriteError as err:  # a full disk: the job fails, nothing recorded
+                code, line = 1, f"rooflow: error: {err}"
+                log(line)
+            except Exception as err:  # noqa: BLE001 - one line as well
+                code, line = 2, internal_error_line(err, str(details))
+                log(line)
         sys.exit(code)
