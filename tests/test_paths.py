@@ -38,7 +38,7 @@ def test_fill_leaves_the_wildcards_not_given():
 
 def test_planning_and_batch_rules_use_the_same_patterns():
     assert points_file("ncu", "x") == paths.fill(paths.POINTS, kind="ncu", name="x")
-    batch = Batch("datasets_on_h100_sxm_0", ("h100-sxm",), ("svg",), ("ncu-x",), 0)
+    batch = Batch("datasets_on_h100_sxm_0", ("h100-sxm",), ("svg",), ("ncu-x",))
     assert batch.manifest == paths.fill(paths.BATCH_MANIFEST, batch=batch.name)
     assert batch.log == paths.fill(paths.BATCH_LOG, batch=batch.name)
     assert [p for p, _, _ in batch.dataset_outputs("ncu", "x")] == [

@@ -111,14 +111,12 @@ class Batch:
         presets: the presets each of its datasets is drawn on, in config order.
         formats: image formats besides PNG (config ``formats``: ``svg``, ``pdf``).
         datasets: dataset ids ``KIND-NAME``, sorted.
-        index: the batch's number among ``batches``.
     """
 
     name: str
     presets: tuple[str, ...]
     formats: tuple[str, ...]
     datasets: tuple[str, ...]
-    index: int
 
     @property
     def manifest(self) -> str:
@@ -191,7 +189,7 @@ def dataset_batches(plan: Plan) -> list[Batch]:
         dealt: dict[int, list[str]] = {}
         for dataset in datasets:
             dealt.setdefault(batch_of(dataset, count), []).append(dataset)
-        batches += [Batch(f"{base}_{n:0{width}d}", presets, formats, tuple(sorted(dealt[n])), n)
+        batches += [Batch(f"{base}_{n:0{width}d}", presets, formats, tuple(sorted(dealt[n])))
                     for n in sorted(dealt)]
     return batches
 
@@ -382,7 +380,7 @@ def build_batch(found: Members, presets: Sequence[str], formats: Sequence[str],
     (:class:`~rooflow.errors.WriteError`, :class:`OSError`) fails the job: Snakemake then
     puts back the outputs it had.
     """
-    from rooflow.errors import InputError, internal_error_line
+    from rooflow.errors import InputError, WriteError, internal_error_line
     from rooflow.io import atomic_path
     from rooflow.workflow.draw import Target, draw_dataset
     from rooflow.workflow.failed import failure, is_whole_parquet, write_placeholders
@@ -408,22 +406,21 @@ def build_batch(found: Members, presets: Sequence[str], formats: Sequence[str],
         else:
             line = make_points(m, found.settings, points, say, traceback_file)
         targets = [Target(preset, hardware, measured,
-                          *(p for p, at, _ in outputs[1:] if at == preset and
-                            not p.endswith(tuple(f".{f}" for f in formats))))
+                          *(paths.fill(DRAW_OUTPUTS[o], preset=preset, kind=m.kind, name=m.name)
+                            for o in ("table", "plot", "page")))
                    for preset, (hardware, measured) in zip(presets, preset_inputs, strict=True)]
+        if line is not None:
+            say(line)  # draw_dataset writes the failed points' placeholders
         try:
             draw_dataset(points, m.dataset, targets, m.options, say, roofs_at=roofs_at,
                          bokehjs=bokehjs)
-        except InputError as err:
-            line = f"rooflow: error: {err}"
-        except OSError:
+        except (WriteError, OSError):  # the machine's trouble: the job fails
             raise
-        except Exception as err:  # noqa: BLE001 - a bug in one dataset: its line, the rest built
-            line = internal_error_line(err, traceback_file)
-        if line is not None:
+        except Exception as err:  # noqa: BLE001 - its options, or a bug: the rest built
+            line = (f"rooflow: error: {err}" if isinstance(err, InputError)
+                    else internal_error_line(err, traceback_file))
             say(line)
-            draw_paths = [p for p, at, _ in outputs[1:]]
-            write_placeholders(draw_paths, m.dataset, line)
+            write_placeholders([p for p, _, _ in outputs[1:]], m.dataset, line)
         after[m.dataset] = {"fingerprint": m.fingerprint, "points": m.points, "failed": line}
     with atomic_path(manifest) as tmp:
         tmp.write_text(json.dumps(after, indent=1, sort_keys=True) + "\n")
