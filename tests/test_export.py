@@ -130,12 +130,15 @@ def test_values_json_cannot_hold_are_null():
     assert json.loads(to_json(frame.clear()))["records"] == []
 
 
-def test_json_records_written_chunk_by_chunk_are_one_a_line(monkeypatch):
+@pytest.mark.parametrize("chunk", [1, 2, 5])
+def test_json_records_written_chunk_by_chunk_are_one_a_line(monkeypatch, chunk):
     from rooflow import export
 
-    # 5 records in chunks of 2 (2 + 2 + 1): the joins between chunks are commas like the
-    # joins inside one; a newline inside a name is written \n, so it ends no record.
-    monkeypatch.setattr(export, "_RECORDS_PER_CHUNK", 2)
+    # 5 records in chunks of 1 (five chunks, more than are serialised ahead, so the
+    # order of records across chunks is tested), 2 (2 + 2 + 1) and 5 (one): the joins
+    # between chunks are commas like the joins inside one; a newline inside a name is
+    # written \n, so it ends no record.
+    monkeypatch.setattr(export, "_RECORDS_PER_CHUNK", chunk)
     frame = pl.DataFrame({"kernel": ["a\nb", "c", None, "d,e", "}\n{"],
                           "headroom": [1.5, math.nan, 3.0, math.inf, 1e-300],
                           "bandwidth_only": [True, False, None, True, False]})

@@ -30,6 +30,7 @@ import io
 import json
 import math
 import sys
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -166,7 +167,21 @@ def rate_text(value: float | None, unit: str) -> str:
 
 
 _RECORDS_PER_CHUNK = 10_000
-"""Records serialised at a time by :func:`write_json`: its memory is one chunk's text."""
+"""Records serialised at a time by :func:`write_json`."""
+_CHUNKS_AHEAD = 2
+"""Chunks :func:`write_json` serialises while it writes one: its memory is a few chunks'
+text, never the whole document's."""
+
+
+def _records(frame: pl.DataFrame, start: int) -> bytes:
+    """Records ``start`` … ``start + _RECORDS_PER_CHUNK`` of ``frame``, one a line.
+
+    Each line ends with a comma, a newline and two spaces: the separator of the
+    ``records`` array, indented.
+    """
+    lines = io.BytesIO()
+    frame.slice(start, _RECORDS_PER_CHUNK).write_ndjson(lines)
+    return lines.getvalue().replace(b"\n", b",\n  ")
 
 
 def write_json(frame: pl.DataFrame, out: BinaryIO) -> None:
@@ -176,8 +191,11 @@ def write_json(frame: pl.DataFrame, out: BinaryIO) -> None:
     polars' own JSON lines (``write_ndjson``), keys in column order, JSON numbers,
     ``null`` for an empty cell and for NaN or ±infinity, strings escaped as JSON requires
     (a newline in a name is written as backslash-n, so every raw newline of the lines ends
-    a record and becomes the comma between two).
+    a record and becomes the comma between two). The next chunks are serialised on other
+    threads while one is written (polars releases the GIL), :data:`_CHUNKS_AHEAD` at most.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     document = {
         "format": "rooflow-table",
         "version": JSON_VERSION,
@@ -187,12 +205,17 @@ def write_json(frame: pl.DataFrame, out: BinaryIO) -> None:
     }
     head = json.dumps(document, ensure_ascii=False, indent=1)
     out.write((head[:-2] + ',\n "records": [').encode())
-    separator = b"\n  "
-    for start in range(0, frame.height, _RECORDS_PER_CHUNK):
-        lines = io.BytesIO()
-        frame.slice(start, _RECORDS_PER_CHUNK).write_ndjson(lines)
-        out.write(separator + lines.getvalue().removesuffix(b"\n").replace(b"\n", b",\n  "))
-        separator = b",\n  "
+    starts = list(range(0, frame.height, _RECORDS_PER_CHUNK))
+    if starts:
+        out.write(b"\n  ")
+    with ThreadPoolExecutor(_CHUNKS_AHEAD) as pool:
+        pending = deque(pool.submit(_records, frame, s) for s in starts[:_CHUNKS_AHEAD])
+        for i in range(len(starts)):
+            text = pending.popleft().result()
+            if i + _CHUNKS_AHEAD < len(starts):
+                pending.append(pool.submit(_records, frame, starts[i + _CHUNKS_AHEAD]))
+            # The last record ends the array: no separator after it.
+            out.write(memoryview(text)[:-4] if i == len(starts) - 1 else text)
     out.write(b"\n ]\n}\n")
 
 
