@@ -14,8 +14,9 @@ from __future__ import annotations
 import html
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -42,7 +43,7 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
         (figure, scale, unit): performance values are divided by ``scale`` to plot.
     """
     # Label from its subpackage: bokeh.models re-exports it through an __all__ mypy can't read.
-    from bokeh.models import Range1d
+    from bokeh.models import Line, Range1d, Scatter
     from bokeh.models.annotations import Label
     from bokeh.plotting import figure
 
@@ -76,9 +77,10 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
     _decade_labels(fig, limits, scale)
     x = np.geomspace(limits.xmin, limits.xmax, 256)
     for roof in core.roofs(preset, compute_keys, memory_keys, bold):
-        fig.line(x, np.minimum(roof.peak, x * roof.bandwidth) / scale,
-                 line_color="black" if roof.main else "#737373",
-                 line_width=2 if roof.main else 1, line_dash="solid" if roof.main else "dashed")
+        add_glyph(fig, Line(x="x", y="y", line_color="black" if roof.main else "#737373",
+                            line_width=2 if roof.main else 1,
+                            line_dash="solid" if roof.main else "dashed"),
+                  {"x": x, "y": np.minimum(roof.peak, x * roof.bandwidth) / scale})
     # Slope of a memory roof on screen: one decade of y per decade of x, in pixels.
     px_x = FRAME[0] / math.log10(limits.xmax / limits.xmin)
     px_y = FRAME[1] / math.log10(limits.ymax / limits.ymin)
@@ -92,10 +94,26 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
             fig.add_layout(Label(x=label.x, y=label.y, text=label.text, text_align="right",
                                  text_font_size="8pt"))
         else:
-            fig.scatter([label.x], [label.y], size=9, fill_color="white", line_color="black")
+            add_glyph(fig, Scatter(x="x", y="y", size=9, fill_color="white", line_color="black"),
+                      {"x": [label.x], "y": [label.y]})
             fig.add_layout(Label(x=label.x, y=label.y, x_offset=6, y_offset=-26,
                                  text=label.text, text_font_size="8pt"))
     return fig, scale, unit
+
+
+def add_glyph(fig, glyph, data: Mapping[str, Any], **renderer: Any):
+    """Draw ``glyph`` on ``fig`` from ``data`` (column name → values), its own source.
+
+    Returns the GlyphRenderer (``renderer``: its properties, e.g. ``name``). Unlike
+    ``bokeh.plotting``'s glyph methods (``fig.scatter``), no non-selection and muted copy of
+    the glyph is made: two models fewer per renderer, about a third of a small page's
+    cost (bench/NOTES.md). The pages have no selection tool and their legends hide, never
+    mute, so those copies were never drawn. Unlike those methods too, a colour not given is
+    the glyph's own default (Scatter: grey fill, black line), not Bokeh's palette blue.
+    """
+    from bokeh.models import ColumnDataSource
+
+    return fig.add_glyph(ColumnDataSource(dict(data)), glyph, **renderer)
 
 
 def _decade_labels(fig, limits: core.Limits, scale: float) -> None:

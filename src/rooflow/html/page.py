@@ -32,7 +32,14 @@ from rooflow.clocks import clock_note
 from rooflow.defaults import plot_defaults
 from rooflow.escape import short_names
 from rooflow.guidance import sentence
-from rooflow.html.figure import FRAME, canvas_text, note, roofline_figure, write_page
+from rooflow.html.figure import (
+    FRAME,
+    add_glyph,
+    canvas_text,
+    note,
+    roofline_figure,
+    write_page,
+)
 from rooflow.levels import LEVELS
 from rooflow.levels import marker as level_marker
 from rooflow.plotting import core
@@ -136,20 +143,20 @@ def hover_columns(table: pl.DataFrame) -> dict[str, list]:
 
 def density(fig, rest: pl.DataFrame, scale: float, bins: int = 60):
     """The binned rows as grey log-space cells (alpha grows with the count); the renderer."""
-    from bokeh.models import ColumnDataSource
+    from bokeh.models import Quad
 
     x = np.log10(rest["arithmetic_intensity"].to_numpy())
     y = np.log10(rest["performance"].to_numpy() / scale)
     counts, xe, ye = np.histogram2d(x, y, bins=bins)
     ix, iy = np.nonzero(counts)
     n = counts[ix, iy]
-    source = ColumnDataSource({
+    source = {
         "left": 10 ** xe[ix], "right": 10 ** xe[ix + 1], "bottom": 10 ** ye[iy],
         "top": 10 ** ye[iy + 1], "count": n.astype(int),
         "alpha": 0.15 + 0.75 * np.log1p(n) / np.log1p(n.max()),
-    })
-    return fig.quad(left="left", right="right", bottom="bottom", top="top", source=source,
-                    fill_color="#808080", fill_alpha="alpha", line_alpha=0)
+    }
+    return add_glyph(fig, Quad(left="left", right="right", bottom="bottom", top="top",
+                               fill_color="#808080", fill_alpha="alpha", line_alpha=0), source)
 
 
 def roofline_page(table: pl.DataFrame, preset: Preset, out: str | Path, *, title: str,
@@ -191,7 +198,7 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
                trajectory: str | None = None) -> list:
     """The Bokeh models of :func:`roofline_page`, top to bottom: the figure, then notes."""
     # Legend from its subpackage: bokeh.models re-exports it through an __all__ mypy can't read.
-    from bokeh.models import ColumnDataSource, HoverTool
+    from bokeh.models import HoverTool, Scatter
     from bokeh.models.annotations import Legend, LegendItem
 
     bandwidth = (table.filter(pl.col("bandwidth_only").fill_null(False))
@@ -236,9 +243,10 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
         cols = hover_columns(part) | {"group": part["_group"].to_list(),
                                       "rank_txt": part["_rank"].to_list(),
                                       "x": part["_x"].to_list(), "y": part["_y"].to_list()}
-        r = fig.scatter("x", "y", source=ColumnDataSource(cols), marker=marker[shape], size=9,
-                        fill_color="white" if theo else color[group], line_color=color[group],
-                        fill_alpha=0.85, line_width=1.5 if theo else 1)
+        r = add_glyph(fig, Scatter(x="x", y="y", marker=marker[shape], size=9,
+                                   fill_color="white" if theo else color[group],
+                                   line_color=color[group], fill_alpha=0.85,
+                                   line_width=1.5 if theo else 1), cols)
         renderers.append(({shape_col: shape, "_group": group, "_style": theo,
                            "series": part["series"][0]}, r))
     fig.add_tools(HoverTool(renderers=[r for _, r in renderers], tooltips=TOOLTIPS))
@@ -326,7 +334,7 @@ def _draw_no_roof(fig, rows: pl.DataFrame, scale: float) -> None:
 
     Uncoloured, so on an overview the hover names each one's dataset.
     """
-    from bokeh.models import ColumnDataSource, HoverTool
+    from bokeh.models import HoverTool, Scatter
     from bokeh.models.annotations import Legend, LegendItem
 
     cols = hover_columns(rows) | {
@@ -338,8 +346,8 @@ def _draw_no_roof(fig, rows: pl.DataFrame, scale: float) -> None:
     if "dataset" in rows.columns:
         cols["dataset"] = rows["dataset"].cast(pl.String).to_list()
         tooltips.insert(0, ("dataset", "@dataset"))
-    r = fig.scatter("x", "y", source=ColumnDataSource(cols), marker=core.NO_ROOF_MARKER,
-                    size=11, fill_alpha=0, line_color=core.NO_ROOF_COLOR, line_width=1.3)
+    r = add_glyph(fig, Scatter(x="x", y="y", marker=core.NO_ROOF_MARKER, size=11, fill_alpha=0,
+                               line_color=core.NO_ROOF_COLOR, line_width=1.3), cols)
     fig.add_tools(HoverTool(renderers=[r], tooltips=tooltips))
     item = LegendItem(label=canvas_text(core.no_roof_label(rows)), renderers=[r])
     fig.add_layout(Legend(items=[item], title="not judged (click to hide)", click_policy="hide",
@@ -348,6 +356,7 @@ def _draw_no_roof(fig, rows: pl.DataFrame, scale: float) -> None:
 
 def _draw_above_roof(fig, drawable: pl.DataFrame, scale: float) -> None:
     """Points above their roof marked as on the PNG (a red X over the point), with legend."""
+    from bokeh.models import Scatter
     from bokeh.models.annotations import Legend, LegendItem
 
     if "above_roof" not in drawable.columns:
@@ -355,9 +364,10 @@ def _draw_above_roof(fig, drawable: pl.DataFrame, scale: float) -> None:
     above = drawable.filter(pl.col("above_roof").fill_null(False))
     if not above.height:
         return
-    r = fig.scatter(above["arithmetic_intensity"].to_list(),
-                    (above["performance"] / scale).to_list(), marker="x", size=13,
-                    line_color="red", line_width=2)
+    r = add_glyph(fig, Scatter(x="x", y="y", marker="x", size=13, line_color="red",
+                               line_width=2),
+                  {"x": above["arithmetic_intensity"].to_list(),
+                   "y": (above["performance"] / scale).to_list()})
     fig.add_layout(Legend(items=[LegendItem(label=ABOVE_ROOF, renderers=[r])],
                           click_policy="hide", label_text_font_size="8pt"), "right")
 
@@ -369,7 +379,7 @@ def bandwidth_figure(rows: pl.DataFrame):
     memsets: bytes and time, no operations) have no arithmetic intensity, so no place on
     the roofline.
     """
-    from bokeh.models import ColumnDataSource, FactorRange, HoverTool
+    from bokeh.models import FactorRange, HoverTool, Scatter
     from bokeh.plotting import figure
 
     rows = rows.filter(pl.col("achieved_bandwidth") > 0)
@@ -378,19 +388,20 @@ def bandwidth_figure(rows: pl.DataFrame):
                  y_range=FactorRange(factors=levels[::-1]),
                  frame_width=FRAME[0] // 2, frame_height=40 + 30 * len(levels),
                  x_axis_label=BANDWIDTH_AXIS, tools="pan,wheel_zoom,reset,save")
-    source = ColumnDataSource({
+    source = {
         "x": (rows["achieved_bandwidth"] / 1e9).to_list(), "level": rows["level"].to_list(),
         "kernel": [_cut(k or "") for k in rows["kernel"].to_list()],
         "series": [s or "" for s in rows["series"].to_list()],
         "time_txt": [time_text(t) for t in rows["time_s"].to_list()],
-        "pct_txt": [num_text(p, ".1f", " %") for p in rows["pct_of_memory_roof"].to_list()]})
-    dots = fig.scatter("x", "level", source=source, size=7, fill_color=BANDWIDTH_COLOR,
-                       line_color=BANDWIDTH_COLOR, fill_alpha=0.6)
+        "pct_txt": [num_text(p, ".1f", " %") for p in rows["pct_of_memory_roof"].to_list()]}
+    dots = add_glyph(fig, Scatter(x="x", y="level", size=7, fill_color=BANDWIDTH_COLOR,
+                                  line_color=BANDWIDTH_COLOR, fill_alpha=0.6), source)
     roofs = rows.group_by("level", maintain_order=True).agg(pl.col("memory_roof").first() / 1e9)
     roofs = roofs.filter(pl.col("memory_roof") > 0)
     # A bar across the level's row, as the PNG's: a dash marker turned upright.
-    fig.scatter(roofs["memory_roof"].to_list(), roofs["level"].to_list(), marker="dash",
-                angle=math.pi / 2, size=22, line_color="black", line_width=3)
+    add_glyph(fig, Scatter(x="x", y="level", marker="dash", angle=math.pi / 2, size=22,
+                           line_color="black", line_width=3),
+              {"x": roofs["memory_roof"].to_list(), "level": roofs["level"].to_list()})
     fig.add_tools(HoverTool(renderers=[dots], tooltips=[
         ("kernel", "@kernel"), ("series", "@series"), ("level", "@level"),
         ("achieved", "@x{0.[000]} GB/s"), ("% of memory roof", "@pct_txt"),

@@ -12,7 +12,7 @@ from typing import Any
 
 import polars as pl
 
-from rooflow.html.figure import FRAME, canvas_text
+from rooflow.html.figure import FRAME, add_glyph, canvas_text
 from rooflow.plotting import core
 from rooflow.plotting.trajectory import (
     MAX_PATHS,
@@ -38,7 +38,7 @@ def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, col
     """
     # Annotations from their subpackage: bokeh.models re-exports them through an __all__
     # mypy can't read.
-    from bokeh.models import ColumnDataSource
+    from bokeh.models import ColumnDataSource, Line
     from bokeh.models.annotations import Arrow, Label, Legend, LegendItem
     from bokeh.models.annotations.arrows import VeeHead
 
@@ -51,8 +51,9 @@ def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, col
     for path, name in zip(paths, legend_names(paths), strict=True):
         color = colors.get(path.group, core.GREY)
         y = [v / scale for v in path.y]
-        line = fig.line(list(path.x), y, line_color=color, line_width=2, line_alpha=0.85,
-                        name="trajectory")
+        line = add_glyph(fig, Line(x="x", y="y", line_color=color, line_width=2,
+                                   line_alpha=0.85), {"x": list(path.x), "y": y},
+                         name="trajectory")
         mid = path.midpoints()
         heads = arrow_segments(len(mid))
         # The shaft's line properties: Bokeh's type stubs name them otherwise.
