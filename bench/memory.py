@@ -5,18 +5,19 @@ Two workflow copies, each run by Snakemake one job at a time (``--cores 1``):
 * ``shared``: the shipped examples (their comparison, projection and history, and a model
   check of the ncu example against the flash-attention one) and every real input of
   ../shared/data placed as tests/test_workflow_shared.py places them (the PyTorch traces,
-  Nsight Compute CSVs and reports, rocprof folders and databases...), on one preset: a
-  ``points`` job per dataset, a draw job per group of outputs, ``aggregate``,
+  Nsight Compute CSVs and reports, rocprof folders and databases...), on one preset: the
+  batch jobs (``datasets_on_…``: each reads and draws its datasets), ``aggregate``,
   ``html_overview``, ``compare``, ``project``, ``history``, ``model_check``, ``summary``,
   ``datasets_read``.
 * ``big``: roofline CSVs of 1,000 and 10⁷ rows (:func:`generate.points_frame`), a quoted
   10⁷-row one with a negative performance in row 9,900,000 (its ``points`` job takes the
   row-exact re-read path and records the error), on the config's four presets: their
-  ``points`` and draw jobs, one preset's ``aggregate`` and ``html_overview``,
+  batch jobs, one preset's ``aggregate`` and ``html_overview``,
   a ``compare`` (1,000 → 10⁷ rows), ``project`` and ``history`` of the 10⁷-row dataset,
   ``model_check`` of it against the small one (not ``summary``: it holds every preset's
   overview table at once, 10⁷ rows of 60 columns each); then, in a second run, the
-  ``points`` job of the 10⁷ rows as Parquet (the roofline kind's other form).
+  batch job of the 10⁷ rows as Parquet (the roofline kind's other form; its batch's other
+  datasets are unchanged, so only it is read and drawn).
 
 A job's measured peak is what a Slurm job's memory limit counts: its script's peak RSS
 (``VmHWM``, the ``peak RSS N MB`` that rooflow.workflow.rulescript.run ends its log with) plus
@@ -52,6 +53,7 @@ import yaml
 from generate import REPO, machine, points_frame, table_head, workflow_copy  # bench/ on sys.path
 
 from rooflow.workflow import jobmemory
+from rooflow.workflow.batches import read_manifest
 
 sys.path.insert(0, str(REPO / "tests"))
 from test_workflow_shared import _place  # noqa: E402 - the shared data's layout, once
@@ -127,7 +129,7 @@ class Watch:
         return self.peaks.get(self.pid, ("", 0.0))[1]
 
     def script_mb(self, script: str) -> float:
-        """The largest process running the rule script ``script`` (``draw.py``...)."""
+        """The largest process running the rule script ``script`` (``datasets.py``...)."""
         return max((mb for cmd, mb in self.peaks.values() if f".{script}" in cmd
                     and ".snakemake/scripts/" in cmd), default=0.0)
 
@@ -200,7 +202,21 @@ def peak_rss_mb(log: Path) -> float | None:
     return float(found[-1]) if found else None
 
 
-SCRIPTS = {"points": "points", "aggregate": "aggregate", "html_overview": "html"}
+SCRIPTS = {"aggregate": "aggregate", "html_overview": "html"}
+BATCH = "datasets_on_"
+"""How the batch rules' names begin (rooflow.workflow.batches.group_name); their script
+is datasets.py."""
+
+
+def points_read(flow: Path, inputs: list[Path]) -> list[Path]:
+    """The points files a job reads: its Parquet inputs, and those of the datasets in its
+    batch manifests (the aggregates take the manifests as inputs, the points as params)."""
+    on_disk = {f"{p.parent.name}-{p.stem}": p
+               for p in (flow / "results" / "points").glob("*/*.parquet")}
+    read = [p for p in inputs if p.suffix == ".parquet"]
+    for manifest in (p for p in inputs if p.suffix == ".json" and p.parent.name == "datasets"):
+        read += [on_disk[d] for d in read_manifest(str(manifest)) if d in on_disk]
+    return read
 
 
 def measure(flow: Path, output: str, watch: Watch, scenario: str) -> list[dict]:
@@ -210,14 +226,16 @@ def measure(flow: Path, output: str, watch: Watch, scenario: str) -> list[dict]:
         rule = job["rule"]
         inputs = [p.strip() for p in job.get("input", "").split(",") if p.strip()]
         paths = [flow / p for p in inputs]
-        if rule == "points":
-            size = f"{jobmemory.input_bytes(paths) / 2**20:,.1f} MB"
+        if rule.startswith(BATCH):  # the datasets it made (its manifest, first output)
+            made = read_manifest(str(flow / job["output"].split(",")[0].strip()))
+            size = f"{len(made)} dataset{'s' if len(made) != 1 else ''}: " + ", ".join(
+                sorted(made))[:100]
         else:
-            rows_in = sum(jobmemory.points_rows(p) for p in paths if p.suffix == ".parquet")
+            rows_in = sum(jobmemory.points_rows(p) for p in points_read(flow, paths))
             size = f"{rows_in:,} rows"
         log = flow / job["log"].split(",")[0].strip()
         first = log.read_text().partition("\n")[0] if log.exists() else ""
-        script = SCRIPTS.get(rule, "draw" if rule.startswith("draw") else rule)
+        script = "datasets" if rule.startswith(BATCH) else SCRIPTS.get(rule, rule)
         logged = peak_rss_mb(log) if log.exists() else None
         own = logged if logged is not None else watch.script_mb(script)
         what = job["output"].split(",")[0].strip()
@@ -263,15 +281,15 @@ def big_inputs(flow: Path) -> Path:
     return flow / "big.parquet"
 
 
-BIG_RULES = ("points", "draw", "aggregate", "html_overview", "compare", "project", "history",
+BIG_RULES = ("datasets", "aggregate", "html_overview", "compare", "project", "history",
              "model_check", "summary", "datasets_read")
 """The big copy's rules ``--rules`` chooses from (their jobs run with those they need)."""
 
 
 def big_targets() -> dict[str, list[str]]:
     """The big copy's targets, by the rule that makes them."""
-    return {"points": [f"results/points/roofline/{name}.parquet" for name in ROWS],
-            "draw": [f"results/tables/{PRESET}/roofline-{name}.csv" for name in ("small", "big")],
+    return {"datasets": [f"results/points/roofline/{name}.parquet" for name in ROWS]
+            + [f"results/tables/{PRESET}/roofline-{name}.csv" for name in ("small", "big")],
             "aggregate": [f"results/tables/{PRESET}/all.csv"],
             "html_overview": [f"results/html/{PRESET}/all.html"],
             "compare": [f"results/compare/{PRESET}/scale.csv"],
@@ -332,7 +350,7 @@ def run_scenario(scenario: str, rules: list[str] | None = None,
     if watch.killed:
         note += (f"; stopped by the watchdog past {KILL_MB // 1024} GB: "
                  f"{watch.killed[1]:.0f} MB in `{watch.killed[0][-80:]}`")
-    elif scenario == "big" and (not rules or "points" in rules):  # the Parquet form, alone
+    elif scenario == "big" and (not rules or "datasets" in rules):  # the Parquet form, alone
         (flow / "big.parquet").rename(flow / "resources" / "roofline" / "parquet.parquet")
         output, watch, wall = run_snakemake(flow, ["results/points/roofline/parquet.parquet"])
         rows += measure(flow, output, watch, scenario)
