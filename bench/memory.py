@@ -226,8 +226,10 @@ def measure(flow: Path, output: str, watch: Watch, scenario: str) -> list[dict]:
         rule = job["rule"]
         inputs = [p.strip() for p in job.get("input", "").split(",") if p.strip()]
         paths = [flow / p for p in inputs]
-        if rule.startswith(BATCH):  # the datasets it made (its manifest, first output)
-            made = read_manifest(str(flow / job["output"].split(",")[0].strip()))
+        # Its first output; Snakemake marks an update() output "(update)".
+        what = job["output"].split(",")[0].strip().removesuffix(" (update)")
+        if rule.startswith(BATCH):  # the datasets of its batch (its manifest)
+            made = read_manifest(str(flow / what))
             size = f"{len(made)} dataset{'s' if len(made) != 1 else ''}: " + ", ".join(
                 sorted(made))[:100]
         else:
@@ -238,7 +240,6 @@ def measure(flow: Path, output: str, watch: Watch, scenario: str) -> list[dict]:
         script = "datasets" if rule.startswith(BATCH) else SCRIPTS.get(rule, rule)
         logged = peak_rss_mb(log) if log.exists() else None
         own = logged if logged is not None else watch.script_mb(script)
-        what = job["output"].split(",")[0].strip()
         note = first if first.startswith("rooflow: error") else ""
         if logged is None and watch.killed and f".{script}" in watch.killed[0]:
             note = f"killed past {KILL_MB // 1024} GB"
