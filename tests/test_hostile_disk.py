@@ -243,7 +243,7 @@ def test_failed_note_on_a_full_disk_fails_the_job(tmp_path, tiny_disk, monkeypat
 
     def step(log):
         batches.make_points(_member(tmp_path), {}, str(disk / "p.parquet"), log,
-                        str(tmp_path / "tb"))
+                            str(tmp_path / "tb"))
 
     log = tmp_path / "job.log"
     with pytest.raises(SystemExit) as stop:
@@ -252,5 +252,3 @@ def test_failed_note_on_a_full_disk_fails_the_job(tmp_path, tiny_disk, monkeypat
     assert log.read_text().splitlines()[-1].startswith(f"rooflow: error: {disk / 'p.parquet'}: "
                                                        "cannot write: No space left on device")
     assert sorted(p.name for p in disk.iterdir()) == ["filler"]
-
-

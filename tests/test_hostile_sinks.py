@@ -97,7 +97,10 @@ def test_summary_markdown_cells_hold_no_control_character():
     assert not RAW.search(text)
 
 
-def test_a_jobs_log_holds_no_control_character(tmp_path):
+@pytest.mark.parametrize("recorded", [False, True])
+def test_a_jobs_log_holds_no_control_character(tmp_path, recorded):
+    """A job that fails on the bad input, and one that records it (``failed=``, a model
+    check's placeholders) and ends well."""
     from rooflow.workflow.rulescript import run as run_job
 
     log = tmp_path / "job.log"
@@ -106,9 +109,15 @@ def test_a_jobs_log_holds_no_control_character(tmp_path):
         say(f"read {EVIL}")
         raise InputError("x.csv", f"bad kernel {EVIL}")
 
-    with pytest.raises(SystemExit):
-        run_job(step, str(log))
+    lines: list[str] = []
+    if recorded:
+        run_job(step, str(log), failed=lines.append)
+        assert len(lines) == 1 and not RAW.search(lines[0])
+    else:
+        with pytest.raises(SystemExit):
+            run_job(step, str(log))
     text = log.read_text()
     assert not RAW.search(text), text
-    assert text.count("\n") == 2  # the note, the error line
+    # The note, the error line (and, ending well, the peak RSS line).
+    assert text.count("\n") == (3 if recorded else 2)
     assert r"nul\nline" in text  # the name's newline written as \n: one line per note

@@ -171,17 +171,18 @@ _RECORDS_PER_CHUNK = 10_000
 _CHUNKS_AHEAD = 2
 """Chunks :func:`write_json` serialises while it writes one: its memory is a few chunks'
 text, never the whole document's."""
+_SEPARATOR = b",\n  "
+"""Between two records of the ``records`` array: a comma, a newline, the indent."""
 
 
 def _records(frame: pl.DataFrame, start: int) -> bytes:
     """Records ``start`` … ``start + _RECORDS_PER_CHUNK`` of ``frame``, one a line.
 
-    Each line ends with a comma, a newline and two spaces: the separator of the
-    ``records`` array, indented.
+    Each line ends with :data:`_SEPARATOR`.
     """
     lines = io.BytesIO()
     frame.slice(start, _RECORDS_PER_CHUNK).write_ndjson(lines)
-    return lines.getvalue().replace(b"\n", b",\n  ")
+    return lines.getvalue().replace(b"\n", _SEPARATOR)
 
 
 def write_json(frame: pl.DataFrame, out: BinaryIO) -> None:
@@ -215,7 +216,7 @@ def write_json(frame: pl.DataFrame, out: BinaryIO) -> None:
             if i + _CHUNKS_AHEAD < len(starts):
                 pending.append(pool.submit(_records, frame, starts[i + _CHUNKS_AHEAD]))
             # The last record ends the array: no separator after it.
-            out.write(memoryview(text)[:-4] if i == len(starts) - 1 else text)
+            out.write(memoryview(text)[:-len(_SEPARATOR)] if i == len(starts) - 1 else text)
     out.write(b"\n ]\n}\n")
 
 

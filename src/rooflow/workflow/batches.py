@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from rooflow.workflow import paths
-from rooflow.workflow.draw import DRAW_OUTPUTS, points_file
+from rooflow.workflow.draw import DRAW_OUTPUTS, draw_paths, points_file
 
 if TYPE_CHECKING:
     from rooflow.workflow.planning import Plan
@@ -148,8 +148,7 @@ def dataset_outputs(kind: str, name: str, presets: Sequence[str], formats: Seque
     """A dataset's outputs (:meth:`Batch.dataset_outputs`)."""
     outputs: list[tuple[str, str, str | None]] = [(points_file(kind, name), "", None)]
     for preset in presets:
-        table, plot, page = (paths.fill(DRAW_OUTPUTS[o], preset=preset, kind=kind, name=name)
-                             for o in ("table", "plot", "page"))
+        table, plot, page = draw_paths(kind, name, preset)
         outputs += [(table, preset, "table"), (plot, preset, "plot")]
         outputs += [(f"{plot.removesuffix('.png')}.{ext}", preset, None) for ext in formats]
         outputs.append((page, preset, None))
@@ -405,9 +404,7 @@ def build_batch(found: Members, presets: Sequence[str], formats: Sequence[str],
             line = failure(points)
         else:
             line = make_points(m, found.settings, points, say, traceback_file)
-        targets = [Target(preset, hardware, measured,
-                          *(paths.fill(DRAW_OUTPUTS[o], preset=preset, kind=m.kind, name=m.name)
-                            for o in ("table", "plot", "page")))
+        targets = [Target(preset, hardware, measured, *draw_paths(m.kind, m.name, preset))
                    for preset, (hardware, measured) in zip(presets, preset_inputs, strict=True)]
         if line is not None:
             say(line)  # draw_dataset writes the failed points' placeholders
@@ -428,7 +425,7 @@ def build_batch(found: Members, presets: Sequence[str], formats: Sequence[str],
 
 
 def make_points(m: Member, settings: Mapping, path: str, log: Callable[[str], None],
-            traceback_file: str) -> str | None:
+                traceback_file: str) -> str | None:
     """Validate ``m``'s raw input and write its canonical points (Parquet) to ``path``.
 
     Returns None, or the error line of an input it could not read (or a bug in its

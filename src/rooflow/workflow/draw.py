@@ -20,6 +20,13 @@ DRAW_OUTPUTS = {"table": paths.DATASET_TABLE, "plot": paths.DATASET_PLOT,
 """Output → its pattern (:mod:`rooflow.workflow.paths`), one folder per preset."""
 
 
+def draw_paths(kind: str, name: str, preset: str) -> tuple[str, str, str]:
+    """Dataset ``kind-name``'s table, plot (PNG) and page on ``preset`` (:data:`DRAW_OUTPUTS`)."""
+    table, plot, page = (paths.fill(DRAW_OUTPUTS[o], preset=preset, kind=kind, name=name)
+                         for o in ("table", "plot", "page"))
+    return table, plot, page
+
+
 def points_file(kind: str, name: str) -> str:
     """The canonical points table of dataset ``kind-name`` (its batch job writes it)."""
     return paths.fill(paths.POINTS, kind=kind, name=name)
