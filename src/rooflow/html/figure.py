@@ -106,8 +106,8 @@ def add_glyph(fig, glyph, data: Mapping[str, Any], **renderer: Any):
 
     Returns the GlyphRenderer (``renderer``: its properties, e.g. ``name``). Unlike
     ``bokeh.plotting``'s glyph methods (``fig.scatter``), no non-selection and muted copy of
-    the glyph is made: two models fewer per renderer, about a third of a small page's
-    cost (bench/NOTES.md). The pages have no selection tool and their legends hide, never
+    the glyph is made: two models fewer per renderer (what that saves: bench/NOTES.md,
+    ``add_glyph``). The pages have no selection tool and their legends hide, never
     mute, so those copies were never drawn. Unlike those methods too, a colour not given is
     the glyph's own default (Scatter: grey fill, black line), not Bokeh's palette blue.
     """
