@@ -186,13 +186,44 @@ def test_a_regressed_kernel_left_out_of_the_grey_ones_gets_no_ring():
     assert sorted(table.filter(pl.col("regressed"))["kernel"]) == ["k09", "k12", "k13", "k14"]
     fig = figure(table, title="t", max_points=4)
     for ax in fig.axes[:2]:
-        # Hollow: k03's line has the rings' red too (the 4th of the palette).
+        # Hollow, red-edged: the rings (no kernel's line is red: kernel_colors).
         (rings,) = [line for line in ax.lines if line.get_markeredgecolor() == REGRESSED_COLOR
                     and line.get_markerfacecolor() == "none"]
         assert len(rings.get_xdata()) == len(rings.get_ydata()) == 6
         assert list(rings.get_xdata()[::2]) == [1, 1, 1]
         if ax is fig.axes[0]:  # k09 7.8 ms, k12 3.9 ms, k13 2.6 ms; not k14's 1.3 ms
             assert sorted(rings.get_ydata()[::2]) == pytest.approx([2.6e-3, 3.9e-3, 7.8e-3])
+    # The legend counts the 3 rings drawn; k14's regressed step is said with the 3 left out.
+    texts = [t.get_text() for t in fig.texts]
+    assert "red ring: a regression by check's noise model (3)" in texts
+    assert ("3 more kernels not drawn (the table lists them); 1 regressed steps among them"
+            in texts)
+
+
+def test_no_kernel_is_drawn_in_the_rings_red(monkeypatch):
+    """Ten coloured kernels took Tableau 10, whose 4th colour is the regression rings' red
+    (#d62728): k03's line read as regressed. History colours leave it out, on the PNG and
+    the page: Tableau 10's nine others, then Tableau 20's first light tint (#aec7e8)."""
+    from bokeh.models import Line
+
+    from rooflow.html import history as page
+    from rooflow.plotting.history import KERNELS, REGRESSED_COLOR, figure, kernel_colors
+
+    colors = kernel_colors(KERNELS)
+    assert REGRESSED_COLOR not in colors and len(set(colors)) == KERNELS == 10
+    assert colors == ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2",
+                      "#7f7f7f", "#bcbd22", "#17becf", "#aec7e8"]
+    table = fifteen_kernels_k14_slower()
+    fig = figure(table, title="t")
+    lines = {line.get_color() for ax in fig.axes[:2] for line in ax.lines
+             if line.get_linestyle() != "None"}
+    assert REGRESSED_COLOR not in lines and set(colors) <= lines
+    written = []
+    monkeypatch.setattr(page, "write_page", lambda items, out, title: written.append(items))
+    page.history_page(table, "h.html", title="t")
+    page_lines = {r.glyph.line_color for r in written[0][0].renderers
+                  if isinstance(r.glyph, Line)}
+    assert REGRESSED_COLOR not in page_lines and set(colors) <= page_lines
 
 
 def test_the_summary_names_ten_regressed_steps_and_counts_the_rest():

@@ -21,13 +21,13 @@ import polars as pl
 
 from rooflow.html.figure import canvas_text, note, write_page
 from rooflow.html.page import num_text, time_text
-from rooflow.plotting import core
 from rooflow.plotting.history import (
     GREY_POINTS,
     REGRESSED_COLOR,
     broken_paths,
     coloured,
     grey_kernels,
+    kernel_colors,
     kernel_names,
     trend,
 )
@@ -89,7 +89,7 @@ def history_page(table: pl.DataFrame, out: str | Path, *, title: str,
         grey_item.append(LegendItem(label=f"{kernels} other kernel{'s' if kernels > 1 else ''}",
                                     renderers=drawn))
         dots.append(dot)
-    for name, color in zip(names, core.palette(len(names)), strict=True):
+    for name, color in zip(names, kernel_colors(len(names)), strict=True):
         rows = table.filter(name=name).sort("step")
         src = ColumnDataSource(_source(rows, column))
         line = fig.line("x", "y", source=src, line_color=color, line_width=1.5)

@@ -20,9 +20,17 @@ TABLEAU_20 = ("#1f77b4", "#aec7e8", "#ff7f0e", "#ffbb78", "#2ca02c", "#98df8a", 
 GREY = "#b3b3b3"  # groups and kernels past the coloured ones
 
 
-def palette(n: int) -> list[str]:
-    """``n`` colours of Tableau 10 (Tableau 20 past ten), repeating past the palette's size."""
-    colors = TABLEAU_10 if n <= 10 else TABLEAU_20
+def palette(n: int, avoid: Sequence[str] = ()) -> list[str]:
+    """``n`` colours of Tableau 10 (Tableau 20 past ten), repeating past the palette's size.
+
+    ``avoid``: colours that mean something else on the plot (the history's red regression
+    ring), left out: then Tableau 10's others come first, then Tableau 20's light tints.
+    """
+    if avoid:
+        tints = [c for c in TABLEAU_20 if c not in TABLEAU_10]
+        colors = tuple(c for c in (*TABLEAU_10, *tints) if c not in avoid)
+    else:
+        colors = TABLEAU_10 if n <= 10 else TABLEAU_20
     return [colors[i % len(colors)] for i in range(n)]
 
 

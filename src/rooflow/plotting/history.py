@@ -28,6 +28,11 @@ GREY_POINTS = 4000
 cannot draw one path through 10⁷ kernels' runs, and a grey blob of them says nothing."""
 
 
+def kernel_colors(n: int) -> list[str]:
+    """The colours of ``n`` coloured kernels (PNG and page): never the rings' red."""
+    return core.palette(n, avoid=(REGRESSED_COLOR,))
+
+
 def kernel_names(table: pl.DataFrame) -> pl.DataFrame:
     """``table`` with ``name``: a kernel's shown name (kernel, else pair, with its series)."""
     name = pl.coalesce(pl.col("kernel").replace("", None), pl.col("pair").replace("", None),
@@ -97,7 +102,7 @@ def figure(table: pl.DataFrame, *, title: str, dpi: int = 150,
     runs = table["run"].unique(maintain_order=True).to_list()
     column, axis_title = trend(table)
     names = coloured(table, column)
-    colors = dict(zip(names, core.palette(len(names)), strict=True))
+    colors = dict(zip(names, kernel_colors(len(names)), strict=True))
     fig = new_figure(dpi)
     time_ax = fig.add_axes((0.08, 0.55, 0.62, 0.37))
     pct_ax = fig.add_axes((0.08, 0.1, 0.62, 0.37), sharex=time_ax)
@@ -133,11 +138,13 @@ def figure(table: pl.DataFrame, *, title: str, dpi: int = 150,
     for ax in (time_ax, pct_ax):
         ax.grid(True, ls=":", lw=0.6, color="0.8")
     time_ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
-    flagged = int(table["regressed"].sum())
-    fig.text(0.72, 0.1, f"red ring: a regression by check's noise model ({flagged})",
+    # The count is of the rings drawn; regressed steps of kernels left out are said apart.
+    fig.text(0.72, 0.1, f"red ring: a regression by check's noise model ({bad.height})",
              fontsize=8, color=REGRESSED_COLOR)
     if left:
-        fig.text(0.72, 0.135, f"{left:,} more kernels not drawn (the table lists them)",
+        hidden = int(table["regressed"].sum()) - bad.height
+        fig.text(0.72, 0.135, f"{left:,} more kernels not drawn (the table lists them)"
+                 + (f"; {hidden:,} regressed steps among them" if hidden else ""),
                  fontsize=8, color="0.4")
     return fig
 
