@@ -314,3 +314,54 @@ def test_page_draws_the_pngs_bold_roofs_each_with_its_ridge():
                     and type(r.glyph).__name__ == "Scatter" and r.glyph.fill_color == "white"
                     for x in r.data_source.data["x"])
     assert ridges == pytest.approx([34 / 3.35, 989.4 / 3.35], rel=1e-6)
+
+
+def many_long_names(b70) -> pl.DataFrame:
+    """14 kernels named 54 characters on DRAM and L2, two series: a level, a kernel (the
+    colour, 14 > 10 coloured: Tableau 20), a series and a points legend."""
+    names = [f"very_long_kernel_name_number_{i:02d}_with_suffix_xyz_abc" for i in range(14)]
+    one = pl.concat([points(names, series="Original run with a long name"),
+                     points(names, series="Optimized").with_columns(pl.col("row") + 100)])
+    return analyze(pl.concat([one, one.with_columns(level=pl.lit("L2"))]), b70)
+
+
+def test_long_legends_go_below_the_plot_in_columns(b70):
+    """The kernel legend (labels cut to 40 characters: about 290 px estimated) does not fit
+    right of the plot beside the level and series legends in a 1,400 px window
+    (figure.WINDOW): it goes below, in 760 // 290 = 2 columns."""
+    from bokeh.models import Legend
+
+    from rooflow.html.page import page_items
+
+    fig = page_items(many_long_names(b70), b70, title="t", color_by="family", max_points=100,
+                     top_n=20, series_order=())[0]
+    right = [x.title for x in fig.right if isinstance(x, Legend)]
+    below = {x.title: x for x in fig.below if isinstance(x, Legend)}
+    assert right == ["level (click to hide)", "series (click to hide)"]
+    kernels = below["kernel (click to hide)"]
+    assert (kernels.orientation, kernels.ncols, len(kernels.items)) == ("horizontal", 2, 14)
+    series = [x for x in fig.right if isinstance(x, Legend)][1]
+    # A renderer per series: each series' entry hides its own points only.
+    assert [item.label.value for item in series.items] == ["Original run with a long name",
+                                                           "Optimized"]
+    for item in series.items:
+        assert {r.data_source.data["series"][0] for r in item.renderers} == {item.label.value}
+
+
+@pytest.mark.browser
+def test_a_page_of_many_long_names_fits_a_1400_pixel_window(tmp_path, b70, chromium):
+    """Its legends used to sit side by side right of the plot: 1,700 px wide, scrolled
+    sideways. The page's width is read in Chromium after Bokeh laid it out (a script
+    added to a copy of the page, after Bokeh's, sets the title to the document's width)."""
+    from rooflow.html.figure import WINDOW
+
+    page = roofline_page(many_long_names(b70), b70, tmp_path / "wide.html", title="wide")
+    html = page.read_text()
+    end = html.rindex("</body>")  # the last: Bokeh's inlined JS holds the string too
+    probe = tmp_path / "probe.html"
+    probe.write_text(html[:end] + "<script>setTimeout(() => {document.title = 'width ' + "
+                     "document.documentElement.scrollWidth}, 2500)</script>" + html[end:])
+    dom = headless(chromium, tmp_path / "profile", probe, "--dump-dom",
+                   f"--window-size={WINDOW},900")
+    width = int(re.search(r"<title>width (\d+)</title>", dom).group(1))
+    assert 1000 < width <= WINDOW, width

@@ -27,6 +27,13 @@ from rooflow.plotting import core
 from rooflow.roofs.preset import Preset
 
 FRAME = (760, 480)  # plot frame in pixels (width, height): fixes the roof-label angles
+WINDOW = 1400
+"""Window width in pixels a page fits with no sideways scrolling (:func:`add_legends`)."""
+# Estimated text widths in pixels per character, wide enough for Helvetica/Arial: an 8 pt
+# legend label (10.7 px) and the 10 pt italic legend title; a legend item's glyph, spacing
+# and padding; and what sits left of the frame (y axis, its label, borders) and the
+# window's vertical scroll bar.
+_LABEL_PX, _TITLE_PX, _ITEM_PX, _BESIDE_PX = 6.0, 7.5, 50, 180
 
 
 def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
@@ -114,6 +121,31 @@ def add_glyph(fig, glyph, data: Mapping[str, Any], **renderer: Any):
     from bokeh.models import ColumnDataSource
 
     return fig.add_glyph(ColumnDataSource(dict(data)), glyph, **renderer)
+
+
+def add_legends(fig, legends: Sequence[tuple[str, Sequence[tuple[str, list]]]]) -> None:
+    """Add click-to-hide legends, right of the plot while the page fits :data:`WINDOW`.
+
+    ``legends``: (title, [(label, renderers)]) each, in order. A legend right of the plot
+    widens the page by its width (estimated from its longest text); those that would take
+    the page past ``WINDOW`` go below the plot, laid out in as many columns as fit the
+    frame's width, so a page of many long kernel names grows down, never sideways.
+    """
+    # From its subpackage: bokeh.models re-exports it through an __all__ mypy can't read.
+    from bokeh.models.annotations import Legend, LegendItem
+
+    room: float = WINDOW - FRAME[0] - _BESIDE_PX
+    for title, entries in legends:
+        item = _ITEM_PX + _LABEL_PX * max(len(label) for label, _ in entries)
+        width = max(item, _TITLE_PX * len(title) + 20)
+        legend = Legend(items=[LegendItem(label=label, renderers=r) for label, r in entries],
+                        title=title, click_policy="hide", label_text_font_size="8pt")
+        if width <= room:
+            room -= width
+            fig.add_layout(legend, "right")
+        else:
+            legend.update(orientation="horizontal", ncols=max(1, int(FRAME[0] // item)))
+            fig.add_layout(legend, "below")
 
 
 def _decade_labels(fig, limits: core.Limits, scale: float) -> None:

@@ -35,6 +35,7 @@ from rooflow.guidance import sentence
 from rooflow.html.figure import (
     FRAME,
     add_glyph,
+    add_legends,
     canvas_text,
     note,
     roofline_figure,
@@ -197,9 +198,7 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
                max_points: int, top_n: int, series_order: Sequence[str],
                trajectory: str | None = None) -> list:
     """The Bokeh models of :func:`roofline_page`, top to bottom: the figure, then notes."""
-    # Legend from its subpackage: bokeh.models re-exports it through an __all__ mypy can't read.
     from bokeh.models import HoverTool, Scatter
-    from bokeh.models.annotations import Legend, LegendItem
 
     bandwidth = (table.filter(pl.col("bandwidth_only").fill_null(False))
                  if "bandwidth_only" in table.columns else table.clear())
@@ -238,8 +237,11 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
     data = shown.with_columns(_x=pl.col("arithmetic_intensity"),
                               _y=pl.col("performance") / scale)
     renderers: list[tuple[dict, GlyphRenderer[Any]]] = []
-    for (shape, group, theo), part in data.group_by([shape_col, "_group", "theoretical"],
-                                                    maintain_order=True):
+    # Several levels and series: a series legend, so a renderer per series too, else
+    # hiding one series hid the other's points of the same level and colour.
+    by_series = hierarchical and shown["series"].n_unique() > 1
+    keys = [shape_col, "_group", "theoretical"] + (["series"] if by_series else [])
+    for (shape, group, theo, *_), part in data.group_by(keys, maintain_order=True):
         cols = hover_columns(part) | {"group": part["_group"].to_list(),
                                       "rank_txt": part["_rank"].to_list(),
                                       "x": part["_x"].to_list(), "y": part["_y"].to_list()}
@@ -251,10 +253,11 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
                            "series": part["series"][0]}, r))
     fig.add_tools(HoverTool(renderers=[r for _, r in renderers], tooltips=TOOLTIPS))
     legends: list[tuple[str, list[Any]]] = [(shape_col, shapes), ("_group", [*colored, other])]
-    if hierarchical and shown["series"].n_unique() > 1:
+    if by_series:
         legends.append(("series", shown["series"].unique(maintain_order=True).to_list()))
     legends.append(("_style", [False, True]))  # filled / hollow, worded as on the PNG
     words: dict[str, dict[Any, str]] = {"_style": {False: MEASURED, True: THEORETICAL}}
+    placed_legends: list[tuple[str, list[tuple[str, list]]]] = []
     for col, values in legends:
         name = {"_group": color_col, "_style": "points"}.get(col, col)
         texts = [_cut_legend(words.get(col, {}).get(v, str(v)) or "(none)") for v in values]
@@ -262,21 +265,21 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
             texts = [t if v == other else s for v, t, s in zip(  # as the PNG's kernel key
                 values, texts, short_names(pl.Series([str(v) for v in values]), 40),
                 strict=True)]
-        items = [LegendItem(label=canvas_text(text),
-                            renderers=[r for k, r in renderers if k.get(col) == v])
-                 for v, text in zip(values, texts, strict=True)]
-        items = [i for i in items if i.renderers]
-        if items:
-            fig.add_layout(Legend(items=items, title=f"{name} (click to hide)",
-                                  click_policy="hide", label_text_font_size="8pt"), "right")
+        entries = [(canvas_text(text), [r for k, r in renderers if k.get(col) == v])
+                   for v, text in zip(values, texts, strict=True)]
+        entries = [(text, drawn) for text, drawn in entries if drawn]
+        if entries:
+            placed_legends.append((f"{name} (click to hide)", entries))
     if trajectory:
         from rooflow.html.trajectory import draw_page_trajectories
 
-        draw_page_trajectories(fig, table, trajectory, scale, color_col, color)
+        placed_legends.append(
+            draw_page_trajectories(fig, table, trajectory, scale, color_col, color))
     if unjudged.height:  # past max_points, density cells as the ranked points'
         rest = pl.concat([rest, unjudged.slice(max_points)])
-        _draw_no_roof(fig, unjudged.head(max_points), scale)
-    _draw_above_roof(fig, drawable, scale)
+        placed_legends.append(_draw_no_roof(fig, unjudged.head(max_points), scale))
+    placed_legends.append(_draw_above_roof(fig, drawable, scale))
+    add_legends(fig, [(title, entries) for title, entries in placed_legends if entries])
     levels = drawable["level"].n_unique()
     notes = [f"{preset.name} ({preset.key}): roofs from {preset.source}; ridge point "
              f"{preset.ridge_point:.4g} FLOP/byte ({preset.default_compute} / "
@@ -329,13 +332,12 @@ def _with_rank(drawable: pl.DataFrame) -> pl.DataFrame:
     return drawable.with_columns(_rank=order.cast(pl.String) + text)
 
 
-def _draw_no_roof(fig, rows: pl.DataFrame, scale: float) -> None:
-    """The points without a compute roof of their precision: ⊗, own legend and hover.
+def _draw_no_roof(fig, rows: pl.DataFrame, scale: float) -> tuple[str, list[tuple[str, list]]]:
+    """The points without a compute roof of their precision: ⊗ and hover; their legend.
 
     Uncoloured, so on an overview the hover names each one's dataset.
     """
     from bokeh.models import HoverTool, Scatter
-    from bokeh.models.annotations import Legend, LegendItem
 
     cols = hover_columns(rows) | {
         "note": rows["roof_note"].cast(pl.String).fill_null("").to_list(),
@@ -349,27 +351,27 @@ def _draw_no_roof(fig, rows: pl.DataFrame, scale: float) -> None:
     r = add_glyph(fig, Scatter(x="x", y="y", marker=core.NO_ROOF_MARKER, size=11, fill_alpha=0,
                                line_color=core.NO_ROOF_COLOR, line_width=1.3), cols)
     fig.add_tools(HoverTool(renderers=[r], tooltips=tooltips))
-    item = LegendItem(label=canvas_text(core.no_roof_label(rows)), renderers=[r])
-    fig.add_layout(Legend(items=[item], title="not judged (click to hide)", click_policy="hide",
-                          label_text_font_size="8pt"), "right")
+    return "not judged (click to hide)", [(canvas_text(core.no_roof_label(rows)), [r])]
 
 
-def _draw_above_roof(fig, drawable: pl.DataFrame, scale: float) -> None:
-    """Points above their roof marked as on the PNG (a red X over the point), with legend."""
+def _draw_above_roof(fig, drawable: pl.DataFrame,
+                     scale: float) -> tuple[str, list[tuple[str, list]]]:
+    """Points above their roof marked as on the PNG (a red X over the point); their legend.
+
+    The legend has no entry when no point is above its roof.
+    """
     from bokeh.models import Scatter
-    from bokeh.models.annotations import Legend, LegendItem
 
     if "above_roof" not in drawable.columns:
-        return
+        return "", []
     above = drawable.filter(pl.col("above_roof").fill_null(False))
     if not above.height:
-        return
+        return "", []
     r = add_glyph(fig, Scatter(x="x", y="y", marker="x", size=13, line_color="red",
                                line_width=2),
                   {"x": above["arithmetic_intensity"].to_list(),
                    "y": (above["performance"] / scale).to_list()})
-    fig.add_layout(Legend(items=[LegendItem(label=ABOVE_ROOF, renderers=[r])],
-                          click_policy="hide", label_text_font_size="8pt"), "right")
+    return "", [(ABOVE_ROOF, [r])]
 
 
 def bandwidth_figure(rows: pl.DataFrame):

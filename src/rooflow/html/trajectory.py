@@ -26,8 +26,11 @@ from rooflow.plotting.trajectory import (
 
 
 def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, color_col: str,
-                           colors: dict[str, str]) -> int:
-    """Draw the paths of ``table`` (an analysis table) on ``fig``; how many were drawn.
+                           colors: dict[str, str]) -> tuple[str, list[tuple[str, list]]]:
+    """Draw the paths of ``table`` (an analysis table) on ``fig``; return their legend.
+
+    The legend is (title, [(label, renderers)]) for :func:`rooflow.html.figure.add_legends`,
+    one entry per path drawn.
 
     Each path takes the colour of its ``color_col`` value in ``colors`` (grey when it has
     none); performance is divided by ``scale`` (the axis unit). The first
@@ -39,7 +42,7 @@ def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, col
     # Annotations from their subpackage: bokeh.models re-exports them through an __all__
     # mypy can't read.
     from bokeh.models import ColumnDataSource, Line
-    from bokeh.models.annotations import Arrow, Label, Legend, LegendItem
+    from bokeh.models.annotations import Arrow, Label
     from bokeh.models.annotations.arrows import VeeHead
 
     every = trajectories(table, dim, color_col)
@@ -47,7 +50,7 @@ def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, col
     # Screen pixels per decade of each axis: an end's label goes outward on screen.
     px = [n / math.log10(r.end / r.start) for n, r in ((FRAME[0], fig.x_range),
                                                        (FRAME[1], fig.y_range))]
-    items = []
+    entries: list[tuple[str, list]] = []
     for path, name in zip(paths, legend_names(paths), strict=True):
         color = colors.get(path.group, core.GREY)
         y = [v / scale for v in path.y]
@@ -78,9 +81,6 @@ def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, col
             fig.add_layout(label)
             line.js_link("visible", label, "visible")
         line.js_link("visible", arrows, "visible")
-        items.append(LegendItem(label=canvas_text(name[:50]), renderers=[line]))
-    if items:
-        title = paths_text(every) if len(every) > MAX_PATHS else f"{dim} grows →"
-        fig.add_layout(Legend(items=items, title=f"{title} (click to hide)",
-                              click_policy="hide", label_text_font_size="8pt"), "right")
-    return len(paths)
+        entries.append((canvas_text(name[:50]), [line]))
+    title = paths_text(every) if len(every) > MAX_PATHS else f"{dim} grows →"
+    return f"{title} (click to hide)", entries
