@@ -29,11 +29,12 @@ from rooflow.roofs.preset import Preset
 FRAME = (760, 480)  # plot frame in pixels (width, height): fixes the roof-label angles
 WINDOW = 1400
 """Window width in pixels a page fits with no sideways scrolling (:func:`add_legends`)."""
-# Estimated text widths in pixels per character, wide enough for Helvetica/Arial: an 8 pt
-# legend label (10.7 px) and the 10 pt italic legend title; a legend item's glyph, spacing
-# and padding; and what sits left of the frame (y axis, its label, borders) and the
-# window's vertical scroll bar.
-_LABEL_PX, _TITLE_PX, _ITEM_PX, _BESIDE_PX = 6.0, 7.5, 50, 180
+# Estimated text widths in pixels per character, a little over what Chromium draws in
+# Bokeh's default font (5.4 and 5.2 measured on a screenshot): an 8 pt legend label and
+# the 10 pt italic legend title; a legend item's glyph, spacing and padding; and what
+# else a page's width holds (the y axis and its label, the toolbar, gaps, a scroll bar).
+_LABEL_PX, _TITLE_PX, _ITEM_PX, _BESIDE_PX = 5.6, 5.8, 45, 160
+_LINE_PX = 12.0  # an 8 pt line of text, pixels
 
 
 def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
@@ -146,6 +147,59 @@ def add_legends(fig, legends: Sequence[tuple[str, Sequence[tuple[str, list]]]]) 
         else:
             legend.update(orientation="horizontal", ncols=max(1, int(FRAME[0] // item)))
             fig.add_layout(legend, "below")
+
+
+def screen_xy(fig, x: float, y: float) -> np.ndarray:
+    """Where data point (``x``, ``y``) is drawn on ``fig``'s log-log frame.
+
+    Pixels from the frame's lower left corner, y up (the frame is :data:`FRAME`, its
+    ranges as first drawn).
+    """
+    xr, yr = fig.x_range, fig.y_range
+    return np.array([FRAME[0] * math.log10(x / xr.start) / math.log10(xr.end / xr.start),
+                     FRAME[1] * math.log10(y / yr.start) / math.log10(yr.end / yr.start)])
+
+
+def label_corners(fig, label) -> np.ndarray:
+    """The four corners of a Label's text box: 4 × 2, screen pixels as :func:`screen_xy`.
+
+    As Bokeh draws it: placed by its offsets and alignment, turned by its angle about its
+    anchor (:func:`text_corners`).
+    """
+    angle = float(label.angle or 0.0)
+    anchor = screen_xy(fig, label.x, label.y) + (label.x_offset or 0.0, label.y_offset or 0.0)
+    return text_corners(anchor, label.text, label.text_align, label.text_baseline,
+                        math.radians(angle) if label.angle_units == "deg" else angle)
+
+
+def text_corners(anchor: np.ndarray, text: str, align: str = "left",
+                 baseline: str = "bottom", angle: float = 0.0) -> np.ndarray:
+    """The corners of an 8 pt text's box anchored at ``anchor`` (screen pixels).
+
+    Turned by ``angle`` (radians) about the anchor. Its width is estimated from its
+    characters (:data:`_LABEL_PX` each), its height one line.
+    """
+    w, h = _LABEL_PX * len(text), _LINE_PX
+    x0 = {"left": 0.0, "center": -w / 2, "right": -w}.get(align, 0.0)
+    y0 = {"bottom": 0.0, "middle": -h / 2, "top": -h}.get(baseline, -0.2 * h)
+    box = np.array([(x0, y0), (x0 + w, y0), (x0 + w, y0 + h), (x0, y0 + h)])
+    turn = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
+    return box @ turn.T + anchor
+
+
+def overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two convex polygons (n × 2 corners in order) overlap.
+
+    They do when no edge of either separates them (the separating axis theorem); touching
+    is not overlapping.
+    """
+    for poly in (a, b):
+        edges = np.roll(poly, -1, axis=0) - poly
+        for nx, ny in np.column_stack([-edges[:, 1], edges[:, 0]]):
+            pa, pb = a @ (nx, ny), b @ (nx, ny)
+            if pa.max() <= pb.min() or pb.max() <= pa.min():
+                return False
+    return True
 
 
 def _decade_labels(fig, limits: core.Limits, scale: float) -> None:

@@ -10,9 +10,18 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import polars as pl
 
-from rooflow.html.figure import FRAME, add_glyph, canvas_text
+from rooflow.html.figure import (
+    FRAME,
+    add_glyph,
+    canvas_text,
+    label_corners,
+    overlap,
+    screen_xy,
+    text_corners,
+)
 from rooflow.plotting import core
 from rooflow.plotting.trajectory import (
     MAX_PATHS,
@@ -46,6 +55,7 @@ def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, col
     from bokeh.models.annotations.arrows import VeeHead
 
     every = trajectories(table, dim, color_col)
+    obstacles = _obstacles(fig)
     paths = every[:MAX_PATHS]
     # Screen pixels per decade of each axis: an end's label goes outward on screen.
     px = [n / math.log10(r.end / r.start) for n, r in ((FRAME[0], fig.x_range),
@@ -71,16 +81,64 @@ def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, col
         fig.add_layout(arrows)
         for i, text in zip((0, -1), path.end_labels if path.labelled else (), strict=False):
             j = 1 if i == 0 else -2
-            (dx, dy), ha, va = label_place(*outward(
-                px[0] * math.log10(path.x[i] / path.x[j]), px[1] * math.log10(y[i] / y[j])))
+            (dx, dy), ha, va = _clear_place(
+                screen_xy(fig, path.x[i], y[i]), text, obstacles,
+                outward(px[0] * math.log10(path.x[i] / path.x[j]),
+                        px[1] * math.log10(y[i] / y[j])))
             align: dict[str, Any] = {"text_align": ha,
                                      "text_baseline": {"center": "middle"}.get(va, va)}
             label = Label(x=path.x[i], y=y[i], text=text, x_offset=dx, y_offset=dy, **align,
                           text_font_size="8pt", text_color=color, name="trajectory-label",
                           background_fill_color="white", background_fill_alpha=0.7)
             fig.add_layout(label)
+            obstacles.append(label_corners(fig, label))
             line.js_link("visible", label, "visible")
         line.js_link("visible", arrows, "visible")
         entries.append((canvas_text(name[:50]), [line]))
     title = paths_text(every) if len(every) > MAX_PATHS else f"{dim} grows →"
     return f"{title} (click to hide)", entries
+
+
+# An end label's places, tried in turn: outward from the path, then turned by 45°, 90°,
+# 135° either way, then back along it.
+_TURNS = tuple(math.radians(45 * k) for k in (0, 1, -1, 2, -2, 3, -3, 4))
+
+
+def _obstacles(fig) -> list[np.ndarray]:
+    """What an end label must not cover, as corner arrays in screen pixels.
+
+    The page's texts so far (roof and ridge labels) and its markers (the points, the ridge
+    points).
+    """
+    from bokeh.models import Scatter
+    from bokeh.models.annotations import Label
+
+    boxes = [label_corners(fig, a) for a in fig.center if isinstance(a, Label)]
+    for r in fig.renderers:
+        if isinstance(r.glyph, Scatter):
+            half = float(r.glyph.size) / 2 if isinstance(r.glyph.size, (int, float)) else 5.0
+            square = np.array([(-half, -half), (half, -half), (half, half), (-half, half)])
+            data = r.data_source.data
+            boxes += [screen_xy(fig, x, y) + square for x, y in zip(data["x"], data["y"],
+                                                                    strict=True)]
+    return boxes
+
+
+def _clear_place(end: np.ndarray, text: str, obstacles: list[np.ndarray],
+                 out: tuple[float, float]) -> tuple[tuple[float, float], str, str]:
+    """An end label's offset and alignment (:func:`label_place`), clear of ``obstacles``.
+
+    The first of :data:`_TURNS` of the outward direction ``out`` where the label's
+    estimated box (:func:`rooflow.html.figure.text_corners`) covers no obstacle and stays
+    in the frame; none clear: the outward place.
+    """
+    frame = np.array([(0, 0), (FRAME[0], 0), FRAME, (0, FRAME[1])], float)
+    for turn in _TURNS:
+        c, s = math.cos(turn), math.sin(turn)
+        place = label_place(out[0] * c - out[1] * s, out[0] * s + out[1] * c)
+        (dx, dy), ha, va = place
+        box = text_corners(end + (dx, dy), text, ha, {"center": "middle"}.get(va, va))
+        inside = (box.min(axis=0) >= frame[0]).all() and (box.max(axis=0) <= frame[2]).all()
+        if inside and not any(overlap(box, o) for o in obstacles):
+            return place
+    return label_place(*out)
