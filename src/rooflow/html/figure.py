@@ -149,15 +149,18 @@ def add_legends(fig, legends: Sequence[tuple[str, Sequence[tuple[str, list]]]]) 
             fig.add_layout(legend, "below")
 
 
-def screen_xy(fig, x: float, y: float) -> np.ndarray:
-    """Where data point (``x``, ``y``) is drawn on ``fig``'s log-log frame.
+def screen_xy(fig, x, y) -> np.ndarray:
+    """Where data points (``x``, ``y``: numbers or arrays) are drawn on ``fig``'s log-log frame.
 
     Pixels from the frame's lower left corner, y up (the frame is :data:`FRAME`, its
-    ranges as first drawn).
+    ranges as first drawn): shape (2,) for a point, (n, 2) for n points; NaN off the axes.
     """
     xr, yr = fig.x_range, fig.y_range
-    return np.array([FRAME[0] * math.log10(x / xr.start) / math.log10(xr.end / xr.start),
-                     FRAME[1] * math.log10(y / yr.start) / math.log10(yr.end / yr.start)])
+    with np.errstate(divide="ignore", invalid="ignore"):  # ≤ 0: off the log axes, NaN
+        return np.stack([
+            FRAME[0] * np.log10(np.asarray(x, float) / xr.start) / math.log10(xr.end / xr.start),
+            FRAME[1] * np.log10(np.asarray(y, float) / yr.start) / math.log10(yr.end / yr.start),
+        ], axis=-1)
 
 
 def label_corners(fig, label) -> np.ndarray:

@@ -91,7 +91,7 @@ def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, col
                           text_font_size="8pt", text_color=color, name="trajectory-label",
                           background_fill_color="white", background_fill_alpha=0.7)
             fig.add_layout(label)
-            obstacles.append(label_corners(fig, label))
+            obstacles = np.concatenate([obstacles, label_corners(fig, label)[None]])
             line.js_link("visible", label, "visible")
         line.js_link("visible", arrows, "visible")
         entries.append((canvas_text(name[:50]), [line]))
@@ -104,11 +104,11 @@ def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, col
 _TURNS = tuple(math.radians(45 * k) for k in (0, 1, -1, 2, -2, 3, -3, 4))
 
 
-def _obstacles(fig) -> list[np.ndarray]:
-    """What an end label must not cover, as corner arrays in screen pixels.
+def _obstacles(fig) -> np.ndarray:
+    """What an end label must not cover: n × 4 × 2 corners, in screen pixels.
 
     The page's texts so far (roof and ridge labels) and its markers (the points, the ridge
-    points).
+    points: squares of their size).
     """
     from bokeh.models import Scatter
     from bokeh.models.annotations import Label
@@ -116,29 +116,35 @@ def _obstacles(fig) -> list[np.ndarray]:
     boxes = [label_corners(fig, a) for a in fig.center if isinstance(a, Label)]
     for r in fig.renderers:
         if isinstance(r.glyph, Scatter):
-            half = float(r.glyph.size) / 2 if isinstance(r.glyph.size, (int, float)) else 5.0
+            size = r.glyph.size
+            half = float(size) / 2 if isinstance(size, (int, float)) else 5.0
             square = np.array([(-half, -half), (half, -half), (half, half), (-half, half)])
-            data = r.data_source.data
-            boxes += [screen_xy(fig, x, y) + square for x, y in zip(data["x"], data["y"],
-                                                                    strict=True)]
-    return boxes
+            centres = screen_xy(fig, r.data_source.data["x"], r.data_source.data["y"])
+            boxes += list(centres[:, None, :] + square)
+    return np.array(boxes).reshape(-1, 4, 2)
 
 
-def _clear_place(end: np.ndarray, text: str, obstacles: list[np.ndarray],
+def _clear_place(end: np.ndarray, text: str, obstacles: np.ndarray,
                  out: tuple[float, float]) -> tuple[tuple[float, float], str, str]:
     """An end label's offset and alignment (:func:`label_place`), clear of ``obstacles``.
 
     The first of :data:`_TURNS` of the outward direction ``out`` where the label's
     estimated box (:func:`rooflow.html.figure.text_corners`) covers no obstacle and stays
-    in the frame; none clear: the outward place.
+    in the frame; none clear: the outward place. Obstacles whose bounding boxes meet the
+    label's are tested exactly (:func:`rooflow.html.figure.overlap`: a rotated roof
+    label's bounding box is larger than it); thousands of points cost one array test.
     """
     frame = np.array([(0, 0), (FRAME[0], 0), FRAME, (0, FRAME[1])], float)
+    lows, highs = obstacles.min(axis=1), obstacles.max(axis=1)
     for turn in _TURNS:
         c, s = math.cos(turn), math.sin(turn)
         place = label_place(out[0] * c - out[1] * s, out[0] * s + out[1] * c)
         (dx, dy), ha, va = place
         box = text_corners(end + (dx, dy), text, ha, {"center": "middle"}.get(va, va))
-        inside = (box.min(axis=0) >= frame[0]).all() and (box.max(axis=0) <= frame[2]).all()
-        if inside and not any(overlap(box, o) for o in obstacles):
+        low, high = box.min(axis=0), box.max(axis=0)
+        if (low < frame[0]).any() or (high > frame[2]).any():
+            continue
+        near = np.flatnonzero(((lows < high) & (highs > low)).all(axis=1))
+        if not any(overlap(box, obstacles[i]) for i in near):
             return place
     return label_place(*out)
