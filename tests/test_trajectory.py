@@ -366,48 +366,45 @@ def test_a_plain_roofline_column_is_a_trajectory_dim(tmp_path):
     assert "note: trajectory" not in proc.stderr  # paths drawn: no "no path" note
 
 
-def test_overlap_is_the_separating_axis_test():
-    """Two 10 px squares: 5 px apart overlap, 10 px apart touch (not overlapping). A square
-    turned 45° about (0, 0) (corners at distance 10·√2/2 ≈ 7.07 on the axes) and a box
-    whose corner is at (6, 6): their bounding boxes overlap, yet the line x + y = 7.07
-    separates them (6 + 6 = 12 > 7.07)."""
-    import numpy as np
-
-    from rooflow.html.figure import overlap
-
-    square = np.array([(0, 0), (10, 0), (10, 10), (0, 10)], float)
-    assert overlap(square, square + 5) and not overlap(square, square + (10, 0))
-    r = 10 * math.sqrt(2) / 2
-    diamond = np.array([(r, 0), (0, r), (-r, 0), (0, -r)])
-    assert not overlap(diamond, square + 6)
-    assert overlap(diamond, square + 3)  # corner (3, 3): 3 + 3 = 6 < 7.07
-
-
 def test_page_end_labels_clear_the_roof_labels(repo, h100):
     """The BatchedMoE spec's M path (M=64 → M=256, along the HBM roof): placed outward from
-    its start, "M=64" lay over the rotated "HBM: 3,350 GB/s" label on the page. It now
-    takes the first clear turn of that direction; no end label's estimated box covers
-    another text or a marker."""
+    its start, "M=64" lay over the rotated "HBM: 3,350 GB/s" label on the page. No end
+    label's estimated box covers another text or a marker now."""
+    import numpy as np
     from bokeh.models.annotations import Label
 
-    from rooflow.html.figure import label_corners, overlap, screen_xy, text_corners
     from rooflow.html.page import page_items
-    from rooflow.plotting.trajectory import label_place, outward
+    from rooflow.html.places import covered, label_corners, markers
 
     table = analyze(load_points("specs", repo / "resources/specs/1_BatchedMoE.yaml"), h100)
     fig = page_items(table, h100, title="t", color_by="family", max_points=4000, top_n=10,
                      series_order=(), trajectory="M")[0]
     labels = [a for a in fig.center if isinstance(a, Label)]
-    ends = {a.text: a for a in labels if a.name == "trajectory-label"}
-    others = [label_corners(fig, a) for a in labels if a.name != "trajectory-label"]
-    assert sorted(ends) == ["M=256", "M=64"]
-    for end in ends.values():
-        assert not any(overlap(label_corners(fig, end), o) for o in others), end.text
-    (hbm,) = [a for a in labels if a.text.startswith("HBM")]
-    # The outward place (from M=256 back to M=64, on screen) was over the HBM label.
-    (path,) = trajectories(table, "M")
-    first, second = (screen_xy(fig, x, y / 1e12) for x, y in zip(path.x[:2], path.y[:2],
-                                                                 strict=True))
-    (dx, dy), ha, va = label_place(*outward(*(first - second)))
-    before = text_corners(first + (dx, dy), "M=64", ha, {"center": "middle"}.get(va, va))
-    assert overlap(before, label_corners(fig, hbm))
+    ends = [a for a in labels if a.name == "trajectory-label"]
+    assert sorted(a.text for a in ends) == ["M=256", "M=64"]
+    for end in ends:
+        others = [label_corners(fig, a) for a in labels if a is not end]
+        obstacles = np.concatenate([markers(fig), np.array(others).reshape(-1, 4, 2)])
+        assert covered(label_corners(fig, end), obstacles) == 0, end.text
+
+
+def test_an_end_label_turns_from_a_covered_outward_place():
+    """A path end at (300, 200) px going right and up at 45°. Its label "M=64" (4 × 5.6 =
+    22.4 by 12 px): outward, 7 × 0.707 = 4.95 px off both ways, left-aligned, bottom: x
+    304.95 … 327.35, y 204.95 … 216.95. A 2 px marker at (320, 212) covers it: turned 45°
+    (straight up, offset (0, 7), centred, bottom: x 288.8 … 311.2, y 207 … 219) it is
+    clear. A second marker at (295, 215) covers that too: turned −45° (straight right,
+    offset (7, 0), left, centre: x 307 … 329.4, y 194 … 206), clear of both."""
+    import numpy as np
+
+    from rooflow.html.trajectory import _clear_place
+
+    def marker(x: float, y: float) -> np.ndarray:
+        return np.array([(x - 1, y - 1), (x + 1, y - 1), (x + 1, y + 1), (x - 1, y + 1)])
+
+    end, out = np.array([300.0, 200.0]), (math.sqrt(0.5), math.sqrt(0.5))
+    (dx, dy), ha, va = _clear_place(end, "M=64", marker(320, 212)[None], out)
+    assert (round(dx, 9), round(dy, 9), ha, va) == (0, 7, "center", "bottom")
+    both = np.stack([marker(320, 212), marker(295, 215)])
+    (dx, dy), ha, va = _clear_place(end, "M=64", both, out)
+    assert (round(dx, 9), round(dy, 9), ha, va) == (7, 0, "left", "center")

@@ -20,6 +20,7 @@ import polars as pl
 from rooflow.compare import MATCHED, ONLY_BASELINE, ONLY_NEW, Comparison
 from rooflow.html.figure import note, roofline_figure, write_page
 from rooflow.html.page import MAX_POINTS, density, num_text, rate_text, time_text
+from rooflow.html.places import settle_labels
 from rooflow.plotting.core import SPEEDUP_COLORS, side, speedup_group
 from rooflow.roofs.preset import Preset
 from rooflow.style import SPEEDUP_LEGEND
@@ -110,6 +111,7 @@ def comparison_page(comp: Comparison, preset: Preset, out: str | Path, *, title:
         hover.append(r)
     if hover:
         fig.add_tools(HoverTool(renderers=hover, tooltips=TOOLTIPS))
+    settle_labels(fig)  # roof and ridge labels clear of both runs' points
     notes = [comp.summary() + ".",
              f"Roofs: {preset.name} ({preset.key}), {preset.source}; hollow = baseline, "
              "filled = new; both runs on the same axes."]

@@ -21,20 +21,20 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from rooflow.html.places import CHAR_PX, FRAME, PX_PER_PT, register, screen_xy
 from rooflow.io import atomic_path
 from rooflow.levels import LEVELS
 from rooflow.plotting import core
+from rooflow.plotting.roofs import RIDGE_PLACES, compute_label_places, memory_label_places
 from rooflow.roofs.preset import Preset
 
-FRAME = (760, 480)  # plot frame in pixels (width, height): fixes the roof-label angles
 WINDOW = 1400
 """Window width in pixels a page fits with no sideways scrolling (:func:`add_legends`)."""
-# Estimated text widths in pixels per character, a little over what Chromium draws in
-# Bokeh's default font (5.4 and 5.2 measured on a screenshot): an 8 pt legend label and
-# the 10 pt italic legend title; a legend item's glyph, spacing and padding; and what
-# else a page's width holds (the y axis and its label, the toolbar, gaps, a scroll bar).
-_LABEL_PX, _TITLE_PX, _ITEM_PX, _BESIDE_PX = 5.6, 5.8, 45, 160
-_LINE_PX = 12.0  # an 8 pt line of text, pixels
+# Estimated: a 10 pt italic legend title's pixels per character, a little over what
+# Chromium draws in Bokeh's default font (5.2 measured on a screenshot; an 8 pt label's:
+# places.CHAR_PX); a legend item's glyph, spacing and padding; and what else a page's
+# width holds (the y axis and its label, the toolbar, gaps, a scroll bar).
+_TITLE_PX, _ITEM_PX, _BESIDE_PX = 5.8, 45, 160
 
 
 def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
@@ -93,19 +93,42 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
     px_x = FRAME[0] / math.log10(limits.xmax / limits.xmin)
     px_y = FRAME[1] / math.log10(limits.ymax / limits.ymin)
     angle = math.degrees(math.atan2(px_y, px_x))
+    # The labels take the PNG's candidate places (plotting.roofs), settled clear of the
+    # markers and of each other once the points are drawn (places.settle_labels).
+    low = min((preset.compute[c] for c in compute_keys if c in preset.compute),
+              default=math.inf) / scale
+    steepest = max(preset.memory[m] for m in memory_keys)
     for label in core.roof_labels(preset, compute_keys, memory_keys, limits, scale, unit,
                                    bold):
         if label.kind == "memory":
-            fig.add_layout(Label(x=label.x, y=label.y, text=label.text, angle=angle,
-                                 angle_units="deg", text_font_size="8pt"))
+            text = Label(x=label.x, y=label.y, text=label.text, angle=angle, angle_units="deg",
+                         text_font_size="8pt", name="roof-label:memory")
+            register(text, [{"x": x, "y": y, "text_baseline": va} for x, y, va
+                            in memory_label_places(label, limits, scale, low)])
         elif label.kind == "compute":
-            fig.add_layout(Label(x=label.x, y=label.y, text=label.text, text_align="right",
-                                 text_font_size="8pt"))
+            text = Label(x=label.x, y=label.y, text=label.text, text_align="right",
+                         text_font_size="8pt", name="roof-label:compute")
+            peak = label.y / 1.08
+            # On its flat part, clear of the ridge marker at the part's left end.
+            flat = screen_xy(fig, peak * scale / steepest, peak)[0] + 6
+            # Where one line is too wide for the flat part: the value on a line of its own.
+            register(text, [{"x": x, "y": y, "text_baseline": va, "text": t}
+                            for t in (label.text, label.text.replace(": ", ":\n"))
+                            for x, y, va in compute_label_places(label, limits)], region=flat)
         else:
             add_glyph(fig, Scatter(x="x", y="y", size=9, fill_color="white", line_color="black"),
                       {"x": [label.x], "y": [label.y]})
-            fig.add_layout(Label(x=label.x, y=label.y, x_offset=6, y_offset=-26,
-                                 text=label.text, text_font_size="8pt"))
+            # Long names ("fp32 per instruction / HBM ridge") on two or three lines too.
+            texts = dict.fromkeys((label.text, label.text.replace(": ", ":\n"),
+                                   label.text.replace(" / ", " /\n").replace(": ", ":\n")))
+            places: list[dict[str, Any]] = [
+                {"x_offset": dx * PX_PER_PT, "y_offset": dy * PX_PER_PT, "text_align": ha,
+                 "text_baseline": va, "text": t}
+                for t in texts for dx, dy, ha, va in RIDGE_PLACES]
+            text = Label(x=label.x, y=label.y, text_font_size="8pt", name="ridge-label",
+                         **places[0])
+            register(text, places)
+        fig.add_layout(text)
     return fig, scale, unit
 
 
@@ -137,7 +160,7 @@ def add_legends(fig, legends: Sequence[tuple[str, Sequence[tuple[str, list]]]]) 
 
     room: float = WINDOW - FRAME[0] - _BESIDE_PX
     for title, entries in legends:
-        item = _ITEM_PX + _LABEL_PX * max(len(label) for label, _ in entries)
+        item = _ITEM_PX + CHAR_PX * max(len(label) for label, _ in entries)
         width = max(item, _TITLE_PX * len(title) + 20)
         legend = Legend(items=[LegendItem(label=label, renderers=r) for label, r in entries],
                         title=title, click_policy="hide", label_text_font_size="8pt")
@@ -147,62 +170,6 @@ def add_legends(fig, legends: Sequence[tuple[str, Sequence[tuple[str, list]]]]) 
         else:
             legend.update(orientation="horizontal", ncols=max(1, int(FRAME[0] // item)))
             fig.add_layout(legend, "below")
-
-
-def screen_xy(fig, x, y) -> np.ndarray:
-    """Where data points (``x``, ``y``: numbers or arrays) are drawn on ``fig``'s log-log frame.
-
-    Pixels from the frame's lower left corner, y up (the frame is :data:`FRAME`, its
-    ranges as first drawn): shape (2,) for a point, (n, 2) for n points; NaN off the axes.
-    """
-    xr, yr = fig.x_range, fig.y_range
-    with np.errstate(divide="ignore", invalid="ignore"):  # ≤ 0: off the log axes, NaN
-        return np.stack([
-            FRAME[0] * np.log10(np.asarray(x, float) / xr.start) / math.log10(xr.end / xr.start),
-            FRAME[1] * np.log10(np.asarray(y, float) / yr.start) / math.log10(yr.end / yr.start),
-        ], axis=-1)
-
-
-def label_corners(fig, label) -> np.ndarray:
-    """The four corners of a Label's text box: 4 × 2, screen pixels as :func:`screen_xy`.
-
-    As Bokeh draws it: placed by its offsets and alignment, turned by its angle about its
-    anchor (:func:`text_corners`).
-    """
-    angle = float(label.angle or 0.0)
-    anchor = screen_xy(fig, label.x, label.y) + (label.x_offset or 0.0, label.y_offset or 0.0)
-    return text_corners(anchor, label.text, label.text_align, label.text_baseline,
-                        math.radians(angle) if label.angle_units == "deg" else angle)
-
-
-def text_corners(anchor: np.ndarray, text: str, align: str = "left",
-                 baseline: str = "bottom", angle: float = 0.0) -> np.ndarray:
-    """The corners of an 8 pt text's box anchored at ``anchor`` (screen pixels).
-
-    Turned by ``angle`` (radians) about the anchor. Its width is estimated from its
-    characters (:data:`_LABEL_PX` each), its height one line.
-    """
-    w, h = _LABEL_PX * len(text), _LINE_PX
-    x0 = {"left": 0.0, "center": -w / 2, "right": -w}.get(align, 0.0)
-    y0 = {"bottom": 0.0, "middle": -h / 2, "top": -h}.get(baseline, -0.2 * h)
-    box = np.array([(x0, y0), (x0 + w, y0), (x0 + w, y0 + h), (x0, y0 + h)])
-    turn = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
-    return box @ turn.T + anchor
-
-
-def overlap(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two convex polygons (n × 2 corners in order) overlap.
-
-    They do when no edge of either separates them (the separating axis theorem); touching
-    is not overlapping.
-    """
-    for poly in (a, b):
-        edges = np.roll(poly, -1, axis=0) - poly
-        for nx, ny in np.column_stack([-edges[:, 1], edges[:, 0]]):
-            pa, pb = a @ (nx, ny), b @ (nx, ny)
-            if pa.max() <= pb.min() or pb.max() <= pa.min():
-                return False
-    return True
 
 
 def _decade_labels(fig, limits: core.Limits, scale: float) -> None:

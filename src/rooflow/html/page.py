@@ -41,6 +41,7 @@ from rooflow.html.figure import (
     roofline_figure,
     write_page,
 )
+from rooflow.html.places import settle_labels
 from rooflow.levels import LEVELS
 from rooflow.levels import marker as level_marker
 from rooflow.plotting import core
@@ -270,15 +271,16 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
         entries = [(text, drawn) for text, drawn in entries if drawn]
         if entries:
             placed_legends.append((f"{name} (click to hide)", entries))
+    if unjudged.height:  # past max_points, density cells as the ranked points'
+        rest = pl.concat([rest, unjudged.slice(max_points)])
+        placed_legends.append(_draw_no_roof(fig, unjudged.head(max_points), scale))
+    placed_legends.append(_draw_above_roof(fig, drawable, scale))
+    settle_labels(fig)  # roof and ridge labels clear of the points
     if trajectory:
         from rooflow.html.trajectory import draw_page_trajectories
 
         placed_legends.append(
             draw_page_trajectories(fig, table, trajectory, scale, color_col, color))
-    if unjudged.height:  # past max_points, density cells as the ranked points'
-        rest = pl.concat([rest, unjudged.slice(max_points)])
-        placed_legends.append(_draw_no_roof(fig, unjudged.head(max_points), scale))
-    placed_legends.append(_draw_above_roof(fig, drawable, scale))
     add_legends(fig, [(title, entries) for title, entries in placed_legends if entries])
     levels = drawable["level"].n_unique()
     notes = [f"{preset.name} ({preset.key}): roofs from {preset.source}; ridge point "

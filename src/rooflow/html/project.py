@@ -15,6 +15,7 @@ import polars as pl
 
 from rooflow.html.figure import note, roofline_figure, write_page
 from rooflow.html.page import num_text, time_text
+from rooflow.html.places import settle_labels
 from rooflow.plotting import core
 from rooflow.plotting.project import drawn
 from rooflow.project import PROJECTED, Projection, display_name
@@ -67,6 +68,7 @@ def projection_page(result: Projection, presets: Mapping[str, Preset], out: str 
         dots = fig.scatter("x", "y", source=src, size=9, fill_color="fill",
                            line_color="#1f77b4")
         fig.add_tools(HoverTool(renderers=[dots], tooltips=TOOLTIPS))
+        settle_labels(fig)  # roof and ridge labels clear of the kernels
         figures.append(fig)
     notes = [line.strip() for line in result.summary().splitlines()]
     apart = result.kernels.filter(pl.col("status") != PROJECTED)

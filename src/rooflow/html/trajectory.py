@@ -13,15 +13,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from rooflow.html.figure import (
-    FRAME,
-    add_glyph,
-    canvas_text,
-    label_corners,
-    overlap,
-    screen_xy,
-    text_corners,
-)
+from rooflow.html.figure import add_glyph, canvas_text
+from rooflow.html.places import FRAME, covered, label_corners, markers, screen_xy, text_corners
 from rooflow.plotting import core
 from rooflow.plotting.trajectory import (
     MAX_PATHS,
@@ -105,23 +98,11 @@ _TURNS = tuple(math.radians(45 * k) for k in (0, 1, -1, 2, -2, 3, -3, 4))
 
 
 def _obstacles(fig) -> np.ndarray:
-    """What an end label must not cover: n × 4 × 2 corners, in screen pixels.
-
-    The page's texts so far (roof and ridge labels) and its markers (the points, the ridge
-    points: squares of their size).
-    """
-    from bokeh.models import Scatter
+    """What an end label must not cover: the markers and texts so far, n × 4 × 2 corners."""
     from bokeh.models.annotations import Label
 
-    boxes = [label_corners(fig, a) for a in fig.center if isinstance(a, Label)]
-    for r in fig.renderers:
-        if isinstance(r.glyph, Scatter):
-            size = r.glyph.size
-            half = float(size) / 2 if isinstance(size, (int, float)) else 5.0
-            square = np.array([(-half, -half), (half, -half), (half, half), (-half, half)])
-            centres = screen_xy(fig, r.data_source.data["x"], r.data_source.data["y"])
-            boxes += list(centres[:, None, :] + square)
-    return np.array(boxes).reshape(-1, 4, 2)
+    texts = [label_corners(fig, a) for a in fig.center if isinstance(a, Label)]
+    return np.concatenate([markers(fig), np.array(texts).reshape(-1, 4, 2)])
 
 
 def _clear_place(end: np.ndarray, text: str, obstacles: np.ndarray,
@@ -129,22 +110,14 @@ def _clear_place(end: np.ndarray, text: str, obstacles: np.ndarray,
     """An end label's offset and alignment (:func:`label_place`), clear of ``obstacles``.
 
     The first of :data:`_TURNS` of the outward direction ``out`` where the label's
-    estimated box (:func:`rooflow.html.figure.text_corners`) covers no obstacle and stays
-    in the frame; none clear: the outward place. Obstacles whose bounding boxes meet the
-    label's are tested exactly (:func:`rooflow.html.figure.overlap`: a rotated roof
-    label's bounding box is larger than it); thousands of points cost one array test.
+    estimated box (:func:`rooflow.html.places.text_corners`) covers nothing and stays in
+    the frame (:func:`rooflow.html.places.covered`); none clear: the outward place.
     """
-    frame = np.array([(0, 0), (FRAME[0], 0), FRAME, (0, FRAME[1])], float)
-    lows, highs = obstacles.min(axis=1), obstacles.max(axis=1)
     for turn in _TURNS:
         c, s = math.cos(turn), math.sin(turn)
         place = label_place(out[0] * c - out[1] * s, out[0] * s + out[1] * c)
         (dx, dy), ha, va = place
         box = text_corners(end + (dx, dy), text, ha, {"center": "middle"}.get(va, va))
-        low, high = box.min(axis=0), box.max(axis=0)
-        if (low < frame[0]).any() or (high > frame[2]).any():
-            continue
-        near = np.flatnonzero(((lows < high) & (highs > low)).all(axis=1))
-        if not any(overlap(box, obstacles[i]) for i in near):
+        if not covered(box, obstacles):
             return place
     return label_place(*out)

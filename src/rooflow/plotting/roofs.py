@@ -100,9 +100,6 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
         ax.plot(x, np.minimum(roof.peak, x * roof.bandwidth) / scale,
                 color="black" if roof.main else "0.45", lw=2.0 if roof.main else 1.0,
                 ls="-" if roof.main else "--", zorder=2, gid=f"roof:{roof.compute}:{roof.memory}")
-    lx = np.log10(limits.xmin), np.log10(limits.xmax)
-    # Candidate anchors along a roof: eleven steps of the axis width, right to left.
-    along = 10 ** np.linspace(lx[1] - 0.08, lx[0] + 0.1, 11)
     for label in roof_labels(preset, compute_keys, memory_keys, limits, scale, unit, bold):
         if not _seen(label, limits, scale, max(preset.memory[m] for m in memory_keys)):
             continue  # a roof above the fitted axes, or flat only past their right end
@@ -112,17 +109,10 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
             angle = math.degrees(math.atan2(p2[1] - p1[1], p2[0] - p1[0]))
             text = ax.text(label.x, label.y, label.text, rotation=angle, rotation_mode="anchor",
                            fontsize=8, va="bottom", gid="roof-label:memory")
-            bw = label.y / label.x  # axis unit per FLOP/byte
-            # Along its sloped part: up to where it meets the lowest compute roof drawn.
             low = min((preset.compute[c] for c in compute_keys if c in preset.compute),
                       default=math.inf) / scale
-            xs = [label.x, *(v for v in along[::-1] if label.x < v < low / bw / 1.5
-                             and v * bw * 1.8 < limits.ymax / scale),
-                  limits.xmin * 1.15]  # from the left edge: a short sloped part
-            # Just above or below the roof, else a step further off it (points crowd it).
-            register(ax, text, [{"x": v, "y": v * bw * k, "va": va} for k, va in
-                                ((1.25, "bottom"), (1 / 1.25, "top"), (1.8, "bottom"),
-                                 (1 / 1.8, "top")) for v in xs])
+            register(ax, text, [{"x": x, "y": y, "va": va} for x, y, va
+                                in memory_label_places(label, limits, scale, low)])
         elif label.kind == "compute":
             peak = label.y / 1.08
             text = ax.text(label.x, label.y, label.text, ha="right", va="bottom", fontsize=8,
@@ -130,10 +120,9 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
             # Its roof is flat from where it meets the steepest memory roof drawn.
             flat = peak * scale / max(preset.memory[m] for m in memory_keys)
             # Where one line is too wide for the flat part: the value on a line of its own.
-            register(ax, text, [{"x": v, "y": y, "va": va, "text": t}
+            register(ax, text, [{"x": x, "y": y, "va": va, "text": t}
                                 for t in (label.text, label.text.replace(": ", ":\n"))
-                                for y, va in ((label.y, "bottom"), (peak / 1.08, "top"))
-                                for v in along],
+                                for x, y, va in compute_label_places(label, limits)],
                      # clear of the ridge marker (7 pt) at the roof's left end
                      region=ax.transData.transform((flat, peak))[0] + 6 * ax.figure.dpi / 72)
         else:
@@ -148,6 +137,40 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
                                    label.text.replace(" / ", " /\n").replace(": ", ":\n")))
             register(ax, text, [{"position": (dx, dy), "ha": ha, "va": va, "text": t}
                                 for t in texts for dx, dy, ha, va in RIDGE_PLACES])
+
+
+def _steps(limits: Limits) -> np.ndarray:
+    """Candidate anchors along a roof: eleven steps of the axis width, right to left."""
+    lx = np.log10(limits.xmin), np.log10(limits.xmax)
+    return 10 ** np.linspace(lx[1] - 0.08, lx[0] + 0.1, 11)
+
+
+def memory_label_places(label, limits: Limits, scale: float,
+                        low: float) -> list[tuple[float, float, str]]:
+    """A memory roof label's places (x, y in axis units, vertical alignment), best first.
+
+    ``label``: a :func:`.core.roof_labels` memory label; ``low``: the lowest compute roof
+    drawn, in axis units. Along the roof's sloped part (up to where it meets ``low``),
+    just above or below it, else a step further off it (points crowd it). The PNG's
+    (:func:`draw_roofs`) and the page's (:mod:`rooflow.html.places`).
+    """
+    bw = label.y / label.x  # axis unit per FLOP/byte
+    xs = [label.x, *(v for v in _steps(limits)[::-1] if label.x < v < low / bw / 1.5
+                     and v * bw * 1.8 < limits.ymax / scale),
+          limits.xmin * 1.15]  # from the left edge: a short sloped part
+    return [(v, v * bw * k, va) for k, va in ((1.25, "bottom"), (1 / 1.25, "top"),
+                                              (1.8, "bottom"), (1 / 1.8, "top")) for v in xs]
+
+
+def compute_label_places(label, limits: Limits) -> list[tuple[float, float, str]]:
+    """A compute roof label's places (x, y in axis units, vertical alignment), best first.
+
+    Right-aligned at eleven steps along its flat roof, right to left, just above it, then
+    just below it. The PNG's and the page's, as :func:`memory_label_places`.
+    """
+    peak = label.y / 1.08
+    return [(v, y, va) for y, va in ((label.y, "bottom"), (peak / 1.08, "top"))
+            for v in _steps(limits)]
 
 
 def _seen(label, limits: Limits, scale: float, bandwidth: float) -> bool:

@@ -1,0 +1,160 @@
+"""Where a page's texts go: estimated text boxes, and roof and ridge labels kept clear.
+
+A page is drawn in the browser, so its texts' sizes are estimated here from their
+characters (:data:`CHAR_PX`, :data:`LINE_PX`: Bokeh's default font at 8 pt, a little
+over what Chromium draws). The roof and ridge labels have the PNG's candidate places
+(:func:`rooflow.plotting.roofs.memory_label_places`, ``compute_label_places``,
+``RIDGE_PLACES``); :func:`settle_labels` gives each the first that covers no marker and
+no other text and stays in the frame, as the PNG's layout pass does with exact boxes.
+"""
+
+from __future__ import annotations
+
+import math
+from weakref import WeakKeyDictionary
+
+import numpy as np
+
+FRAME = (760, 480)  # plot frame in pixels (width, height): fixes the roof-label angles
+CHAR_PX = 5.6
+"""Estimated width of an 8 pt character, pixels (5.4 measured in Chromium)."""
+LINE_PX = 12.0
+"""Estimated height of an 8 pt line, pixels."""
+PX_PER_PT = 4 / 3
+"""CSS pixels per point: the PNG's offsets (points) on the page."""
+
+_PLACES: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def screen_xy(fig, x, y) -> np.ndarray:
+    """Where data points (``x``, ``y``: numbers or arrays) are drawn on ``fig``'s log-log frame.
+
+    Pixels from the frame's lower left corner, y up (the frame is :data:`FRAME`, its
+    ranges as first drawn): shape (2,) for a point, (n, 2) for n points; NaN off the axes.
+    """
+    xr, yr = fig.x_range, fig.y_range
+    with np.errstate(divide="ignore", invalid="ignore"):  # ≤ 0: off the log axes, NaN
+        return np.stack([
+            FRAME[0] * np.log10(np.asarray(x, float) / xr.start) / math.log10(xr.end / xr.start),
+            FRAME[1] * np.log10(np.asarray(y, float) / yr.start) / math.log10(yr.end / yr.start),
+        ], axis=-1)
+
+
+def label_corners(fig, label) -> np.ndarray:
+    """The four corners of a Label's text box: 4 × 2, screen pixels as :func:`screen_xy`.
+
+    As Bokeh draws it: placed by its offsets and alignment, turned by its angle about its
+    anchor (:func:`text_corners`).
+    """
+    angle = float(label.angle or 0.0)
+    anchor = screen_xy(fig, label.x, label.y) + (label.x_offset or 0.0, label.y_offset or 0.0)
+    return text_corners(anchor, label.text, label.text_align, label.text_baseline,
+                        math.radians(angle) if label.angle_units == "deg" else angle)
+
+
+def text_corners(anchor: np.ndarray, text: str, align: str = "left",
+                 baseline: str = "bottom", angle: float = 0.0) -> np.ndarray:
+    """The corners of an 8 pt text's box anchored at ``anchor`` (screen pixels).
+
+    Turned by ``angle`` (radians) about the anchor. Its width is estimated from its
+    longest line's characters (:data:`CHAR_PX` each), its height from its lines.
+    """
+    lines = text.split("\n")
+    w, h = CHAR_PX * max(len(line) for line in lines), LINE_PX * len(lines)
+    x0 = {"left": 0.0, "center": -w / 2, "right": -w}.get(align, 0.0)
+    y0 = {"bottom": 0.0, "middle": -h / 2, "top": -h}.get(baseline, -0.2 * h)
+    box = np.array([(x0, y0), (x0 + w, y0), (x0 + w, y0 + h), (x0, y0 + h)])
+    turn = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
+    return box @ turn.T + anchor
+
+
+def overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two convex polygons (n × 2 corners in order) overlap.
+
+    They do when no edge of either separates them (the separating axis theorem); touching
+    is not overlapping.
+    """
+    for poly in (a, b):
+        edges = np.roll(poly, -1, axis=0) - poly
+        for nx, ny in np.column_stack([-edges[:, 1], edges[:, 0]]):
+            pa, pb = a @ (nx, ny), b @ (nx, ny)
+            if pa.max() <= pb.min() or pb.max() <= pa.min():
+                return False
+    return True
+
+
+def register(label, places: list[dict], region: float = 0.0) -> None:
+    """Remember ``label``'s candidate places for :func:`settle_labels`, best first.
+
+    A place is Label properties (``x``, ``y``, ``x_offset``, ``text_align`` ...); its
+    first is where the label is now. ``region``: the least x (frame pixels) its box may
+    start at.
+    """
+    _PLACES[label] = (places, region)
+
+
+def markers(fig) -> np.ndarray:
+    """The figure's markers as boxes: n × 4 × 2 corners, frame pixels.
+
+    Each Scatter's points, a square of its size (9 px where the size is a data column).
+    """
+    from bokeh.models import Scatter
+
+    boxes = [np.empty((0, 4, 2))]
+    for r in fig.renderers:
+        glyph, data = r.glyph, r.data_source.data
+        if not (isinstance(glyph, Scatter) and isinstance(glyph.x, str)
+                and isinstance(glyph.y, str) and glyph.x in data and glyph.y in data):
+            continue
+        half = float(glyph.size) / 2 if isinstance(glyph.size, (int, float)) else 4.5
+        square = np.array([(-half, -half), (half, -half), (half, half), (-half, half)])
+        boxes.append(screen_xy(fig, data[glyph.x], data[glyph.y]).reshape(-1, 1, 2) + square)
+    return np.concatenate(boxes)
+
+
+def covered(box: np.ndarray, obstacles: np.ndarray, region: float = 0.0) -> int:
+    """How many of ``obstacles`` (n × 4 × 2) ``box`` overlaps: 0 where it is clear.
+
+    Plus n + 1 when it leaves the frame or starts left of ``region``. Obstacles whose
+    bounding boxes meet ``box``'s are tested exactly (:func:`overlap`); thousands of
+    points cost one array test.
+    """
+    low, high = box.min(axis=0), box.max(axis=0)
+    outside = (low[0] < region or (low < 0).any() or high[0] > FRAME[0]
+               or high[1] > FRAME[1])
+    if not len(obstacles):
+        return int(outside)
+    near = np.flatnonzero(((obstacles.min(axis=1) < high)
+                           & (obstacles.max(axis=1) > low)).all(axis=1))
+    hits = sum(overlap(box, obstacles[i]) for i in near)
+    return hits + (len(obstacles) + 1) * outside
+
+
+def settle_labels(fig) -> None:
+    """Move the registered labels of ``fig`` (roof and ridge labels) to clear places.
+
+    Ridge labels first (fewest places), then compute, then memory roof labels; each takes
+    its first place that covers no obstacle, else the one covering least. The obstacles
+    are the markers drawn so far (:func:`markers`) and the other texts; each label
+    settled is one for the next.
+    """
+    from bokeh.models.annotations import Label
+
+    labels = [a for a in fig.center if isinstance(a, Label)]
+    moving = [a for a in labels if a in _PLACES]
+    rank = {"ridge-label": 0, "roof-label:compute": 1, "roof-label:memory": 2}
+    moving.sort(key=lambda a: rank.get(a.name or "", 3))
+    obstacles = np.concatenate([markers(fig), np.array(
+        [label_corners(fig, a) for a in labels if a not in _PLACES]).reshape(-1, 4, 2)])
+    for label in moving:
+        places, region = _PLACES.pop(label)
+        best, best_cost = places[0], math.inf
+        for place in places:
+            label.update(**place)
+            cost = covered(label_corners(fig, label), obstacles, region)
+            if cost < best_cost:
+                best, best_cost = place, cost
+            if cost == 0:
+                break
+        label.update(**best)
+        obstacles = np.concatenate([obstacles, label_corners(fig, label)[None]])

@@ -1,0 +1,79 @@
+"""Where a page's texts go (rooflow.html.places): estimated boxes, overlap, settled labels."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from rooflow.html.places import CHAR_PX, LINE_PX, covered, overlap, text_corners
+
+
+def test_overlap_is_the_separating_axis_test():
+    """Two 10 px squares: 5 px apart overlap, 10 px apart touch (not overlapping). A square
+    turned 45° about (0, 0) (corners at distance 10·√2/2 ≈ 7.07 on the axes) and a box
+    whose corner is at (6, 6): their bounding boxes overlap, yet the line x + y = 7.07
+    separates them (6 + 6 = 12 > 7.07)."""
+    square = np.array([(0, 0), (10, 0), (10, 10), (0, 10)], float)
+    assert overlap(square, square + 5) and not overlap(square, square + (10, 0))
+    r = 10 * math.sqrt(2) / 2
+    diamond = np.array([(r, 0), (0, r), (-r, 0), (0, -r)])
+    assert not overlap(diamond, square + 6)
+    assert overlap(diamond, square + 3)  # corner (3, 3): 3 + 3 = 6 < 7.07
+
+
+def test_a_text_box_is_its_longest_line_wide_and_its_lines_high():
+    """"ab\\ncdef" right-aligned, bottom at (100, 50): 4 × 5.6 = 22.4 px wide, 2 × 12 = 24
+    px high, so x 77.6 … 100, y 50 … 74. Turned 90° about its anchor: x 76 … 100 (the
+    height, to the left), y 27.6 … 50 (the width, down)."""
+    assert (CHAR_PX, LINE_PX) == (5.6, 12.0)
+    box = text_corners(np.array([100.0, 50.0]), "ab\ncdef", "right", "bottom")
+    assert box.min(axis=0) == pytest.approx([77.6, 50]) and box.max(axis=0) == pytest.approx(
+        [100, 74])
+    turned = text_corners(np.array([100.0, 50.0]), "ab\ncdef", "right", "bottom", math.pi / 2)
+    assert turned.min(axis=0) == pytest.approx([76, 27.6])
+    assert turned.max(axis=0) == pytest.approx([100, 50])
+
+
+def test_covered_counts_what_a_box_covers_and_the_frame_it_leaves():
+    """A 10 px box at (100, 100) over one of two obstacles: 1. Left of a region starting at
+    105 px, or past the frame's right edge (760 px): 1 + (2 obstacles + 1) = 4."""
+    box = np.array([(100, 100), (110, 100), (110, 110), (100, 110)], float)
+    obstacles = np.stack([box + 5, box + 50])
+    assert covered(box, obstacles) == 1
+    assert covered(box, obstacles, region=105) == 4
+    assert covered(box + (655, 0), obstacles) == 3  # x 755 … 765, past 760; covers none
+
+
+@pytest.mark.shared
+def test_a_real_trace_page_keeps_roof_and_ridge_labels_off_the_points(shared_data):
+    """The sglang Qwen3-8B trace on mi300x: GEMMs at 1,700–2,800 FLOP/byte, 600–800
+    TFLOP/s, just under the bf16-tensor roof (1,307 TFLOP/s). The page drew the bf16
+    ridge label below-right of its ridge, over those GEMMs; every roof and ridge label now
+    takes the PNG's candidate places in turn and settles where it covers no marker and no
+    other text. Its compute label "bf16-tensor, fp16-tensor: 1,307 TFLOP/s" (39 × 5.6 =
+    218 px) is wider than the roof's flat part right of its ridge (under 200 px of the 760
+    px frame): as on the PNG, the value goes on a line of its own."""
+    from bokeh.models.annotations import Label
+
+    from rooflow.adapters import load_points
+    from rooflow.analysis import analyze
+    from rooflow.html.page import page_items
+    from rooflow.html.places import label_corners, markers
+    from rooflow.roofs import load_preset
+
+    mi300x = load_preset("mi300x")
+    trace = (shared_data / "pytorch/tracelens-mi300x-sglang-qwen3-8b/"
+             "sglang_Qwen3-8B_prefilldecode.json.gz")
+    table = analyze(load_points("pytorch", trace), mi300x)
+    fig = page_items(table, mi300x, title="t", color_by="family", max_points=4000, top_n=10,
+                     series_order=())[0]
+    labels = [a for a in fig.center if isinstance(a, Label)]
+    named = {a.name for a in labels}
+    assert {"ridge-label", "roof-label:compute", "roof-label:memory"} <= named
+    for label in labels:
+        others = [label_corners(fig, a) for a in labels if a is not label]
+        obstacles = np.concatenate([markers(fig), np.array(others).reshape(-1, 4, 2)])
+        assert covered(label_corners(fig, label), obstacles) == 0, label.text
+    assert "bf16-tensor, fp16-tensor:\n1,307 TFLOP/s" in [a.text for a in labels]
