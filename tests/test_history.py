@@ -268,3 +268,34 @@ def test_a_large_history_page_draws_the_coloured_kernels_and_few_grey_ones(monke
     assert labels[KERNELS:] == ["2 other kernels"]
     notes = " ".join(x.text for x in written[0][1:])
     assert "3 more kernels not drawn (the table lists them)" in notes
+
+
+def test_a_kernel_of_two_series_is_two_lines_in_tflops():
+    """The shipped flash-attention runs: each kernel has an Original and an Optimized row
+    per run. Named by kernel alone, the two were one line, joined up and down within each
+    run; now each series is its own line, "A=72 S=2k (Original)". Without times the upper
+    panel is achieved performance: its top, 102 TFLOP/s (A=64 S=8k Optimized,
+    flash_attention_tuned.csv), is ≥ 10 TFLOP/s, so it reads in TFLOP/s
+    (core.perf_scale), scale 1e12."""
+    from rooflow.adapters import load_points
+    from rooflow.plotting.history import kernel_names, trend
+    from rooflow.roofs import load_preset
+
+    res = Path(__file__).resolve().parents[1] / "resources" / "roofline"
+    preset = load_preset("arc-pro-b70")
+    runs = [analyze(load_points("roofline", res / f), preset)
+            for f in ("flash_attention.csv", "flash_attention_tuned.csv")]
+    table = kernel_names(history(runs, ["before", "tuned"]))
+    names = table.filter(run="before")["name"].to_list()
+    assert sorted(names) == ["A=32 S=4k (Optimized)", "A=32 S=4k (Original)",
+                             "A=72 S=2k (Optimized)", "A=72 S=2k (Original)"]
+    assert table.group_by("run", "name").len()["len"].max() == 1  # one point per run and line
+    assert trend(table) == ("performance", "Achieved (TFLOP/s)", 1e12)
+    # The PNG's key lists the kernels in the page's order (coloured(): the last run's
+    # first, highest performance first without times): A=64 S=8k at 102 TFLOP/s first.
+    from rooflow.plotting.history import coloured, figure
+
+    fig = figure(history(runs, ["before", "tuned"]), title="t")
+    key = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert key == coloured(table, "performance") and key[0] == "A=64 S=8k (Optimized)"
+    assert table["performance"].max() == pytest.approx(102e12)

@@ -71,6 +71,25 @@ def test_shipped_examples_have_no_overlaps(args, tmp_path, monkeypatch):
     _assert_clear(_measure(monkeypatch, [*args, "-o", str(tmp_path / "out.png")]))
 
 
+# Commands whose plot is --plot (their -o is the table). The projection's panels were a
+# row of 4 narrow ones whose roof and ridge labels were never settled (four ridge labels
+# over compute labels, a key past the canvas); the history's run names and "Run" fell off
+# the canvas below.
+PLOT_OPTION = {
+    "projection": ["project", str(RES / "pytorch" / "h100_llama_layer.json"), "--preset",
+                   "h100-sxm,h200,b200,mi300x"],
+    "history": ["history", str(RES / "roofline" / "flash_attention.csv"),
+                str(RES / "roofline" / "flash_attention_tuned.csv"), "--preset",
+                "arc-pro-b70"],
+}
+
+
+@pytest.mark.parametrize("args", PLOT_OPTION.values(), ids=PLOT_OPTION.keys())
+def test_shipped_projection_and_history_have_no_overlaps(args, tmp_path, monkeypatch):
+    _assert_clear(_measure(monkeypatch, [*args, "--plot", str(tmp_path / "out.png"), "-o",
+                                         str(tmp_path / "out.csv")]))
+
+
 def test_model_check_has_no_overlaps(tmp_path, monkeypatch):
     model = tmp_path / "model.csv"
     # The shipped ncu DGEMM against its model: 2·4096³ FLOP, 3·4096²·8 bytes.

@@ -38,10 +38,10 @@ TOOLTIPS = [("run", "@run"), ("kernel", "@name"), ("time per call", "@time"),
 GREY = "#bfbfbf"
 
 
-def _source(rows: pl.DataFrame, column: str) -> dict[str, list]:
-    """The hover source of ``rows``: one point per row."""
+def _source(rows: pl.DataFrame, column: str, scale: float) -> dict[str, list]:
+    """The hover source of ``rows``: one point per row, y its ``column`` / ``scale``."""
     return {
-        "x": rows["step"].to_list(), "y": rows[column].to_list(),
+        "x": rows["step"].to_list(), "y": (rows[column] / scale).to_list(),
         "run": rows["run"].to_list(), "name": rows["name"].to_list(),
         "time": [time_text(v) for v in rows["time_s"].to_list()],
         "pct": [num_text(v, ".1f", " %") for v in rows["pct_of_roof"].to_list()],
@@ -65,7 +65,7 @@ def history_page(table: pl.DataFrame, out: str | Path, *, title: str,
 
     from rooflow.history import summary
 
-    column, axis_title = trend(table)
+    column, axis_title, scale = trend(table)
     table = kernel_names(table).filter(pl.col(column).is_not_null())
     runs = table["run"].unique(maintain_order=True).to_list()
     fig = figure(title=canvas_text(title), y_axis_type="log", frame_width=760,
@@ -81,8 +81,8 @@ def history_page(table: pl.DataFrame, out: str | Path, *, title: str,
     grey_item: list = []
     if shown.height:  # drawn first: under the coloured kernels
         x, y = broken_paths(shown, column)
-        line = fig.line(x, y, line_color=GREY, line_width=1.0)
-        dot = fig.scatter("x", "y", source=ColumnDataSource(_source(shown, column)), size=6,
+        line = fig.line(x, y / scale, line_color=GREY, line_width=1.0)
+        dot = fig.scatter("x", "y", source=ColumnDataSource(_source(shown, column, scale)), size=6,
                           fill_color=GREY, line_color="ring", line_width=3)
         kernels = shown["name"].n_unique()
         drawn: list = [line, dot]  # mypy: a list of GlyphRenderer[Glyph]
@@ -91,7 +91,7 @@ def history_page(table: pl.DataFrame, out: str | Path, *, title: str,
         dots.append(dot)
     for name, color in zip(names, kernel_colors(len(names)), strict=True):
         rows = table.filter(name=name).sort("step")
-        src = ColumnDataSource(_source(rows, column))
+        src = ColumnDataSource(_source(rows, column, scale))
         line = fig.line("x", "y", source=src, line_color=color, line_width=1.5)
         dot = fig.scatter("x", "y", source=src, size=8, fill_color=color,
                           line_color="ring", line_width=3)

@@ -1,9 +1,10 @@
 """A projection (:mod:`rooflow.project`) as an interactive page.
 
-One roofline figure per preset, in the ranking's order, side by side on identical axes
-(as the PNG, :mod:`rooflow.plotting.project`): each kernel at its projected performance
-(filled) or its roofline bound (hollow, no measured time); hover gives its limiter, its
-roofline and projected times and its measured % of roof. The totals follow as text.
+One roofline figure per preset, in the ranking's order, one under the other (a page
+fits a 1,400-pixel window), on identical axes (as the PNG, :mod:`rooflow.plotting.project`,
+in its grid): each kernel at its projected performance (filled) or its roofline bound
+(hollow, no measured time); hover gives its limiter, its roofline and projected times and
+its measured % of roof. The totals follow as text.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ TOOLTIPS = [("kernel", "@name"), ("preset", "@preset"), ("limiter", "@limiter"),
 
 def projection_page(result: Projection, presets: Mapping[str, Preset], out: str | Path) -> Path:
     """Write the projection page of ``result`` (on ``presets``, by key) to ``out``."""
-    from bokeh.layouts import row
     from bokeh.models import ColumnDataSource, HoverTool
 
     points = drawn(result)
@@ -75,5 +75,5 @@ def projection_page(result: Projection, presets: Mapping[str, Preset], out: str 
     if apart.height:
         notes.append(f"{apart.height} kernel × preset rows not projected (no roof of their "
                      "precision there); see the table.")
-    return write_page([row(*figures)] + [note(n) for n in notes], out,
+    return write_page([*figures] + [note(n) for n in notes], out,
                       f"Projection from {result.measured_on}")

@@ -183,8 +183,16 @@ def operation(tables: Sequence[pl.DataFrame]) -> str:
 
 
 def perf_unit(limits: Limits, op: str = "FLOP") -> tuple[float, str]:
-    """Scale and unit of the y axis: T<op>/s from 10 T<op>/s up, else G<op>/s."""
-    return (1e12, f"T{op}/s") if limits.ymax >= 1e13 else (1e9, f"G{op}/s")
+    """Scale and unit of the y axis: :func:`perf_scale` of its top."""
+    return perf_scale(limits.ymax, op)
+
+
+def perf_scale(top: float, op: str = "FLOP") -> tuple[float, str]:
+    """Scale and unit of performance up to ``top`` (<op>/s).
+
+    T<op>/s from 10 T<op>/s up, else G<op>/s.
+    """
+    return (1e12, f"T{op}/s") if top >= 1e13 else (1e9, f"G{op}/s")
 
 
 def axis_titles(op: str, unit: str) -> tuple[str, str]:

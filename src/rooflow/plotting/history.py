@@ -16,12 +16,14 @@ import numpy as np
 import polars as pl
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
+from rooflow.escape import short_names
 from rooflow.io import atomic_path
 from rooflow.plotting import core
 from rooflow.plotting.markers import apart
 from rooflow.plotting.roofline import new_figure, plain_text
 
 KERNELS = 10
+RUN_CHARS = 16  # a run's name under the axis: cut in the middle past this
 REGRESSED_COLOR = "#d62728"
 GREY_POINTS = 4000
 """Points of grey kernels drawn at most, on the PNG and the page (whole kernels): Agg
@@ -34,21 +36,32 @@ def kernel_colors(n: int) -> list[str]:
 
 
 def kernel_names(table: pl.DataFrame) -> pl.DataFrame:
-    """``table`` with ``name``: a kernel's shown name (kernel, else pair, with its series)."""
+    """``table`` with ``name``: a kernel's shown name (kernel, else pair).
+
+    With its series in brackets where the table has several: a run's Original and
+    Optimized rows of one kernel are two lines, never one joined across them.
+    """
     name = pl.coalesce(pl.col("kernel").replace("", None), pl.col("pair").replace("", None),
                        pl.lit(""))
+    if table["series"].drop_nulls().n_unique() > 1:
+        name = name + pl.lit(" (") + pl.col("series").fill_null("") + pl.lit(")")
     return table.with_columns(name=name)
 
 
-def trend(table: pl.DataFrame) -> tuple[str, str]:
-    """(column, axis title) of the upper panel: time per call, else achieved performance.
+def trend(table: pl.DataFrame) -> tuple[str, str, float]:
+    """(column, axis title, scale) of the upper panel: time per call, else performance.
 
-    Runs without times are drawn by their performance, in the unit of its first value.
+    Times are in s (labelled in ms). Runs without times are drawn by their achieved
+    performance, divided by ``scale`` into T- or G-units of its first value's unit
+    (:func:`rooflow.plotting.core.perf_scale`, as the roofline axes).
     """
     if table["time_s"].is_not_null().any():
-        return "time_s", "Time per call"
+        return "time_s", "Time per call", 1.0
     unit = table["unit"].drop_nulls()
-    return "performance", f"Achieved ({unit[0] if unit.len() else 'FLOP/s'})"
+    op = (unit[0] if unit.len() else "FLOP/s").removesuffix("/s")
+    top = table.select(pl.col("performance").max().fill_null(0.0).cast(pl.Float64)).item()
+    scale, text = core.perf_scale(top, op)
+    return "performance", f"Achieved ({text})", scale
 
 
 def coloured(table: pl.DataFrame, column: str) -> list[str]:
@@ -100,12 +113,13 @@ def figure(table: pl.DataFrame, *, title: str, dpi: int = 150,
     """
     table = kernel_names(table)
     runs = table["run"].unique(maintain_order=True).to_list()
-    column, axis_title = trend(table)
+    column, axis_title, scale = trend(table)
     names = coloured(table, column)
     colors = dict(zip(names, kernel_colors(len(names)), strict=True))
     fig = new_figure(dpi)
-    time_ax = fig.add_axes((0.08, 0.55, 0.62, 0.37))
-    pct_ax = fig.add_axes((0.08, 0.1, 0.62, 0.37), sharex=time_ax)
+    # Room below for the runs' names (16 characters, turned 30°) and the axis title.
+    time_ax = fig.add_axes((0.1, 0.58, 0.6, 0.34))
+    pct_ax = fig.add_axes((0.1, 0.18, 0.6, 0.33), sharex=time_ax)
     # The kernels past the coloured ones: grey, one line per axes, broken between kernels
     # (a line each would make a run of 10⁶ kernels 10⁶ artists), up to GREY_POINTS points.
     rest, left = grey_kernels(table, names, len(runs), max_points)
@@ -123,7 +137,8 @@ def figure(table: pl.DataFrame, *, title: str, dpi: int = 150,
                 ms=11, mfc="none", mec=REGRESSED_COLOR, mew=2, zorder=5)
     time_ax.set(yscale="log", ylabel=axis_title, title=title)
     # As text (plain_text shows no math text: no 10^{-3} from the log formatter).
-    text = (lambda v: f"{v * 1e3:.3g} ms") if column == "time_s" else (lambda v: f"{v:.3g}")
+    text = ((lambda v: f"{v * 1e3:.3g} ms") if column == "time_s"
+            else (lambda v: f"{v / scale:.3g}"))
     # One instance for major and minor: both set its axis to this same y axis, and it keeps
     # no state from one tick list to the next (a FuncFormatter's offset is a fixed "").
     labels = FuncFormatter(lambda v, _pos: text(v))
@@ -133,11 +148,17 @@ def figure(table: pl.DataFrame, *, title: str, dpi: int = 150,
     low, high = time_ax.get_ylim()
     time_ax.yaxis.set_minor_formatter(labels if high < 10 * low else NullFormatter())
     pct_ax.set(ylabel="% of roof", xlabel="Run")
-    pct_ax.set_xticks(range(len(runs)), [r[:16] for r in runs], rotation=30, ha="right")
+    # Cut in the middle, so runs named alike up to their ends stay apart.
+    pct_ax.set_xticks(range(len(runs)), short_names(pl.Series(runs, dtype=pl.String),
+                                                    RUN_CHARS).to_list(),
+                      rotation=30, ha="right", fontsize=8)
     time_ax.tick_params(labelbottom=False)
     for ax in (time_ax, pct_ax):
         ax.grid(True, ls=":", lw=0.6, color="0.8")
-    time_ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+    # Drawn last first (the first on top); keyed first first, in the page's order.
+    handles, texts = time_ax.get_legend_handles_labels()
+    time_ax.legend(handles[::-1], texts[::-1], loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                   fontsize=8, frameon=False)
     # The count is of the rings drawn; regressed steps of kernels left out are said apart.
     fig.text(0.72, 0.1, f"red ring: a regression by check's noise model ({bad.height})",
              fontsize=8, color=REGRESSED_COLOR)

@@ -1,7 +1,8 @@
-"""The projection plot (PNG/SVG/PDF): the workload on each preset, side by side.
+"""The projection plot (PNG/SVG/PDF): the workload on each preset, in a grid.
 
-One roofline panel per preset, in the ranking's order, every panel on identical axes (the
-union of :func:`.core.axis_limits` of every preset and point): a kernel sits at its
+One roofline panel per preset, in the ranking's order by rows (two columns up to four
+presets, three past), every panel on identical axes (the union of
+:func:`.core.axis_limits` of every preset and point): a kernel sits at its
 arithmetic intensity and its projected performance there (FLOP / projected time, filled),
 or, without a measured time, at its roofline bound (hollow). Kernels are coloured alike
 in every panel; bandwidth-only kernels (no FLOP) and kernels without a roof on a preset
@@ -18,14 +19,22 @@ from pathlib import Path
 import polars as pl
 from matplotlib.lines import Line2D
 
+from rooflow.escape import short_names
 from rooflow.io import atomic_path
 from rooflow.plotting import core
 from rooflow.plotting.roofline import new_figure, plain_text
-from rooflow.plotting.roofs import roofline_axes
+from rooflow.plotting.roofs import roofline_axes, settle_labels
 from rooflow.project import PROJECTED, Projection, display_name
 from rooflow.roofs.preset import Preset
 
 KERNELS = 12  # kernels coloured and named, the longest measured first; the rest grey
+KEY_CHARS = 40  # a kernel's name in the key: cut in the middle past this (escape.short_names)
+# Inches: left of the first column (y label, ticks), a panel's width, between columns
+# (their tick labels), the key's width (KEY_CHARS at 7 pt and its marker); a panel's
+# height, between rows (x ticks and label, the next title), above the grid (the title,
+# the first panels' titles) and below it (x ticks and label).
+LEFT_IN, PANEL_IN, GAP_IN, KEY_IN = 0.8, 5.0, 0.75, 2.9
+PANEL_H_IN, VGAP_IN, TOP_IN, BOTTOM_IN = 3.4, 1.0, 0.75, 0.65
 
 
 def drawn(result: Projection) -> pl.DataFrame:
@@ -66,11 +75,20 @@ def figure(result: Projection, presets: Mapping[str, Preset], dpi: int = 150):
              ["name"].unique(maintain_order=True).to_list())
     colors = dict(zip(names[:KERNELS], core.palette(min(len(names), KERNELS)), strict=True))
     fig = new_figure(dpi)
-    fig.set_size_inches(4.2 * len(order) + 2.2, 4.8)
-    width = 0.8 / len(order)
+    # Laid out in inches: a grid of panels of one size, in rank order by rows, the
+    # kernels' key right of the grid.
+    cols = 1 if len(order) == 1 else 2 if len(order) <= 4 else 3
+    rows_n = -(-len(order) // cols)
+    key_left = LEFT_IN + cols * PANEL_IN + (cols - 1) * GAP_IN + 0.2
+    width = key_left + KEY_IN
+    height = TOP_IN + rows_n * PANEL_H_IN + (rows_n - 1) * VGAP_IN + BOTTOM_IN
+    fig.set_size_inches(width, height)
     precisions = result.kernels["precision"].drop_nulls().unique().to_list()
     for i, key in enumerate(order):
-        rect = (0.06 + i * width, 0.13, width * 0.82, 0.72)
+        row, col = divmod(i, cols)
+        bottom = BOTTOM_IN + (rows_n - 1 - row) * (PANEL_H_IN + VGAP_IN)
+        rect = ((LEFT_IN + col * (PANEL_IN + GAP_IN)) / width, bottom / height,
+                PANEL_IN / width, PANEL_H_IN / height)
         ax, _, scale, _ = roofline_axes(fig, rect, presets[key], [corners], ["DRAM"],
                                         precisions)
         rows = points.filter(preset=key)
@@ -85,12 +103,14 @@ def figure(result: Projection, presets: Mapping[str, Preset], dpi: int = 150):
         ax.set_title(f"{total['rank']}. {key}: "
                      + (f"{proj * 1e3:.4g} ms" if proj is not None else "no projected time")
                      + apart, fontsize=9)
-        if i:
+        if col:
             ax.set_ylabel("")
-    handles = [Line2D([], [], ls="", marker="o", color=c, label=n[:40])
-               for n, c in colors.items()]
-    fig.legend(handles=handles, loc="center left", bbox_to_anchor=(0.86, 0.5), fontsize=7,
-               frameon=False)
+        settle_labels(ax)  # the roof and ridge labels clear of the kernels and each other
+    shown = short_names(pl.Series(list(colors), dtype=pl.String), KEY_CHARS).to_list()
+    handles = [Line2D([], [], ls="", marker="o", color=c, label=n)
+               for n, c in zip(shown, colors.values(), strict=True)]
+    fig.legend(handles=handles, loc="center left", bbox_to_anchor=(key_left / width, 0.5),
+               fontsize=7, frameon=False)
     fig.suptitle(f"Workload projected from {result.measured_on} (filled: at its measured "
                  "% of roof; hollow: roofline bound)", fontsize=10)
     return fig
