@@ -224,6 +224,12 @@ def test_no_kernel_is_drawn_in_the_rings_red(monkeypatch):
     page_lines = {r.glyph.line_color for r in written[0][0].renderers
                   if isinstance(r.glyph, Line)}
     assert REGRESSED_COLOR not in page_lines and set(colors) <= page_lines
+    # Times in ms, as the PNG's tick labels: k00 takes 15 ms (n − 0 with n = 15).
+    fig = written[0][0]
+    assert fig.yaxis[0].axis_label == "Time per call (ms)"
+    k00 = [r.data_source.data for r in fig.renderers
+           if "name" in r.data_source.data and r.data_source.data["name"][0] == "k00"]
+    assert k00 and k00[0]["y"] == pytest.approx([15.0, 15.0])
 
 
 def test_the_summary_names_ten_regressed_steps_and_counts_the_rest():

@@ -66,6 +66,8 @@ def history_page(table: pl.DataFrame, out: str | Path, *, title: str,
     from rooflow.history import summary
 
     column, axis_title, scale = trend(table)
+    if column == "time_s":  # in ms, as the PNG's tick labels
+        axis_title, scale = "Time per call (ms)", 1e-3
     table = kernel_names(table).filter(pl.col(column).is_not_null())
     runs = table["run"].unique(maintain_order=True).to_list()
     fig = figure(title=canvas_text(title), y_axis_type="log", frame_width=760,
