@@ -153,3 +153,31 @@ def test_real_model_check_has_no_overlaps(tmp_path, monkeypatch):
         "model-check", str(gemm), "--model", str(model), "--map", "randomInit=random_init",
         "--hardware", "a100-sxm", "-o", str(tmp_path / "m.png"),
         "--table", str(tmp_path / "m.csv")]))
+
+
+def test_an_overview_of_long_dataset_names_keeps_its_legend_on_the_canvas():
+    """The workflow's overview (rule html_overview: colour by dataset, the preset's DRAM
+    roof). The shipped "ncu-a100_dgemm_triad_hgemm" (26 characters) already reached past
+    the right edge; a name twice as long is cut in the middle until the legend fits
+    (layout.fit_legend), never the short one."""
+    import polars as pl
+
+    from rooflow.adapters import load_points
+    from rooflow.analysis import analyze
+    from rooflow.plotting import PlotOptions, figure
+    from rooflow.roofs import load_preset
+
+    a100 = load_preset("a100-sxm")
+    long_name = "ncu-a100_dgemm_triad_hgemm_and_a_suffix_as_long_again"
+    tables = [analyze(load_points("ncu", RES / "ncu" / path), a100)
+              .insert_column(0, pl.lit(name).alias("dataset"))
+              for name, path in ((long_name, "a100_dgemm_triad_hgemm.csv"),
+                                 ("ncu-a100_sgemm_saxpy", "a100_sgemm_saxpy"))]
+    table = pl.concat(tables, how="diagonal_relaxed").filter(
+        pl.col("memory_roof_name") == a100.default_memory)
+    fig = figure(table, a100, PlotOptions(color_by="dataset", connect=True))
+    _assert_clear([overlaps(fig)])
+    texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert "ncu-a100_sgemm_saxpy" in texts and long_name not in texts
+    (cut,) = [t for t in texts if "…" in t]
+    assert cut.startswith("ncu-a100_") and cut.endswith("_again") and len(cut) < len(long_name)

@@ -232,6 +232,36 @@ def _all_texts(fig) -> list[Text]:
     return out
 
 
+def fit_legend(ax, margin_px: float = 2.0) -> None:
+    """Cut the legend's longest texts in the middle until the legend ends inside the figure.
+
+    A legend right of the axes holds names from the input (families, datasets, series):
+    one longer than the room left runs off the canvas. The widest line is cut by one
+    character at a time (:func:`rooflow.escape.short_names`: head, "…", the longer tail),
+    measured each time, never below 8 characters.
+    """
+    import polars as pl
+
+    from rooflow.escape import short_names
+
+    legend = ax.get_legend()
+    if legend is None:
+        return
+    renderer = ax.figure.canvas.get_renderer()
+    right = ax.figure.bbox.x1 - margin_px
+    full = {t: t.get_text().split("\n") for t in legend.get_texts()}
+    keep = {t: [len(line) for line in lines] for t, lines in full.items()}
+    while legend.get_window_extent(renderer).x1 > right:
+        text = max(full, key=lambda t: t.get_window_extent(renderer).width)
+        i = max(range(len(keep[text])), key=keep[text].__getitem__)
+        if keep[text][i] <= 8:
+            return
+        keep[text][i] -= 1
+        text.set_text("\n".join(
+            short_names(pl.Series([line]), width)[0] if width < len(line) else line
+            for line, width in zip(full[text], keep[text], strict=True)))
+
+
 RINGS = (9.0, 16.0, 26.0, 38.0, 54.0, 74.0, 100.0, 130.0, 170.0, 220.0, 280.0)
 """pt: distances from a point at which its label is tried, nearest first."""
 DIRECTIONS = 24

@@ -55,6 +55,7 @@ from rooflow.plotting.bandwidth import (
 )
 from rooflow.plotting.density import draw_density, log_counts, use_density
 from rooflow.plotting.labels import AUTO_LABEL_MAX, label_points, left_out_lines, notes
+from rooflow.plotting.layout import fit_legend
 from rooflow.plotting.roofs import register_notes, roofline_axes, settle_labels
 from rooflow.plotting.trajectory import draw_trajectories, png_colors
 from rooflow.points import distinct
@@ -272,6 +273,7 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
         handles.append(Line2D([], [], ls="", **mk.ABOVE_ROOF, label=ABOVE_ROOF))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(LEGEND_X, 1.0), fontsize=7.5,
               frameon=False, borderaxespad=0, handletextpad=0.4)
+    fit_legend(ax)  # names from the input (datasets, families) cut to the canvas
     lines = notes(roof_notes, n_above, int(op.sum()) if mixed_op else 0)
     lines += [clock_line] if clock_line else []
     lines += left_out_lines(options.left_out)
