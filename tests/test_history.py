@@ -305,3 +305,32 @@ def test_a_kernel_of_two_series_is_two_lines_in_tflops():
     key = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert key == coloured(table, "performance") and key[0] == "A=64 S=8k (Optimized)"
     assert table["performance"].max() == pytest.approx(102e12)
+
+
+def test_long_kernel_names_keep_their_series_in_the_key():
+    """Names of 45 characters plus " (Original)"/" (Optimized)": cut to 40 at their end
+    they were two identical entries. Cut in the middle (key_names: head, "…", the longer
+    tail) each keeps its series, and no bracket is elided."""
+    from rooflow.escape import short_names
+    from rooflow.plotting.history import KEY_CHARS, key_names
+
+    base = "flash_attention_forward_kernel_bf16_causal_x4"
+    names = [f"{base} (Original)", f"{base} (Optimized)"]
+    key = key_names(names)
+    assert KEY_CHARS == 40 and all(len(k) <= 40 for k in key)
+    assert key[0].endswith("(Original)") and key[1].endswith("(Optimized)")
+    assert short_names(pl.Series(["v1.2 (base)"]), 16, elide=False)[0] == "v1.2 (base)"
+
+
+def test_the_history_page_counts_the_regressed_steps_it_leaves_out(monkeypatch):
+    """As the PNG: k09, k12, k13 and k14 regressed; at most 4 grey points (2 kernels: k12,
+    k13 regressed first) drawn; k10, k11 and k14 left out, k14's step among them."""
+    from rooflow.html import history as page
+
+    table = fifteen_kernels_k14_slower(also=(9, 12, 13))
+    written = []
+    monkeypatch.setattr(page, "write_page", lambda items, out, title: written.append(items))
+    page.history_page(table, "h.html", title="t", max_points=4)
+    notes = " ".join(x.text for x in written[0][1:])
+    assert ("3 more kernels not drawn (the table lists them); 1 regressed steps among them."
+            in notes)

@@ -158,8 +158,9 @@ def test_real_model_check_has_no_overlaps(tmp_path, monkeypatch):
 def test_an_overview_of_long_dataset_names_keeps_its_legend_on_the_canvas():
     """The workflow's overview (rule html_overview: colour by dataset, the preset's DRAM
     roof). The shipped "ncu-a100_dgemm_triad_hgemm" (26 characters) already reached past
-    the right edge; a name twice as long is cut in the middle until the legend fits
-    (layout.fit_legend), never the short one."""
+    the right edge. Two names of 53 and 47 characters that differ only in their middle
+    are cut in the middle until the legend fits (layout.fit_legend), over both at once:
+    alike after the cut, they are numbered apart, never shown as one name."""
     import polars as pl
 
     from rooflow.adapters import load_points
@@ -168,16 +169,17 @@ def test_an_overview_of_long_dataset_names_keeps_its_legend_on_the_canvas():
     from rooflow.roofs import load_preset
 
     a100 = load_preset("a100-sxm")
-    long_name = "ncu-a100_dgemm_triad_hgemm_and_a_suffix_as_long_again"
+    names = ["ncu-a100_dgemm_triad_hgemm_and_a_suffix_as_long_again",
+             "ncu-a100_sgemm_saxpy_and_a_suffix_as_long_again"]
     tables = [analyze(load_points("ncu", RES / "ncu" / path), a100)
               .insert_column(0, pl.lit(name).alias("dataset"))
-              for name, path in ((long_name, "a100_dgemm_triad_hgemm.csv"),
-                                 ("ncu-a100_sgemm_saxpy", "a100_sgemm_saxpy"))]
+              for name, path in zip(names, ("a100_dgemm_triad_hgemm.csv", "a100_sgemm_saxpy"),
+                                    strict=True)]
     table = pl.concat(tables, how="diagonal_relaxed").filter(
         pl.col("memory_roof_name") == a100.default_memory)
     fig = figure(table, a100, PlotOptions(color_by="dataset", connect=True))
     _assert_clear([overlaps(fig)])
     texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-    assert "ncu-a100_sgemm_saxpy" in texts and long_name not in texts
-    (cut,) = [t for t in texts if "…" in t]
-    assert cut.startswith("ncu-a100_") and cut.endswith("_again") and len(cut) < len(long_name)
+    cut = [t for t in texts if "…" in t]
+    assert len(cut) == 2 and len(set(cut)) == 2 and not set(names) & set(texts)
+    assert all(t.startswith("ncu-a100_") and len(t) < 47 for t in cut)

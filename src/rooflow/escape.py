@@ -60,7 +60,7 @@ NAME_MAX = 40
 """Characters of a shortened kernel name (a plot's label, a message)."""
 
 
-def short_names(names: pl.Series, width: int = NAME_MAX) -> pl.Series:
+def short_names(names: pl.Series, width: int = NAME_MAX, *, elide: bool = True) -> pl.Series:
     """Kernel names with template arguments ``<…>`` and parameter lists ``(…)`` elided.
 
     ``void gemm<float, 128>(float*, int)`` → ``void gemm<…>(…)``; still longer than
@@ -68,12 +68,13 @@ def short_names(names: pl.Series, width: int = NAME_MAX) -> pl.Series:
     generated names differ: ``__omp_offloading_32_6b6b__QQmain_l123``). Distinct names
     that shorten to the same text each get a suffix ``#1``, ``#2``, … in first-seen order.
     Vectorized: innermost brackets are replaced first, as many passes as the deepest
-    nesting (each pass is one polars string operation).
+    nesting (each pass is one polars string operation). ``elide`` False: no brackets
+    elided, only the middle cut (run, dataset and series names: "v1.2 (base)").
     """
     import polars as pl
 
     s = names.cast(pl.String).fill_null("")
-    for inner, mark in ((r"<[^<>]*>", "\x01"), (r"\([^()]*\)", "\x02")):
+    for inner, mark in ((r"<[^<>]*>", "\x01"), (r"\([^()]*\)", "\x02")) if elide else ():
         while s.str.contains(inner).any():
             s = s.str.replace_all(inner, mark)
     s = s.str.replace_all("\x01", "<…>", literal=True).str.replace_all("\x02", "(…)",

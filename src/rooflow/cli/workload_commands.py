@@ -45,7 +45,7 @@ def project_command(kind_option, load_files) -> click.Command:
     @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
                   help="The table, CSV or .json (default: stdout).")
     @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path),
-                  help="Also draw the workload on each preset, side by side (png, svg, pdf).")
+                  help="Also draw the workload on each preset, in a grid (png, svg, pdf).")
     @click.option("--html", "html_page", type=click.Path(dir_okay=False, path_type=Path),
                   help="Also write an interactive page of the projection here.")
     def project(files, kind, hardware, hardware_file, measured_on, per_kernel, output,

@@ -110,7 +110,7 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
                          text_font_size="8pt", name="roof-label:compute")
             peak = label.y / 1.08
             # On its flat part, clear of the ridge marker at the part's left end.
-            flat = screen_xy(fig, peak * scale / steepest, peak)[0] + 6
+            flat = screen_xy(fig, peak * scale / steepest, peak)[0] + 6 * PX_PER_PT
             # Where one line is too wide for the flat part: the value on a line of its own.
             register(text, [{"x": x, "y": y, "text_baseline": va, "text": t}
                             for t in (label.text, label.text.replace(": ", ":\n"))

@@ -29,6 +29,7 @@ from rooflow.plotting.history import (
     grey_kernels,
     kernel_colors,
     kernel_names,
+    key_names,
     trend,
 )
 
@@ -91,6 +92,7 @@ def history_page(table: pl.DataFrame, out: str | Path, *, title: str,
         grey_item.append(LegendItem(label=f"{kernels} other kernel{'s' if kernels > 1 else ''}",
                                     renderers=drawn))
         dots.append(dot)
+    key = dict(zip(names, key_names(names), strict=True))
     for name, color in zip(names, kernel_colors(len(names)), strict=True):
         rows = table.filter(name=name).sort("step")
         src = ColumnDataSource(_source(rows, column, scale))
@@ -98,7 +100,7 @@ def history_page(table: pl.DataFrame, out: str | Path, *, title: str,
         dot = fig.scatter("x", "y", source=src, size=8, fill_color=color,
                           line_color="ring", line_width=3)
         drawn = [line, dot]
-        items.append(LegendItem(label=canvas_text(name[:40]), renderers=drawn))
+        items.append(LegendItem(label=canvas_text(key[name]), renderers=drawn))
         dots.append(dot)
     items += grey_item
     if dots:
@@ -107,5 +109,8 @@ def history_page(table: pl.DataFrame, out: str | Path, *, title: str,
                               label_text_font_size="8pt"), "right")
     notes = [summary(table.drop("name"))]
     if left:
-        notes.append(f"{left:,} more kernels not drawn (the table lists them).")
+        drawn_names = pl.col("name").is_in([*names, *shown["name"].unique().to_list()])
+        hidden = int(table.filter(pl.col("regressed") & ~drawn_names).height)
+        notes.append(f"{left:,} more kernels not drawn (the table lists them)"
+                     + (f"; {hidden:,} regressed steps among them." if hidden else "."))
     return write_page([fig, *(note(n) for n in notes)], out, title)

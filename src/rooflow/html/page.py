@@ -109,10 +109,6 @@ def _cut(name: str) -> str:
     return name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1] + "…"
 
 
-def _cut_legend(name: str) -> str:
-    return name if len(name) <= 40 else name[:39] + "…"
-
-
 def hover_columns(table: pl.DataFrame) -> dict[str, list]:
     """The text columns the tooltips show, one entry per row (units spelled out)."""
     units = table["unit"].to_list() if "unit" in table.columns else ["FLOP"] * table.height
@@ -261,11 +257,11 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
     placed_legends: list[tuple[str, list[tuple[str, list]]]] = []
     for col, values in legends:
         name = {"_group": color_col, "_style": "points"}.get(col, col)
-        texts = [_cut_legend(words.get(col, {}).get(v, str(v)) or "(none)") for v in values]
-        if col == "_group" and color_col == "kernel":  # cut in the middle, kept distinct,
-            texts = [t if v == other else s for v, t, s in zip(  # as the PNG's kernel key
-                values, texts, short_names(pl.Series([str(v) for v in values]), 40),
-                strict=True)]
+        texts = [words.get(col, {}).get(v, str(v)) or "(none)" for v in values]
+        # Cut in the middle, kept distinct, as the PNG's names; kernels' brackets elided too.
+        texts = [t if v == other else s for v, t, s in zip(values, texts, short_names(
+            pl.Series(texts, dtype=pl.String), 40, elide=col == "_group" and color_col == "kernel"),
+            strict=True)]
         entries = [(canvas_text(text), [r for k, r in renderers if k.get(col) == v])
                    for v, text in zip(values, texts, strict=True)]
         entries = [(text, drawn) for text, drawn in entries if drawn]

@@ -86,8 +86,8 @@ def overlap(a: np.ndarray, b: np.ndarray) -> bool:
 def register(label, places: list[dict], region: float = 0.0) -> None:
     """Remember ``label``'s candidate places for :func:`settle_labels`, best first.
 
-    A place is Label properties (``x``, ``y``, ``x_offset``, ``text_align`` ...); its
-    first is where the label is now. ``region``: the least x (frame pixels) its box may
+    A place is Label properties (``x``, ``y``, ``x_offset``, ``text_align`` ...), the
+    PNG's candidates in its order. ``region``: the least x (frame pixels) its box may
     start at.
     """
     _PLACES[label] = (places, region)
@@ -133,7 +133,7 @@ def covered(box: np.ndarray, obstacles: np.ndarray, region: float = 0.0) -> int:
 def settle_labels(fig) -> None:
     """Move the registered labels of ``fig`` (roof and ridge labels) to clear places.
 
-    Ridge labels first (fewest places), then compute, then memory roof labels; each takes
+    Ridge labels first, then compute, then memory roof labels (the PNG's order); each takes
     its first place that covers no obstacle, else the one covering least. The obstacles
     are the markers drawn so far (:func:`markers`) and the other texts; each label
     settled is one for the next.

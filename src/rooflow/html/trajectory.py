@@ -111,13 +111,17 @@ def _clear_place(end: np.ndarray, text: str, obstacles: np.ndarray,
 
     The first of :data:`_TURNS` of the outward direction ``out`` where the label's
     estimated box (:func:`rooflow.html.places.text_corners`) covers nothing and stays in
-    the frame (:func:`rooflow.html.places.covered`); none clear: the outward place.
+    the frame (:func:`rooflow.html.places.covered`); none clear: the one covering least.
     """
+    best, least = label_place(*out), math.inf
     for turn in _TURNS:
         c, s = math.cos(turn), math.sin(turn)
         place = label_place(out[0] * c - out[1] * s, out[0] * s + out[1] * c)
         (dx, dy), ha, va = place
-        box = text_corners(end + (dx, dy), text, ha, {"center": "middle"}.get(va, va))
-        if not covered(box, obstacles):
+        cost = covered(text_corners(end + (dx, dy), text, ha,
+                                    {"center": "middle"}.get(va, va)), obstacles)
+        if cost == 0:
             return place
-    return label_place(*out)
+        if cost < least:
+            best, least = place, cost
+    return best

@@ -24,10 +24,19 @@ from rooflow.plotting.roofline import new_figure, plain_text
 
 KERNELS = 10
 RUN_CHARS = 16  # a run's name under the axis: cut in the middle past this
+KEY_CHARS = 40  # a kernel's name in the key: cut in the middle past this
 REGRESSED_COLOR = "#d62728"
 GREY_POINTS = 4000
 """Points of grey kernels drawn at most, on the PNG and the page (whole kernels): Agg
 cannot draw one path through 10⁷ kernels' runs, and a grey blob of them says nothing."""
+
+
+def key_names(names: list[str]) -> list[str]:
+    """The coloured kernels' names in the key, PNG and page: :data:`KEY_CHARS` at most.
+
+    Cut in the middle, so the series at their end stays and two cut alike are numbered.
+    """
+    return short_names(pl.Series(names, dtype=pl.String), KEY_CHARS, elide=False).to_list()
 
 
 def kernel_colors(n: int) -> list[str]:
@@ -116,6 +125,7 @@ def figure(table: pl.DataFrame, *, title: str, dpi: int = 150,
     column, axis_title, scale = trend(table)
     names = coloured(table, column)
     colors = dict(zip(names, kernel_colors(len(names)), strict=True))
+    key = dict(zip(names, key_names(names), strict=True))
     fig = new_figure(dpi)
     # Room below for the runs' names (16 characters, turned 30°) and the axis title.
     time_ax = fig.add_axes((0.1, 0.58, 0.6, 0.34))
@@ -132,7 +142,7 @@ def figure(table: pl.DataFrame, *, title: str, dpi: int = 150,
         for name in reversed(list(colors)):
             rows = table.filter(name=name).sort("step")
             ax.plot(rows["step"].to_list(), rows[col].to_list(), marker="o", ms=4,
-                    color=colors[name], label=name[:40] if ax is time_ax else None)
+                    color=colors[name], label=key[name] if ax is time_ax else None)
         ax.plot(*apart(bad["step"].to_numpy(), bad[col].to_numpy()), ls="", marker="o",
                 ms=11, mfc="none", mec=REGRESSED_COLOR, mew=2, zorder=5)
     time_ax.set(yscale="log", ylabel=axis_title, title=title)
@@ -150,7 +160,7 @@ def figure(table: pl.DataFrame, *, title: str, dpi: int = 150,
     pct_ax.set(ylabel="% of roof", xlabel="Run")
     # Cut in the middle, so runs named alike up to their ends stay apart.
     pct_ax.set_xticks(range(len(runs)), short_names(pl.Series(runs, dtype=pl.String),
-                                                    RUN_CHARS).to_list(),
+                                                    RUN_CHARS, elide=False).to_list(),
                       rotation=30, ha="right", fontsize=8)
     time_ax.tick_params(labelbottom=False)
     for ax in (time_ax, pct_ax):

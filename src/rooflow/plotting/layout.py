@@ -10,6 +10,7 @@ figure, so a 2-point plot pays a few milliseconds.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -233,12 +234,14 @@ def _all_texts(fig) -> list[Text]:
 
 
 def fit_legend(ax, margin_px: float = 2.0) -> None:
-    """Cut the legend's longest texts in the middle until the legend ends inside the figure.
+    """Cut the legend's long texts in the middle until the legend ends inside the figure.
 
     A legend right of the axes holds names from the input (families, datasets, series):
-    one longer than the room left runs off the canvas. The widest line is cut by one
-    character at a time (:func:`rooflow.escape.short_names`: head, "…", the longer tail),
-    measured each time, never below 8 characters.
+    one longer than the room left runs off the canvas. Every line of the legend is cut
+    to one width, the longest first, a character less each time it does not fit (at
+    first by the overflow's estimated characters), never below 8 characters, by
+    :func:`rooflow.escape.short_names` (head, "…", the longer tail; no brackets elided),
+    over all the lines at once, so two names cut alike are numbered apart.
     """
     import polars as pl
 
@@ -249,17 +252,21 @@ def fit_legend(ax, margin_px: float = 2.0) -> None:
         return
     renderer = ax.figure.canvas.get_renderer()
     right = ax.figure.bbox.x1 - margin_px
-    full = {t: t.get_text().split("\n") for t in legend.get_texts()}
-    keep = {t: [len(line) for line in lines] for t, lines in full.items()}
-    while legend.get_window_extent(renderer).x1 > right:
-        text = max(full, key=lambda t: t.get_window_extent(renderer).width)
-        i = max(range(len(keep[text])), key=keep[text].__getitem__)
-        if keep[text][i] <= 8:
-            return
-        keep[text][i] -= 1
-        text.set_text("\n".join(
-            short_names(pl.Series([line]), width)[0] if width < len(line) else line
-            for line, width in zip(full[text], keep[text], strict=True)))
+    over = legend.get_window_extent(renderer).x1 - right
+    if over <= 0:
+        return
+    texts = legend.get_texts()
+    lines = [t.get_text().split("\n") for t in texts]
+    flat = pl.Series([line for group in lines for line in group], dtype=pl.String)
+    longest = max(texts, key=lambda t: t.get_window_extent(renderer).width)
+    per_char = longest.get_window_extent(renderer).width / max(len(longest.get_text()), 1)
+    width = max(len(line) for group in lines for line in group) - math.ceil(over / per_char)
+    while over > 0 and width >= 8:
+        cut = iter(short_names(flat, width, elide=False).to_list())
+        for text, group in zip(texts, lines, strict=True):
+            text.set_text("\n".join(next(cut) for _ in group))
+        over = legend.get_window_extent(renderer).x1 - right
+        width -= 1
 
 
 RINGS = (9.0, 16.0, 26.0, 38.0, 54.0, 74.0, 100.0, 130.0, 170.0, 220.0, 280.0)

@@ -1,7 +1,7 @@
 """The projection plot (PNG/SVG/PDF): the workload on each preset, in a grid.
 
-One roofline panel per preset, in the ranking's order by rows (two columns up to four
-presets, three past), every panel on identical axes (the union of
+One roofline panel per preset, in the ranking's order by rows (one column for one
+preset, two up to four, three past), every panel on identical axes (the union of
 :func:`.core.axis_limits` of every preset and point): a kernel sits at its
 arithmetic intensity and its projected performance there (FLOP / projected time, filled),
 or, without a measured time, at its roofline bound (hollow). Kernels are coloured alike
