@@ -82,6 +82,7 @@ HEAVY = {
     "test_ncu_launch_clocks.py::test_check_judges_each_run_at_the_clocks_it_ran_at",
     "test_ncu_launch_clocks.py::test_the_command_line_tables_each_launch_at_its_clocks",
     "test_ncu_properties.py::test_any_export_gives_points_or_input_error",
+    "test_places.py::test_real_pages_keep_every_label_clear",
     "test_plot_overlap.py::test_real_inputs_have_no_overlaps",
     "test_project.py::test_cli_totals_per_kernel_and_bad_preset",
     "test_properties.py::test_any_benchmark_csv_gives_points_or_one_line_error",

@@ -46,6 +46,52 @@ def test_covered_counts_what_a_box_covers_and_the_frame_it_leaves():
     assert covered(box + (655, 0), obstacles) == 3  # x 755 … 765, past 760; covers none
 
 
+# Real files whose pages had a label over points or another label (their estimated boxes):
+# the sglang trace's bf16 ridge label lay over its GEMMs; on the MI300A workload the
+# fp64-tensor and fp32 labels (roofs 0.3 decades apart) lay over each other until the
+# second pass let the first make room; on the MI308X workload and the rocprof-compute
+# database a label of a roof above the axes was drawn outside the frame (the PNG leaves
+# such roofs unlabelled: plotting.roofs.seen).
+REAL_PAGES = {
+    "sglang trace": ["pytorch/tracelens-mi300x-sglang-qwen3-8b/"
+                     "sglang_Qwen3-8B_prefilldecode.json.gz", "mi300x"],
+    "mi300a workload": ["omniperf/mi300a-fortran-collapse", "mi300a"],
+    "mi308x workload": ["omniperf/mi308x-montecarlo-pi", "mi300x"],
+    "rocprof-compute db": ["rocprof-compute-db/mi350-montecarlo-pi/rocprof_compute_23ed6f36.db",
+                           "mi350x"],
+}
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("path, preset", REAL_PAGES.values(), ids=REAL_PAGES.keys())
+def test_real_pages_keep_every_label_clear(shared_data, tmp_path, monkeypatch, path, preset):
+    """``rooflow plot FILE --preset P --html``: on the page every roof, ridge and end label's
+    estimated box covers no marker and no other label, and stays in the frame."""
+    from bokeh.models.annotations import Label
+
+    import rooflow.html.page as page
+    from rooflow.cli.main import main
+    from rooflow.html.places import label_corners, markers
+
+    figures = []
+    write = page.write_page
+    monkeypatch.setattr(page, "write_page", lambda items, out, title, bokehjs=None: (
+        figures.append(items[0]), write(items, out, title, bokehjs))[1])
+    try:
+        main(["plot", str(shared_data / path), "--preset", preset, "-o",
+              str(tmp_path / "x.png"), "--html", str(tmp_path / "x.html")])
+    except SystemExit as done:
+        assert done.code in (0, None)
+    assert len(figures) == 1
+    fig = figures[0]
+    labels = [a for a in fig.center if isinstance(a, Label)]
+    assert any(a.name == "ridge-label" for a in labels)
+    for label in labels:
+        others = [label_corners(fig, a) for a in labels if a is not label]
+        obstacles = np.concatenate([markers(fig), np.array(others).reshape(-1, 4, 2)])
+        assert covered(label_corners(fig, label), obstacles) == 0, label.text
+
+
 @pytest.mark.shared
 def test_a_real_trace_page_keeps_roof_and_ridge_labels_off_the_points(shared_data):
     """The sglang Qwen3-8B trace on mi300x: GEMMs at 1,700–2,800 FLOP/byte, 600–800

@@ -25,7 +25,12 @@ from rooflow.html.places import CHAR_PX, FRAME, PX_PER_PT, register, screen_xy
 from rooflow.io import atomic_path
 from rooflow.levels import LEVELS
 from rooflow.plotting import core
-from rooflow.plotting.roofs import RIDGE_PLACES, compute_label_places, memory_label_places
+from rooflow.plotting.roofs import (
+    RIDGE_PLACES,
+    compute_label_places,
+    memory_label_places,
+    seen,
+)
 from rooflow.roofs.preset import Preset
 
 WINDOW = 1400
@@ -100,6 +105,8 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
     steepest = max(preset.memory[m] for m in memory_keys)
     for label in core.roof_labels(preset, compute_keys, memory_keys, limits, scale, unit,
                                    bold):
+        if not seen(label, limits, scale, steepest):
+            continue  # as on the PNG: a roof above the axes, or flat only past their right end
         if label.kind == "memory":
             text = Label(x=label.x, y=label.y, text=label.text, angle=angle, angle_units="deg",
                          text_font_size="8pt", name="roof-label:memory")

@@ -136,7 +136,9 @@ def settle_labels(fig) -> None:
     Ridge labels first, then compute, then memory roof labels (the PNG's order); each takes
     its first place that covers no obstacle, else the one covering least. The obstacles
     are the markers drawn so far (:func:`markers`) and the other texts; each label
-    settled is one for the next.
+    settled is one for the next. Then, as the PNG's layout pass does, a second pass: a
+    label that still covers another (placed before the other was) takes again the best
+    of its places among every text, so the first can make room for the second.
     """
     from bokeh.models.annotations import Label
 
@@ -144,17 +146,24 @@ def settle_labels(fig) -> None:
     moving = [a for a in labels if a in _PLACES]
     rank = {"ridge-label": 0, "roof-label:compute": 1, "roof-label:memory": 2}
     moving.sort(key=lambda a: rank.get(a.name or "", 3))
-    obstacles = np.concatenate([markers(fig), np.array(
-        [label_corners(fig, a) for a in labels if a not in _PLACES]).reshape(-1, 4, 2)])
-    for label in moving:
-        places, region = _PLACES.pop(label)
-        best, best_cost = places[0], math.inf
-        for place in places:
-            label.update(**place)
-            cost = covered(label_corners(fig, label), obstacles, region)
-            if cost < best_cost:
-                best, best_cost = place, cost
-            if cost == 0:
-                break
-        label.update(**best)
-        obstacles = np.concatenate([obstacles, label_corners(fig, label)[None]])
+    registered = {a: _PLACES.pop(a) for a in moving}
+    fixed = np.concatenate([markers(fig), np.array(
+        [label_corners(fig, a) for a in labels if a not in registered]).reshape(-1, 4, 2)])
+    boxes: dict = {}
+    for second in (False, True):
+        for label in moving:
+            places, region = registered[label]
+            others = np.concatenate([fixed, np.array(
+                [b for a, b in boxes.items() if a is not label]).reshape(-1, 4, 2)])
+            if second and not covered(boxes[label], others, region):
+                continue
+            best, best_cost = places[0], math.inf
+            for place in places:
+                label.update(**place)
+                cost = covered(label_corners(fig, label), others, region)
+                if cost < best_cost:
+                    best, best_cost = place, cost
+                if cost == 0:
+                    break
+            label.update(**best)
+            boxes[label] = label_corners(fig, label)

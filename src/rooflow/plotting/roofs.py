@@ -101,7 +101,7 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
                 color="black" if roof.main else "0.45", lw=2.0 if roof.main else 1.0,
                 ls="-" if roof.main else "--", zorder=2, gid=f"roof:{roof.compute}:{roof.memory}")
     for label in roof_labels(preset, compute_keys, memory_keys, limits, scale, unit, bold):
-        if not _seen(label, limits, scale, max(preset.memory[m] for m in memory_keys)):
+        if not seen(label, limits, scale, max(preset.memory[m] for m in memory_keys)):
             continue  # a roof above the fitted axes, or flat only past their right end
         if label.kind == "memory":  # along the roof's slope: one decade up per decade right
             p1 = ax.transData.transform((label.x, label.y))
@@ -173,8 +173,8 @@ def compute_label_places(label, limits: Limits) -> list[tuple[float, float, str]
             for v in _steps(limits)]
 
 
-def _seen(label, limits: Limits, scale: float, bandwidth: float) -> bool:
-    """Whether the roof (or ridge point) ``label`` names is inside the axes.
+def seen(label, limits: Limits, scale: float, bandwidth: float) -> bool:
+    """Whether the roof (or ridge point) ``label`` names is inside the axes (PNG and page).
 
     A compute roof is seen where it is flat: below the top and, met by the steepest
     memory roof (``bandwidth``, byte/s), left of the right end.
