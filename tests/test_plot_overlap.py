@@ -183,3 +183,4 @@ def test_an_overview_of_long_dataset_names_keeps_its_legend_on_the_canvas():
     cut = [t for t in texts if "…" in t]
     assert len(cut) == 2 and len(set(cut)) == 2 and not set(names) & set(texts)
     assert all(t.startswith("ncu-a100_") and len(t) < 47 for t in cut)
+    assert "— area: share of time —" in texts  # the legend's own words fit: left whole

@@ -233,15 +233,17 @@ def _all_texts(fig) -> list[Text]:
     return out
 
 
-def fit_legend(ax, margin_px: float = 2.0) -> None:
-    """Cut the legend's long texts in the middle until the legend ends inside the figure.
+def fit_legend(ax, past_px: float = 2.0) -> None:
+    """Cut the legend texts that run off the canvas in the middle until they end on it.
 
     A legend right of the axes holds names from the input (families, datasets, series):
-    one longer than the room left runs off the canvas. Every line of the legend is cut
-    to one width, the longest first, a character less each time it does not fit (at
-    first by the overflow's estimated characters), never below 8 characters, by
+    one longer than the room left runs off the canvas. The texts that do are cut to one
+    width, a character less each time one still does not fit (at first by the overflow's
+    estimated characters), never below 8 characters, by
     :func:`rooflow.escape.short_names` (head, "…", the longer tail; no brackets elided),
-    over all the lines at once, so two names cut alike are numbered apart.
+    over all of them at once, so two names cut alike are numbered apart. Texts that fit
+    (the legend's own words) are left whole. A text may reach ``past_px`` past the edge:
+    a glyph's advance, no ink (the plot-overlap probe's tolerance too).
     """
     import polars as pl
 
@@ -251,21 +253,28 @@ def fit_legend(ax, margin_px: float = 2.0) -> None:
     if legend is None:
         return
     renderer = ax.figure.canvas.get_renderer()
-    right = ax.figure.bbox.x1 - margin_px
-    over = legend.get_window_extent(renderer).x1 - right
-    if over <= 0:
-        return
     texts = legend.get_texts()
-    lines = [t.get_text().split("\n") for t in texts]
-    flat = pl.Series([line for group in lines for line in group], dtype=pl.String)
-    longest = max(texts, key=lambda t: t.get_window_extent(renderer).width)
-    per_char = longest.get_window_extent(renderer).width / max(len(longest.get_text()), 1)
-    width = max(len(line) for group in lines for line in group) - math.ceil(over / per_char)
-    while over > 0 and width >= 8:
+    widths = [t.get_window_extent(renderer).width for t in texts]
+    if not widths:
+        return
+    # The texts are one column ending a border pad inside the legend's box.
+    pad = legend.borderpad * legend.prop.get_size_in_points() * ax.figure.dpi / 72
+    room = ax.figure.bbox.x1 + past_px - (legend.get_window_extent(renderer).x1 - pad
+                                          - max(widths))
+    long = [(t, t.get_text().split("\n")) for t, w in zip(texts, widths, strict=True)
+            if w > room]
+    if not long:
+        return
+    flat = pl.Series([line for _, lines in long for line in lines], dtype=pl.String)
+    per_char = max(widths) / max(len(line) for _, lines in long for line in lines)
+    width = max(len(line) for _, lines in long for line in lines) - math.ceil(
+        (max(widths) - room) / per_char)
+    while width >= 8:
         cut = iter(short_names(flat, width, elide=False).to_list())
-        for text, group in zip(texts, lines, strict=True):
-            text.set_text("\n".join(next(cut) for _ in group))
-        over = legend.get_window_extent(renderer).x1 - right
+        for text, lines in long:
+            text.set_text("\n".join(next(cut) for _ in lines))
+        if all(t.get_window_extent(renderer).width <= room for t, _ in long):
+            return
         width -= 1
 
 
