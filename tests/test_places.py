@@ -71,7 +71,7 @@ def test_real_pages_keep_every_label_clear(shared_data, tmp_path, monkeypatch, p
 
     import rooflow.html.page as page
     from rooflow.cli.main import main
-    from rooflow.html.places import label_corners, markers
+    from rooflow.html.places import label_corners, obstacles
 
     figures = []
     write = page.write_page
@@ -87,9 +87,8 @@ def test_real_pages_keep_every_label_clear(shared_data, tmp_path, monkeypatch, p
     labels = [a for a in fig.center if isinstance(a, Label)]
     assert any(a.name == "ridge-label" for a in labels)
     for label in labels:
-        others = [label_corners(fig, a) for a in labels if a is not label]
-        obstacles = np.concatenate([markers(fig), np.array(others).reshape(-1, 4, 2)])
-        assert covered(label_corners(fig, label), obstacles) == 0, label.text
+        clear = covered(label_corners(fig, label), obstacles(fig, leave_out=[label]))
+        assert clear == 0, label.text
 
 
 @pytest.mark.shared
@@ -106,7 +105,7 @@ def test_a_real_trace_page_keeps_roof_and_ridge_labels_off_the_points(shared_dat
     from rooflow.adapters import load_points
     from rooflow.analysis import analyze
     from rooflow.html.page import page_items
-    from rooflow.html.places import label_corners, markers
+    from rooflow.html.places import label_corners, obstacles
     from rooflow.roofs import load_preset
 
     mi300x = load_preset("mi300x")
@@ -119,7 +118,6 @@ def test_a_real_trace_page_keeps_roof_and_ridge_labels_off_the_points(shared_dat
     named = {a.name for a in labels}
     assert {"ridge-label", "roof-label:compute", "roof-label:memory"} <= named
     for label in labels:
-        others = [label_corners(fig, a) for a in labels if a is not label]
-        obstacles = np.concatenate([markers(fig), np.array(others).reshape(-1, 4, 2)])
-        assert covered(label_corners(fig, label), obstacles) == 0, label.text
+        clear = covered(label_corners(fig, label), obstacles(fig, leave_out=[label]))
+        assert clear == 0, label.text
     assert "bf16-tensor, fp16-tensor:\n1,307 TFLOP/s" in [a.text for a in labels]

@@ -370,11 +370,10 @@ def test_page_end_labels_clear_the_roof_labels(repo, h100):
     """The BatchedMoE spec's M path (M=64 → M=256, along the HBM roof): placed outward from
     its start, "M=64" lay over the rotated "HBM: 3,350 GB/s" label on the page. No end
     label's estimated box covers another text or a marker now."""
-    import numpy as np
     from bokeh.models.annotations import Label
 
     from rooflow.html.page import page_items
-    from rooflow.html.places import covered, label_corners, markers
+    from rooflow.html.places import covered, label_corners, obstacles
 
     table = analyze(load_points("specs", repo / "resources/specs/1_BatchedMoE.yaml"), h100)
     fig = page_items(table, h100, title="t", color_by="family", max_points=4000, top_n=10,
@@ -383,9 +382,7 @@ def test_page_end_labels_clear_the_roof_labels(repo, h100):
     ends = [a for a in labels if a.name == "trajectory-label"]
     assert sorted(a.text for a in ends) == ["M=256", "M=64"]
     for end in ends:
-        others = [label_corners(fig, a) for a in labels if a is not end]
-        obstacles = np.concatenate([markers(fig), np.array(others).reshape(-1, 4, 2)])
-        assert covered(label_corners(fig, end), obstacles) == 0, end.text
+        assert covered(label_corners(fig, end), obstacles(fig, leave_out=[end])) == 0, end.text
 
 
 def test_an_end_label_turns_from_a_covered_outward_place():

@@ -130,6 +130,33 @@ def covered(box: np.ndarray, obstacles: np.ndarray, region: float = 0.0) -> int:
     return hits + (len(obstacles) + 1) * outside
 
 
+def obstacles(fig, leave_out=()) -> np.ndarray:
+    """What a text must not cover: n × 4 × 2 corners in frame pixels.
+
+    The markers (:func:`markers`) and every Label of ``fig`` but those in ``leave_out``.
+    """
+    from bokeh.models.annotations import Label
+
+    texts = [label_corners(fig, a) for a in fig.center
+             if isinstance(a, Label) and a not in leave_out]
+    return np.concatenate([markers(fig), np.array(texts).reshape(-1, 4, 2)])
+
+
+def first_clear(candidates, cost):
+    """The first of ``candidates`` whose ``cost`` is 0, else the first of least cost.
+
+    ``cost``: candidate → int, as :func:`covered`.
+    """
+    best, least = None, math.inf
+    for candidate in candidates:
+        c = cost(candidate)
+        if c == 0:
+            return candidate
+        if c < least:
+            best, least = candidate, c
+    return best
+
+
 def settle_labels(fig) -> None:
     """Move the registered labels of ``fig`` (roof and ridge labels) to clear places.
 
@@ -142,13 +169,11 @@ def settle_labels(fig) -> None:
     """
     from bokeh.models.annotations import Label
 
-    labels = [a for a in fig.center if isinstance(a, Label)]
-    moving = [a for a in labels if a in _PLACES]
+    moving = [a for a in fig.center if isinstance(a, Label) and a in _PLACES]
     rank = {"ridge-label": 0, "roof-label:compute": 1, "roof-label:memory": 2}
     moving.sort(key=lambda a: rank.get(a.name or "", 3))
     registered = {a: _PLACES.pop(a) for a in moving}
-    fixed = np.concatenate([markers(fig), np.array(
-        [label_corners(fig, a) for a in labels if a not in registered]).reshape(-1, 4, 2)])
+    fixed = obstacles(fig, leave_out=registered)
     boxes: dict = {}
     for second in (False, True):
         for label in moving:
@@ -157,13 +182,10 @@ def settle_labels(fig) -> None:
                 [b for a, b in boxes.items() if a is not label]).reshape(-1, 4, 2)])
             if second and not covered(boxes[label], others, region):
                 continue
-            best, best_cost = places[0], math.inf
-            for place in places:
+
+            def cost(place: dict, label=label, others=others, region=region) -> int:
                 label.update(**place)
-                cost = covered(label_corners(fig, label), others, region)
-                if cost < best_cost:
-                    best, best_cost = place, cost
-                if cost == 0:
-                    break
-            label.update(**best)
+                return covered(label_corners(fig, label), others, region)
+
+            label.update(**first_clear(places, cost))
             boxes[label] = label_corners(fig, label)

@@ -14,7 +14,15 @@ import numpy as np
 import polars as pl
 
 from rooflow.html.figure import add_glyph, canvas_text
-from rooflow.html.places import FRAME, covered, label_corners, markers, screen_xy, text_corners
+from rooflow.html.places import (
+    FRAME,
+    covered,
+    first_clear,
+    label_corners,
+    obstacles,
+    screen_xy,
+    text_corners,
+)
 from rooflow.plotting import core
 from rooflow.plotting.trajectory import (
     MAX_PATHS,
@@ -48,7 +56,7 @@ def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, col
     from bokeh.models.annotations.arrows import VeeHead
 
     every = trajectories(table, dim, color_col)
-    obstacles = _obstacles(fig)
+    blocked = obstacles(fig)
     paths = every[:MAX_PATHS]
     # Screen pixels per decade of each axis: an end's label goes outward on screen.
     px = [n / math.log10(r.end / r.start) for n, r in ((FRAME[0], fig.x_range),
@@ -75,16 +83,16 @@ def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, col
         for i, text in zip((0, -1), path.end_labels if path.labelled else (), strict=False):
             j = 1 if i == 0 else -2
             (dx, dy), ha, va = _clear_place(
-                screen_xy(fig, path.x[i], y[i]), text, obstacles,
+                screen_xy(fig, path.x[i], y[i]), text, blocked,
                 outward(px[0] * math.log10(path.x[i] / path.x[j]),
                         px[1] * math.log10(y[i] / y[j])))
             align: dict[str, Any] = {"text_align": ha,
-                                     "text_baseline": {"center": "middle"}.get(va, va)}
+                                     "text_baseline": _BASELINE.get(va, va)}
             label = Label(x=path.x[i], y=y[i], text=text, x_offset=dx, y_offset=dy, **align,
                           text_font_size="8pt", text_color=color, name="trajectory-label",
                           background_fill_color="white", background_fill_alpha=0.7)
             fig.add_layout(label)
-            obstacles = np.concatenate([obstacles, label_corners(fig, label)[None]])
+            blocked = np.concatenate([blocked, label_corners(fig, label)[None]])
             line.js_link("visible", label, "visible")
         line.js_link("visible", arrows, "visible")
         entries.append((canvas_text(name[:50]), [line]))
@@ -95,33 +103,22 @@ def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, col
 # An end label's places, tried in turn: outward from the path, then turned by 45°, 90°,
 # 135° either way, then back along it.
 _TURNS = tuple(math.radians(45 * k) for k in (0, 1, -1, 2, -2, 3, -3, 4))
+_BASELINE = {"center": "middle"}  # matplotlib's vertical alignment → Bokeh's baseline
 
 
-def _obstacles(fig) -> np.ndarray:
-    """What an end label must not cover: the markers and texts so far, n × 4 × 2 corners."""
-    from bokeh.models.annotations import Label
-
-    texts = [label_corners(fig, a) for a in fig.center if isinstance(a, Label)]
-    return np.concatenate([markers(fig), np.array(texts).reshape(-1, 4, 2)])
-
-
-def _clear_place(end: np.ndarray, text: str, obstacles: np.ndarray,
+def _clear_place(end: np.ndarray, text: str, blocked: np.ndarray,
                  out: tuple[float, float]) -> tuple[tuple[float, float], str, str]:
-    """An end label's offset and alignment (:func:`label_place`), clear of ``obstacles``.
+    """An end label's offset and alignment (:func:`label_place`), clear of ``blocked``.
 
     The first of :data:`_TURNS` of the outward direction ``out`` where the label's
     estimated box (:func:`rooflow.html.places.text_corners`) covers nothing and stays in
     the frame (:func:`rooflow.html.places.covered`); none clear: the one covering least.
     """
-    best, least = label_place(*out), math.inf
-    for turn in _TURNS:
-        c, s = math.cos(turn), math.sin(turn)
-        place = label_place(out[0] * c - out[1] * s, out[0] * s + out[1] * c)
+    def cost(place: tuple[tuple[float, float], str, str]) -> int:
         (dx, dy), ha, va = place
-        cost = covered(text_corners(end + (dx, dy), text, ha,
-                                    {"center": "middle"}.get(va, va)), obstacles)
-        if cost == 0:
-            return place
-        if cost < least:
-            best, least = place, cost
-    return best
+        return covered(text_corners(end + (dx, dy), text, ha, _BASELINE.get(va, va)),
+                       blocked)
+
+    return first_clear((label_place(out[0] * math.cos(t) - out[1] * math.sin(t),
+                                    out[0] * math.sin(t) + out[1] * math.cos(t))
+                        for t in _TURNS), cost)
