@@ -30,6 +30,7 @@ from rooflow.plotting.history import (
     kernel_colors,
     kernel_names,
     key_names,
+    left_out_text,
     trend,
 )
 
@@ -111,6 +112,5 @@ def history_page(table: pl.DataFrame, out: str | Path, *, title: str,
     if left:
         drawn_names = pl.col("name").is_in([*names, *shown["name"].unique().to_list()])
         hidden = int(table.filter(pl.col("regressed") & ~drawn_names).height)
-        notes.append(f"{left:,} more kernels not drawn (the table lists them)"
-                     + (f"; {hidden:,} regressed steps among them." if hidden else "."))
+        notes.append(left_out_text(left, hidden) + ".")
     return write_page([fig, *(note(n) for n in notes)], out, title)

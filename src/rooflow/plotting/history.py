@@ -173,11 +173,18 @@ def figure(table: pl.DataFrame, *, title: str, dpi: int = 150,
     fig.text(0.72, 0.1, f"red ring: a regression by check's noise model ({bad.height})",
              fontsize=8, color=REGRESSED_COLOR)
     if left:
-        hidden = int(table["regressed"].sum()) - bad.height
-        fig.text(0.72, 0.135, f"{left:,} more kernels not drawn (the table lists them)"
-                 + (f"; {hidden:,} regressed steps among them" if hidden else ""),
+        fig.text(0.72, 0.135, left_out_text(left, int(table["regressed"].sum()) - bad.height),
                  fontsize=8, color="0.4")
     return fig
+
+
+def left_out_text(left: int, hidden: int) -> str:
+    """What the PNG and the page say of the ``left`` grey kernels not drawn.
+
+    ``hidden``: the regressed steps among them (rings neither draws).
+    """
+    return (f"{left:,} more kernels not drawn (the table lists them)"
+            + (f"; {hidden:,} regressed steps among them" if hidden else ""))
 
 
 def plot_history(table: pl.DataFrame, out: str | Path, *, title: str, dpi: int = 150) -> Path:
