@@ -26,9 +26,9 @@ from rooflow.io import atomic_path
 from rooflow.levels import LEVELS
 from rooflow.plotting import core
 from rooflow.plotting.roofs import (
-    RIDGE_PLACES,
     compute_label_places,
     memory_label_places,
+    ridge_label_places,
     seen,
 )
 from rooflow.roofs.preset import Preset
@@ -115,23 +115,19 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
         elif label.kind == "compute":
             text = Label(x=label.x, y=label.y, text=label.text, text_align="right",
                          text_font_size="8pt", name="roof-label:compute")
-            peak = label.y / 1.08
             # On its flat part, clear of the ridge marker at the part's left end.
-            flat = screen_xy(fig, peak * scale / steepest, peak)[0] + 6 * PX_PER_PT
-            # Where one line is too wide for the flat part: the value on a line of its own.
+            flat = (screen_xy(fig, label.roof * scale / steepest, label.roof)[0]
+                    + 6 * PX_PER_PT)
             register(text, [{"x": x, "y": y, "text_baseline": va, "text": t}
-                            for t in (label.text, label.text.replace(": ", ":\n"))
-                            for x, y, va in compute_label_places(label, limits)], region=flat)
+                            for t, x, y, va in compute_label_places(label, limits)],
+                     region=flat)
         else:
             add_glyph(fig, Scatter(x="x", y="y", size=9, fill_color="white", line_color="black"),
                       {"x": [label.x], "y": [label.y]})
-            # Long names ("fp32 per instruction / HBM ridge") on two or three lines too.
-            texts = dict.fromkeys((label.text, label.text.replace(": ", ":\n"),
-                                   label.text.replace(" / ", " /\n").replace(": ", ":\n")))
             places: list[dict[str, Any]] = [
                 {"x_offset": dx * PX_PER_PT, "y_offset": dy * PX_PER_PT, "text_align": ha,
                  "text_baseline": va, "text": t}
-                for t in texts for dx, dy, ha, va in RIDGE_PLACES]
+                for t, dx, dy, ha, va in ridge_label_places(label)]
             text = Label(x=label.x, y=label.y, text_font_size="8pt", name="ridge-label",
                          **places[0])
             register(text, places)

@@ -4,7 +4,7 @@ A page is drawn in the browser, so its texts' sizes are estimated here from thei
 characters (:data:`CHAR_PX`, :data:`LINE_PX`: Bokeh's default font at 8 pt, a little
 over what Chromium draws). The roof and ridge labels have the PNG's candidate places
 (:func:`rooflow.plotting.roofs.memory_label_places`, ``compute_label_places``,
-``RIDGE_PLACES``); :func:`settle_labels` gives each the first that covers no marker and
+``ridge_label_places``); :func:`settle_labels` gives each the first that covers no marker and
 no other text and stays in the frame, as the PNG's layout pass does with exact boxes.
 """
 

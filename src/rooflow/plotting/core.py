@@ -327,13 +327,23 @@ class RoofLabel(NamedTuple):
     ``kind``: "memory" (left end of the text on the anchor, along its roof's slope),
     "compute" (right end of the text on the anchor, above its roof) or "ridge" (the ridge
     point; its text sits below right of it). The PNG moves memory, compute and ridge
-    texts along their roof to where the data is not (:mod:`.layout`).
+    texts along their roof to where the data is not (:mod:`.layout`). ``roof``: the
+    roof's own value at ``x`` in the axis unit (a compute label's ``y`` is
+    :data:`COMPUTE_LIFT` times it; a ridge label's is it).
     """
 
     kind: str
     x: float
     y: float
     text: str
+    roof: float
+
+
+COMPUTE_LIFT = 1.08
+"""A compute label's anchor above its flat roof (below it: divided), as a factor on the
+log axis: clear of the 2-pt roof line at any axis height."""
+MEMORY_LIFT = 1.25
+"""A memory label's anchor above its sloped roof, as :data:`COMPUTE_LIFT`."""
 
 
 def roof_labels(preset: Preset, compute_keys: Sequence[str], memory_keys: Sequence[str],
@@ -354,11 +364,11 @@ def roof_labels(preset: Preset, compute_keys: Sequence[str], memory_keys: Sequen
     for mkey in memory_keys:
         bw = preset.memory[mkey]
         if x0 * bw < top:
-            out.append(RoofLabel("memory", x0, x0 * bw / scale * 1.25,
-                                 f"{mkey}: {fmt(bw / 1e9)} GB/s"))
+            out.append(RoofLabel("memory", x0, x0 * bw / scale * MEMORY_LIFT,
+                                 f"{mkey}: {fmt(bw / 1e9)} GB/s", x0 * bw / scale))
     for peak, keys in compute_label_groups(preset, compute_keys).items():
-        out.append(RoofLabel("compute", limits.xmax / 1.2, peak / scale * 1.08,
-                             f"{', '.join(keys)}: {fmt(peak / scale)} {unit}"))
+        out.append(RoofLabel("compute", limits.xmax / 1.2, peak / scale * COMPUTE_LIFT,
+                             f"{', '.join(keys)}: {fmt(peak / scale)} {unit}", peak / scale))
     ridges = ridge_points(preset, bold)
     for r in ridges:
         # Several ridges: each names its roofs.
@@ -366,7 +376,7 @@ def roof_labels(preset: Preset, compute_keys: Sequence[str], memory_keys: Sequen
                 if len(bold[1]) == 1 else f"{r.compute} / {r.memory} ridge")
         op = "OP" if unit.startswith(("TOP", "GOP")) else "FLOP"
         out.append(RoofLabel("ridge", r.intensity, r.performance / scale,
-                             f"{name}: {fmt(r.intensity)} {op}/byte"))
+                             f"{name}: {fmt(r.intensity)} {op}/byte", r.performance / scale))
     return out
 
 

@@ -12,7 +12,7 @@ from weakref import WeakKeyDictionary
 import numpy as np
 
 from rooflow.plotting import core
-from rooflow.plotting.core import Limits, roof_labels, roofs
+from rooflow.plotting.core import COMPUTE_LIFT, Limits, roof_labels, roofs
 from rooflow.roofs.preset import Preset
 
 
@@ -114,17 +114,15 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
             register(ax, text, [{"x": x, "y": y, "va": va} for x, y, va
                                 in memory_label_places(label, limits, scale, low)])
         elif label.kind == "compute":
-            peak = label.y / 1.08
             text = ax.text(label.x, label.y, label.text, ha="right", va="bottom", fontsize=8,
                            gid="roof-label:compute")
             # Its roof is flat from where it meets the steepest memory roof drawn.
-            flat = peak * scale / max(preset.memory[m] for m in memory_keys)
-            # Where one line is too wide for the flat part: the value on a line of its own.
+            flat = label.roof * scale / max(preset.memory[m] for m in memory_keys)
             register(ax, text, [{"x": x, "y": y, "va": va, "text": t}
-                                for t in (label.text, label.text.replace(": ", ":\n"))
-                                for x, y, va in compute_label_places(label, limits)],
+                                for t, x, y, va in compute_label_places(label, limits)],
                      # clear of the ridge marker (7 pt) at the roof's left end
-                     region=ax.transData.transform((flat, peak))[0] + 6 * ax.figure.dpi / 72)
+                     region=ax.transData.transform((flat, label.roof))[0]
+                     + 6 * ax.figure.dpi / 72)
         else:
             ax.plot([label.x], [label.y], marker="o", ms=7, mfc="white", mec="black",
                     zorder=3, gid="ridge")
@@ -132,11 +130,8 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
             text = ax.annotate(label.text, (label.x, label.y), xytext=(-6, 6),
                                textcoords="offset points", fontsize=8, ha="right",
                                va="bottom", gid="ridge-label")
-            # Long names ("fp32 per instruction / HBM ridge") on two or three lines too.
-            texts = dict.fromkeys((label.text, label.text.replace(": ", ":\n"),
-                                   label.text.replace(" / ", " /\n").replace(": ", ":\n")))
             register(ax, text, [{"position": (dx, dy), "ha": ha, "va": va, "text": t}
-                                for t in texts for dx, dy, ha, va in RIDGE_PLACES])
+                                for t, dx, dy, ha, va in ridge_label_places(label)])
 
 
 def _steps(limits: Limits) -> np.ndarray:
@@ -154,7 +149,7 @@ def memory_label_places(label, limits: Limits, scale: float,
     just above or below it, else a step further off it (points crowd it). The PNG's
     (:func:`draw_roofs`) and the page's (:mod:`rooflow.html.places`).
     """
-    bw = label.y / label.x  # axis unit per FLOP/byte
+    bw = label.y / label.x  # axis unit per FLOP/byte, along the anchor's line
     xs = [label.x, *(v for v in _steps(limits)[::-1] if label.x < v < low / bw / 1.5
                      and v * bw * 1.8 < limits.ymax / scale),
           limits.xmin * 1.15]  # from the left edge: a short sloped part
@@ -162,15 +157,31 @@ def memory_label_places(label, limits: Limits, scale: float,
                                               (1.8, "bottom"), (1 / 1.8, "top")) for v in xs]
 
 
-def compute_label_places(label, limits: Limits) -> list[tuple[float, float, str]]:
-    """A compute roof label's places (x, y in axis units, vertical alignment), best first.
+def compute_label_places(label, limits: Limits) -> list[tuple[str, float, float, str]]:
+    """A compute roof label's places: (text, x, y in axis units, alignment), best first.
 
-    Right-aligned at eleven steps along its flat roof, right to left, just above it, then
-    just below it. The PNG's and the page's, as :func:`memory_label_places`.
+    Right-aligned at eleven steps along its flat roof, right to left, just above it
+    (:data:`.core.COMPUTE_LIFT`), then just below it; then the same with the value on a
+    line of its own, for a flat part too short for one line. The PNG's and the page's, as
+    :func:`memory_label_places`.
     """
-    peak = label.y / 1.08
-    return [(v, y, va) for y, va in ((label.y, "bottom"), (peak / 1.08, "top"))
+    texts = (label.text, label.text.replace(": ", ":\n"))
+    return [(t, v, y, va) for t in texts
+            for y, va in ((label.roof * COMPUTE_LIFT, "bottom"),
+                          (label.roof / COMPUTE_LIFT, "top"))
             for v in _steps(limits)]
+
+
+def ridge_label_places(label) -> list[tuple[str, float, float, str, str]]:
+    """A ridge label's places: (text, x and y offset in points, alignments), best first.
+
+    The offsets and alignments of :data:`RIDGE_PLACES`, with the text on one line, then
+    with the value on a line of its own, then a long name ("fp32 per instruction / HBM
+    ridge") cut after its "/" too. The PNG's and the page's.
+    """
+    texts = dict.fromkeys((label.text, label.text.replace(": ", ":\n"),
+                           label.text.replace(" / ", " /\n").replace(": ", ":\n")))
+    return [(t, dx, dy, ha, va) for t in texts for dx, dy, ha, va in RIDGE_PLACES]
 
 
 def seen(label, limits: Limits, scale: float, bandwidth: float) -> bool:
@@ -181,8 +192,7 @@ def seen(label, limits: Limits, scale: float, bandwidth: float) -> bool:
     """
     top = limits.ymax / scale
     if label.kind == "compute":
-        peak = label.y / 1.08
-        return peak < top and peak * scale / bandwidth < limits.xmax / 1.5
+        return label.roof < top and label.roof * scale / bandwidth < limits.xmax / 1.5
     if label.kind == "ridge":
         return limits.xmin < label.x < limits.xmax and label.y < top
     return label.y < top
