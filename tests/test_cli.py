@@ -183,7 +183,7 @@ def test_from_rocprof_example_workload(repo):
 POINT_COLUMNS = ["series", "family", "label", "pair", "kernel", "dims", "level", "precision",
                  "precision_mix", "flop", "bytes", "time_s", "arithmetic_intensity",
                  "performance", "bytes_model", "source", "row", "device", "clock_hz",
-                 "memory_clock_hz", "launches"]
+                 "memory_clock_hz", "l2_clock_hz", "launches"]
 PER_CALL_COLUMNS = ["calls", "time_per_call_s", "time_per_call_median_s",
                     "time_per_call_std_s", "time_per_call_min_s", "time_per_call_max_s"]
 

@@ -56,6 +56,7 @@ def points(kernels: list[str], family: str = "gemm", series: str = "run") -> pl.
         "row": list(range(1, n + 1)), "device": [""] * n,
     }).with_columns(pl.lit(None, pl.Float64).alias("clock_hz"),  # no clock, launches known
                     pl.lit(None, pl.Float64).alias("memory_clock_hz"),
+                    pl.lit(None, pl.Float64).alias("l2_clock_hz"),
                     pl.lit(None, pl.Int64).alias("launches"))
 
 

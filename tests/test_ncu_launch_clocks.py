@@ -2,7 +2,7 @@
 
 An export's own "Theoretical" peaks are per-cycle peaks × the clocks of the launch they
 were read from (:mod:`rooflow.roofs.ncu`): the preset records those clocks, and each other
-launch's compute, L1 and DRAM roofs are scaled to the clocks it ran at
+launch's compute, L1, L2 and DRAM roofs are scaled to the clocks it ran at
 (:func:`rooflow.analysis.analyze`), in the table, the check and the plot.
 """
 
@@ -96,6 +96,35 @@ def test_each_launch_is_judged_at_its_own_clocks(tmp_path: Path) -> None:
     assert not any(r["roof_note"] for r in table.values())
 
 
+def test_the_l2_roof_is_at_each_launch_s_own_l2_clock(tmp_path: Path) -> None:
+    # The roofline sections' L2 roof: 6,144 B/cycle (GH200's: 10.4637 TB/s / 1.7031 GHz)
+    # × the L2 clock. Launch 0 at L2 2.0 GHz: 12.288 TB/s, the preset's; launch 1 at
+    # 1.5 GHz: 6,144 × 1.5e9 = 9.216 TB/s. Launch 1 moves 3,000,000 L2 bytes in 4 µs:
+    # 7.5e11 B/s, 7.5e11 / 9.216e12 = 8.138 % of its own roof (6.104 % of launch 0's).
+    l2 = {"derived__lts__lts2xbar_bytes.sum.peak_sustained": ("byte/cycle", "6,144")}
+    path = export(tmp_path / "l2.csv", [
+        (0, "first", PEAKS | l2 | clocks("1.5", "2") | work("1,000,000", "2,000,000", "2")
+         | {"lts__cycles_elapsed.avg.per_second": ("cycle/nsecond", "2"),
+            "lts__t_bytes.sum": ("byte", "3,000,000")}),
+        (1, "second", PEAKS | l2 | clocks("1.2", "0.8") | work("1,000,000", "4,000,000", "4")
+         | {"lts__cycles_elapsed.avg.per_second": ("cycle/nsecond", "1.5"),
+            "lts__t_bytes.sum": ("byte", "3,000,000")}),
+    ])
+    preset = load_preset("ncu-l2", measured_file=path)
+    assert preset.memory["L2"] == pytest.approx(12.288e12)
+    assert preset.l2_clock_hz == pytest.approx(2e9)
+    table = rows(analyze(ncu_points(path, log=lambda _: None), preset))
+    first, second = table["first", "L2"], table["second", "L2"]
+    assert first["memory_roof"] == pytest.approx(12.288e12)
+    assert second["l2_clock_hz"] == pytest.approx(1.5e9)
+    assert second["memory_roof"] == pytest.approx(9.216e12)
+    assert second["pct_of_memory_roof"] == pytest.approx(8.138, abs=1e-3)
+    # The plot's L2 roof at the median of 2.0 and 1.5 GHz: 6,144 × 1.75e9 = 10.752 TB/s.
+    drawn, line = clock_note(analyze(ncu_points(path, log=lambda _: None), preset), preset)
+    assert drawn.memory["L2"] == pytest.approx(10.752e12)
+    assert "L2 roof at the L2 clock held, 1,500–2,000 MHz (nominal 2,000 MHz)" in line
+
+
 def test_the_command_line_tables_each_launch_at_its_clocks(tmp_path: Path) -> None:
     proc = subprocess.run([ROOFLOW, "table", str(two_launches(tmp_path))],
                           capture_output=True, text=True, timeout=120)
@@ -157,3 +186,12 @@ def test_the_gh200_report_judges_each_launch_at_its_own_clock(shared_data: Path)
     assert silu["memory_roof"] == pytest.approx(24.49e12, rel=1e-3)
     assert silu["memory_roof"] / preset.memory["L1"] == pytest.approx(
         silu["clock_hz"] / preset.roof_clock_hz)
+    # Its L2 roof at its own L2 clock: launch 0's 10.4637 TB/s is 6,144 B/cycle at
+    # 1,703.1 MHz (lts__cycles_elapsed.avg.per_second); silu at 1,700.7 MHz meets
+    # 6,144 × 1.7007e9 = 10.449 TB/s.
+    assert preset.l2_clock_hz == pytest.approx(1.7031e9, rel=1e-4)
+    assert preset.memory["L2"] / preset.l2_clock_hz == pytest.approx(6144, rel=1e-6)
+    l2 = table.filter(pl.col("kernel").str.starts_with("silu")
+                      & (pl.col("level") == "L2")).row(0, named=True)
+    assert l2["l2_clock_hz"] == pytest.approx(1.7007e9, rel=1e-4)
+    assert l2["memory_roof"] == pytest.approx(10.449e12, rel=1e-4)

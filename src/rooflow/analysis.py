@@ -29,7 +29,8 @@ Roofline Analysis for GPUs", CCPE 2020):
   a preset without one, or a point measured on another GPU
   (:func:`rooflow.clocks.own_gpu`): the preset's roofs (``roof_note`` says why, for a
   point that has a clock). Likewise the DRAM roof × memory_clock_hz / the preset's
-  memory clock (:attr:`Preset.memory_clock_hz`), only where both are known; cache roofs
+  memory clock (:attr:`Preset.memory_clock_hz`) and the L2 roof × l2_clock_hz / its L2
+  clock (:attr:`Preset.l2_clock_hz`), only where both are known; other cache roofs
   are not scaled, but a level the SM clocks (:attr:`Preset.sm_clock_levels`: an ncu
   export's L1) is, as the compute roofs are. An ncu export's own peaks are at the clocks
   of the launch they were read from (:mod:`rooflow.roofs.ncu`), so every other launch is
@@ -93,7 +94,7 @@ TABLE_COLUMNS = [
     "headroom", "above_roof", "roof_note", "binding", "kernel_bound", "kernel_headroom",
     "potential_time_saved_s", "limiter", "next_limiter", "speedup_to_roof", "pattern",
     "pair_speedup", "bytes_model", "device", "source", "row",
-    "launches", "clock_hz", "roof_clock_hz", "memory_clock_hz",
+    "launches", "clock_hz", "roof_clock_hz", "memory_clock_hz", "l2_clock_hz",
 ]  # fmt: skip
 
 
@@ -101,7 +102,7 @@ TABLE_NUMBERS = [
     "flop", "bytes", "time_s", "arithmetic_intensity", "performance", "compute_roof",
     "memory_roof", "attainable", "pct_of_roof", "achieved_bandwidth", "pct_of_memory_roof",
     "headroom", "kernel_headroom", "potential_time_saved_s", "speedup_to_roof",
-    "pair_speedup", "clock_hz", "roof_clock_hz", "memory_clock_hz",
+    "pair_speedup", "clock_hz", "roof_clock_hz", "memory_clock_hz", "l2_clock_hz",
     *list(PER_CALL_SCHEMA)[1:],
 ]  # fmt: skip
 """The f64 columns of :data:`TABLE_COLUMNS` (FLOP, byte, s, FLOP/byte, FLOP/s, %, ×, Hz)."""
@@ -153,7 +154,7 @@ def analyze(
         marks a point whose bytes are its inputs' only (:data:`INPUTS_ONLY_NOTE`).
         clock_hz (Hz) the clock the point ran at (null: not known); roof_clock_hz (Hz)
         the clock its compute roofs are at (null: the preset gives none);
-        memory_clock_hz and launches as the points' (null: not known).
+        memory_clock_hz, l2_clock_hz and launches as the points' (null: not known).
         Compute roofs are at the clock each point ran at, or at the preset's, as
         :attr:`Preset.roofs_at` says (module doc).
     """
@@ -241,7 +242,8 @@ def _memory_roof(points: pl.DataFrame, preset: Preset, roofs: dict,
 
     The DRAM roof × memory_clock_hz / the preset's DRAM clock on DRAM rows with a memory
     clock measured on the preset's GPU (``own``: :func:`rooflow.clocks.own_gpu`), judged
-    at the clock held on a preset that gives its memory clock; a level the SM clocks
+    at the clock held on a preset that gives its memory clock; the L2 roof × l2_clock_hz /
+    the preset's L2 clock on L2 rows alike; a level the SM clocks
     (:attr:`Preset.sm_clock_levels`, NVIDIA's L1) × clock_hz / the preset's roof clock
     alike; the level's roof as given elsewhere.
     None when no row can be scaled: the caller's per-level lookup then.
@@ -257,12 +259,12 @@ def _memory_roof(points: pl.DataFrame, preset: Preset, roofs: dict,
         held = pl.col("level").is_in(sm_levels) & pl.col("clock_hz").is_not_null() & own
         out = pl.when(held).then(roof * (pl.col("clock_hz") / preset.roof_clock_hz)).otherwise(out)
         scaled = True
-    if (preset.memory_clock_hz is not None
-            and points.select(pl.col("memory_clock_hz").is_not_null().any()).item()):
-        held = (pl.col("level") == "DRAM") & pl.col("memory_clock_hz").is_not_null() & own
-        out = (pl.when(held).then(roof * (pl.col("memory_clock_hz") / preset.memory_clock_hz))
-               .otherwise(out))
-        scaled = True
+    for level, column, nominal in (("DRAM", "memory_clock_hz", preset.memory_clock_hz),
+                                   ("L2", "l2_clock_hz", preset.l2_clock_hz)):
+        if nominal is not None and points.select(pl.col(column).is_not_null().any()).item():
+            held = (pl.col("level") == level) & pl.col(column).is_not_null() & own
+            out = pl.when(held).then(roof * (pl.col(column) / nominal)).otherwise(out)
+            scaled = True
     return out if scaled else None
 
 

@@ -42,25 +42,28 @@ def clock_note(table: pl.DataFrame, preset: Preset) -> tuple[Preset, str]:
     their clock, or at the median of their clocks when they differ (each row is judged at
     its own, in the table); the line names it and the datasheet clock ("roofs at 1,095
     MHz, the clock held while profiling (datasheet: 1,410 MHz)"; an ncu export's own
-    peaks name the launch whose clocks they are at, "launch 0: 1,509 MHz"); the DRAM roof likewise
-    at the memory clock, where the preset gives its own. ``roofs_at`` "datasheet" with
-    clocks known: the preset, and a line naming both clocks. No clock (in the rows or on
+    peaks name the launch whose clocks they are at, "launch 0: 1,509 MHz"); the DRAM roof
+    likewise at the memory clock and the L2 roof at the L2 clock, where the preset gives
+    its own. ``roofs_at`` "datasheet" with clocks known: the preset, and a line naming
+    the clocks. No clock (in the rows or on
     the preset: ``roof_note`` says the latter; rows of another GPU, :func:`own_gpu`, are
-    left out): the preset and "". Reads ``clock_hz``, ``memory_clock_hz`` and ``device``
-    where the table has them.
+    left out): the preset and "". Reads ``clock_hz``, ``memory_clock_hz``,
+    ``l2_clock_hz`` and ``device`` where the table has them.
     """
     if "clock_hz" in table.columns:
         table = table.filter(own_gpu(table, preset))
     sm = _held(table, "clock_hz", preset.roof_clock_hz)
     memory = _held(table, "memory_clock_hz", preset.memory_clock_hz)
-    if sm is None and memory is None:
+    l2 = _held(table, "l2_clock_hz", preset.l2_clock_hz)
+    if sm is None and memory is None and l2 is None:
         return preset, ""
     # An ncu export's own peaks are at the clocks of the launch they were read from.
     theirs = ("the datasheet" if preset.clock_launch is None
               else f"launch {preset.clock_launch}")
     if preset.roofs_at == "datasheet":
         ran = "; ".join(f"{what} ran at {held[1]}" for what, held in
-                        (("the kernels", sm), ("their memory", memory)) if held)
+                        (("the kernels", sm), ("their memory", memory), ("their L2", l2))
+                        if held)
         clocks = "the datasheet clocks" if preset.clock_launch is None else f"{theirs}'s clocks"
         return preset, f"roofs at {clocks} (--roofs-at datasheet); {ran}"
     parts = []
@@ -76,8 +79,10 @@ def clock_note(table: pl.DataFrame, preset: Preset) -> tuple[Preset, str]:
             parts.append(f"points without a clock at {theirs}'s")
     if memory is not None:
         parts.append(f"DRAM roof at the memory clock held, {memory[1]} (nominal {memory[4]})")
-    return (preset.at_clock(sm[0] if sm else None, memory[0] if memory else None),
-            "; ".join(parts))
+    if l2 is not None:
+        parts.append(f"L2 roof at the L2 clock held, {l2[1]} (nominal {l2[4]})")
+    return (preset.at_clock(sm[0] if sm else None, memory[0] if memory else None,
+                            l2[0] if l2 else None), "; ".join(parts))
 
 
 def _held(table: pl.DataFrame, column: str, nominal: float | None,

@@ -52,6 +52,9 @@ memory_clock_hz              f64     DRAM clock the kernel ran at, Hz, where rec
                                      null when not known: the DRAM roof of a point
                                      with one is scaled to it where the preset gives
                                      its nominal memory clock
+l2_clock_hz                  f64     L2 clock the kernel ran at, Hz, where recorded
+                                     (ncu ``lts__cycles_elapsed.avg.per_second``); the
+                                     L2 roof scaled alike (preset ``clocks.l2_mhz``)
 launches                     i64     kernel launches the row sums (ncu launches,
                                      AMD dispatches, GPU kernels a PyTorch operator
                                      launched); null when not known (counted as one by
@@ -134,6 +137,7 @@ POINT_SCHEMA: dict[str, pl.DataType] = {
     "device": pl.Categorical(),
     "clock_hz": pl.Float64(),
     "memory_clock_hz": pl.Float64(),
+    "l2_clock_hz": pl.Float64(),
     "launches": pl.Int64(),
 }
 
@@ -264,7 +268,8 @@ def empty_points() -> pl.DataFrame:
 
 
 _CHECKS = {"arithmetic_intensity": "finite, > 0 (null only where flop is 0)",
-           "clock_hz": "finite, > 0", "memory_clock_hz": "finite, > 0", "launches": "≥ 1"}
+           "clock_hz": "finite, > 0", "memory_clock_hz": "finite, > 0",
+           "l2_clock_hz": "finite, > 0", "launches": "≥ 1"}
 """The check named in :func:`check_points`' error, per column (else "finite, ≥ 0")."""
 
 
@@ -275,8 +280,8 @@ def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
     when present); precisions from
     :data:`PRECISIONS` (or ""); levels from :data:`rooflow.levels.LEVELS`; ``dims`` of
     :data:`rooflow.dims.DIMS_PATTERN`, no name twice; ``flop``, ``bytes``,
-    ``time_s`` and ``performance`` null or finite and ≥ 0; ``clock_hz`` and
-    ``memory_clock_hz`` null or finite and > 0; ``launches`` null or ≥ 1;
+    ``time_s`` and ``performance`` null or finite and ≥ 0; ``clock_hz``,
+    ``memory_clock_hz`` and ``l2_clock_hz`` null or finite and > 0; ``launches`` null or ≥ 1;
     ``arithmetic_intensity`` finite and > 0 on every row, whatever other column is null,
     and null only on bandwidth-only rows (``flop`` 0) (FLOP/byte: base units in, base
     units out).
@@ -312,10 +317,8 @@ def check_points(points: pl.DataFrame, source: str) -> pl.DataFrame:
         **{c: pl.col(c).is_null() | (pl.col(c).is_finite() & (pl.col(c) >= 0))
            for c in ("flop", "bytes", "time_s", "performance")
            + (tuple(PER_CALL_SCHEMA) if has_per_call(points) else ())},
-        "clock_hz": pl.col("clock_hz").is_null()
-        | (pl.col("clock_hz").is_finite() & (pl.col("clock_hz") > 0)),
-        "memory_clock_hz": pl.col("memory_clock_hz").is_null()
-        | (pl.col("memory_clock_hz").is_finite() & (pl.col("memory_clock_hz") > 0)),
+        **{c: pl.col(c).is_null() | (pl.col(c).is_finite() & (pl.col(c) > 0))
+           for c in ("clock_hz", "memory_clock_hz", "l2_clock_hz")},
         "launches": pl.col("launches").is_null() | (pl.col("launches") >= 1),
         # On every row, whatever else is null: a point needs its place on the x axis.
         "arithmetic_intensity": (pl.col("arithmetic_intensity").is_finite()

@@ -20,6 +20,7 @@ clock_hz          f64   SM clock the launches ran at, Hz: their cycles over thei
                         (the time-weighted mean of the launches' clocks); null where the
                         export records none
 memory_clock_hz   f64   DRAM clock the launches ran at, Hz, alike; null where unknown
+l2_clock_hz       f64   L2 clock the launches ran at, Hz, alike; null where unknown
 ops_<precision>   f64   operations of each precision of :data:`rooflow.points.PRECISIONS`
                         (FLOP, or OP for int*); null where the export has no counter for it
 bytes_<level>     f64   bytes moved at each level of :data:`rooflow.levels.LEVELS`; null
@@ -70,6 +71,7 @@ BREAKDOWN_SCHEMA: dict[str, pl.DataType] = {
     "kernel": pl.String(), "device": pl.String(), "launches": pl.Int64(), "row": pl.Int64(),
     "precision": pl.String(), "flop": pl.Float64(), "precision_mix": pl.String(),
     "time_s": pl.Float64(), "clock_hz": pl.Float64(), "memory_clock_hz": pl.Float64(),
+    "l2_clock_hz": pl.Float64(),
     **{c: pl.Float64() for c in OPS_COLUMNS.values()},
     **{c: pl.Float64() for c in BYTES_COLUMNS.values()},
 }
@@ -157,7 +159,8 @@ def breakdown_table(frame: pl.DataFrame) -> pl.DataFrame:
     Args:
         frame: ``kernel``, ``launches``, ``row``, ``time_s`` (s), the ``ops_<precision>``
             and ``bytes_<level>`` columns the export measures, optionally ``device``,
-            ``clock_hz`` and ``memory_clock_hz``, and the reader's own columns.
+            ``clock_hz``, ``memory_clock_hz`` and ``l2_clock_hz``, and the reader's own
+            columns.
 
     Returns:
         :data:`BREAKDOWN_SCHEMA` columns in order, then the reader's own: ``ops_``,
@@ -204,8 +207,8 @@ def kernel_points(kernels: pl.DataFrame, *, series: str, source: str | Path) -> 
     Returns:
         One point per kernel × level with bytes > 0 (a level without traffic has no
         intensity), kernels in input order, levels in :data:`rooflow.levels.LEVELS`
-        order; bytes_model "measured"; ``clock_hz``, ``memory_clock_hz`` and ``launches``
-        the breakdown's.
+        order; bytes_model "measured"; ``clock_hz``, ``memory_clock_hz``, ``l2_clock_hz``
+        and ``launches`` the breakdown's.
         Kernels with flop > 0: arithmetic_intensity =
         flop / bytes, performance = flop / time_s. Kernels with no operations (copies,
         memsets): flop 0, performance 0, intensity null — bandwidth-only rows, analysed
@@ -225,7 +228,7 @@ def kernel_points(kernels: pl.DataFrame, *, series: str, source: str | Path) -> 
         .filter((pl.col(column) > 0) & (pl.col("time_s") > 0))
         .select(
             "_order", "kernel", "label", "row", "precision", "precision_mix", "flop",
-            "time_s", "device", "clock_hz", "memory_clock_hz", "launches",
+            "time_s", "device", "clock_hz", "memory_clock_hz", "l2_clock_hz", "launches",
             pl.lit(level).alias("level"), pl.col(column).alias("bytes"), *per_call,
         )
         for level, column in BYTES_COLUMNS.items()

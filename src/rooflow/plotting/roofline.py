@@ -103,7 +103,7 @@ DRAWN_COLUMNS = [
     "series", "family", "label", "pair", "kernel", "dims", "level", "precision", "unit",
     "arithmetic_intensity", "performance", "theoretical", "bandwidth_only",
     "compute_roof_name", "memory_roof_name", "headroom", "above_roof", "roof_note", "time_s",
-    "clock_hz", "memory_clock_hz", "device",
+    "clock_hz", "memory_clock_hz", "l2_clock_hz", "device",
 ]  # fmt: skip
 BANDWIDTH_COLUMNS = ["bytes", "memory_roof", "achieved_bandwidth"]
 """Read by the bandwidth-only panel alone."""

@@ -22,11 +22,10 @@ The clocks are those of the profiled launch: ncu locks them to base clock by def
 (``--clock-control base``), so these peaks are the base-clock roofs, not boost. Launches
 of one report still run at different clocks (GH200 report in ../shared/data: launch 0 at
 1,509 MHz, launch 1 at 1,449 MHz), so the preset names the launch and its clocks
-(``clocks``: SM as ``boost_mhz``, DRAM as ``memory_mhz``, L1 among ``sm_levels``: its
-``l1tex__cycles_elapsed`` rate is the SM clock) and every point is judged at its own
-launch's clocks (:func:`rooflow.analysis.analyze`); the L2 roof stays at the preset
-launch's L2 clock (points do not carry theirs). The device name is the preset's
-``devices``, so the clocks of a point measured on it scale its roofs
+(``clocks``: SM as ``boost_mhz``, DRAM as ``memory_mhz``, L2 as ``l2_mhz``, L1 among
+``sm_levels``: its ``l1tex__cycles_elapsed`` rate is the SM clock) and every point is
+judged at its own launch's clocks (:func:`rooflow.analysis.analyze`). The device name is
+the preset's ``devices``, so the clocks of a point measured on it scale its roofs
 (:func:`rooflow.clocks.own_gpu`). The preset is theoretical (``empirical: false``). The
 workflow finds the ncu datasets that give one (preset ``ncu-NAME``) with :func:`has_peaks`,
 a text search, before any parsing.
@@ -41,7 +40,15 @@ from pathlib import Path
 import polars as pl
 
 from rooflow.errors import InputError
-from rooflow.formats.ncu.metrics import FLOP_PER_INST, LABELS, SASS, TENSOR_PRECISION, canonical
+from rooflow.formats.ncu.metrics import (
+    DRAM_CLOCK,
+    FLOP_PER_INST,
+    L2_CLOCK,
+    LABELS,
+    SASS,
+    TENSOR_PRECISION,
+    canonical,
+)
 from rooflow.formats.ncu.passes import export_files, read_passes
 
 _SM_CLOCK = ("sm__cycles_elapsed.avg.per_second", "smsp__cycles_elapsed.avg.per_second",
@@ -55,8 +62,8 @@ _COMPUTE: dict[str, tuple[tuple[str, float], ...]] = {
 }
 # level → (clock, ((peak metric, bytes per unit), ...))
 _MEMORY: dict[str, tuple[str, tuple[tuple[str, float], ...]]] = {
-    "DRAM": ("dram__cycles_elapsed.avg.per_second", (("dram__bytes.sum.peak_sustained", 1.0),)),
-    "L2": ("lts__cycles_elapsed.avg.per_second", (
+    "DRAM": (DRAM_CLOCK, (("dram__bytes.sum.peak_sustained", 1.0),)),
+    "L2": (L2_CLOCK, (
         ("derived__lts__lts2xbar_bytes.sum.peak_sustained", 1.0),
         ("lts__lts2xbar_cycles_active.sum.peak_sustained", 32.0),
         ("l1tex__m_xbar2l1tex_read_bytes.sum.peak_sustained", 1.0))),
@@ -149,7 +156,8 @@ def ncu_preset(paths: str | Path | Sequence[str | Path]) -> dict:
         used), ``compute`` (precision → TFLOP/s or TOP/s), ``memory`` (DRAM/L2/L1 → GB/s),
         ``default_compute`` (fp32 when present, else the highest), ``default_memory`` (DRAM
         when present, else the lowest), ``empirical`` False, ``clocks`` (that launch's SM
-        clock as ``boost_mhz`` and DRAM clock as ``memory_mhz``, MHz; ``launch``;
+        clock as ``boost_mhz``, DRAM clock as ``memory_mhz`` and L2 clock as ``l2_mhz``,
+        MHz; ``launch``;
         ``sm_levels`` L1 where its clock is the SM's) and ``devices`` (the device name,
         where the export gives one).
 
@@ -186,6 +194,7 @@ def ncu_preset(paths: str | Path | Sequence[str | Path]) -> dict:
         if compute and memory:
             first = frame.row(0, named=True)
             dram_clock = values.get(_MEMORY["DRAM"][0]) if "DRAM" in memory else None
+            l2_clock = values.get(_MEMORY["L2"][0]) if "L2" in memory else None
             l1_clock = values.get(_MEMORY["L1"][0]) if "L1" in memory else None
             # NVIDIA's L1 is in the SM: its clock is the SM's (equal in every report in
             # ../shared/data); a report where they differ keeps L1 at its own launch's.
@@ -206,6 +215,7 @@ def ncu_preset(paths: str | Path | Sequence[str | Path]) -> dict:
                 "clocks": {
                     "boost_mhz": sm / 1e6,
                     **({"memory_mhz": dram_clock / 1e6} if dram_clock else {}),
+                    **({"l2_mhz": l2_clock / 1e6} if l2_clock else {}),
                     "launch": int(first["launch"]),
                     **({"sm_levels": sm_levels} if sm_levels else {}),
                     "source": f"the clocks launch {first['launch']} ran at (Nsight Compute)",

@@ -72,6 +72,9 @@ class Preset:
         memory_clock_hz: the DRAM clock the DRAM roof is at, Hz (``clocks.memory_mhz``:
             bandwidth = bus bytes × 2 × this clock), or None: the DRAM roof is then never
             scaled to a point's memory clock.
+        l2_clock_hz: the L2 clock the L2 roof is at, Hz (``clocks.l2_mhz``: an ncu
+            export's own L2 peak, bytes per cycle × this clock), or None: the L2 roof is
+            then never scaled to a point's L2 clock.
         clock_source: where the clocks come from ("" when none).
         clock_launch: the profiled launch whose clocks the roofs are at (an ncu export's
             own peaks, ``clocks.launch``), or None: a datasheet's clocks.
@@ -101,6 +104,7 @@ class Preset:
     roof_clock_hz: float | None = None
     base_clock_hz: float | None = None
     memory_clock_hz: float | None = None
+    l2_clock_hz: float | None = None
     clock_source: str = ""
     clock_launch: int | None = None
     sm_clock_levels: tuple[str, ...] = field(default=())
@@ -176,13 +180,15 @@ class Preset:
                        roof_clock_hz=clock)
 
 
-    def at_clock(self, clock_hz: float | None, memory_clock_hz: float | None = None) -> Preset:
-        """A copy whose roofs are at ``clock_hz`` and ``memory_clock_hz`` (Hz).
+    def at_clock(self, clock_hz: float | None, memory_clock_hz: float | None = None,
+                 l2_clock_hz: float | None = None) -> Preset:
+        """A copy whose roofs are at the clocks given (Hz): SM, DRAM and L2.
 
         A peak is units × operations per clock × clock: each compute roof (and the roof
         of each of :attr:`sm_clock_levels`) × clock_hz / roof clock, the DRAM roof ×
-        memory_clock_hz / its memory clock; other cache roofs are kept. A clock that is
-        None, or that the preset does not give, changes nothing.
+        memory_clock_hz / its memory clock, the L2 roof × l2_clock_hz / its L2 clock;
+        other cache roofs are kept. A clock that is None, or that the preset does not
+        give, changes nothing.
         """
         out = self
         if clock_hz is not None and self.roof_clock_hz is not None:
@@ -196,6 +202,11 @@ class Preset:
             ratio = memory_clock_hz / self.memory_clock_hz
             out = replace(out, memory={**out.memory, dram[0]: dram[1] * ratio},
                           memory_clock_hz=memory_clock_hz)
+        l2 = self.memory_roof("L2")
+        if l2_clock_hz is not None and self.l2_clock_hz is not None and l2:
+            ratio = l2_clock_hz / self.l2_clock_hz
+            out = replace(out, memory={**out.memory, l2[0]: l2[1] * ratio},
+                          l2_clock_hz=l2_clock_hz)
         return out
 
     def with_roofs_at(self, roofs_at: str) -> Preset:
@@ -329,6 +340,7 @@ def schema_checked_preset(key: str, data: Mapping, *, source: str) -> Preset:
                        if clocks and "base_mhz" in clocks else None),
         memory_clock_hz=(float(clocks["memory_mhz"]) * 1e6
                          if clocks and "memory_mhz" in clocks else None),
+        l2_clock_hz=float(clocks["l2_mhz"]) * 1e6 if clocks and "l2_mhz" in clocks else None,
         clock_source=clocks.get("source", ""),
         clock_launch=clocks.get("launch"),
         sm_clock_levels=tuple(clocks.get("sm_levels", ())),

@@ -22,6 +22,7 @@ from rooflow.formats.ncu.metrics import (
     DURATION,
     FLOP_PER_INST,
     KNOWN_TENSOR_FLOP_PER_INST,
+    L2_CLOCK,
     LEVELS,
     SASS,
     TENSOR_INST,
@@ -252,6 +253,7 @@ def launch_record(launch: LaunchMetrics, plan: MetricPlan, factors: dict[str, fl
         "device": first["device"], **{ops_column(p): v for p, v in ops.items()},
         "time_s": t, "clock_hz": _clock(launch, freq),
         "memory_clock_hz": _clock(launch, DRAM_CLOCK if launch.has(DRAM_CLOCK) else None),
+        "l2_clock_hz": _clock(launch, L2_CLOCK if launch.has(L2_CLOCK) else None),
         **{bytes_column(lvl): measure(s) for lvl, s in levels.items()},
     }
 

@@ -8,7 +8,8 @@ way of measuring it (a :class:`~rooflow.formats.ncu.metrics.Source`) that has va
   (``sm__``, ``smsp__``, ``gpc__``);
 * SM clock (``clock_hz``): ``sm__cycles_elapsed.avg.per_second``, else the ``smsp__`` or
   ``gpc__`` one; a kernel's launches: Σ tᵢ·fᵢ / Σ tᵢ (its cycles over its time); the DRAM
-  clock (``memory_clock_hz``) alike from ``dram__cycles_elapsed.avg.per_second``;
+  clock (``memory_clock_hz``) alike from ``dram__cycles_elapsed.avg.per_second``, the L2
+  clock (``l2_clock_hz``) from ``lts__cycles_elapsed.avg.per_second``;
 * SM cycles, for ``.per_cycle_elapsed`` rates: ``sm__cycles_elapsed.avg`` (or
   ``smsp__``), else time × SM frequency; ``.per_second`` rates are × time; each pass's
   rates with that pass's own clock, cycles and duration where it has them;
@@ -132,6 +133,7 @@ def _kernel_sums(
                "time_s": sum(r["time_s"] for r in launches) if timed else None,
                "clock_hz": _mean_clock(launches, "clock_hz"),
                "memory_clock_hz": _mean_clock(launches, "memory_clock_hz"),
+               "l2_clock_hz": _mean_clock(launches, "l2_clock_hz"),
                **{c: stats[c] for c in _PER_CALL}}
         for column in ops_columns:
             values = [r[column] for r in launches if r.get(column) is not None]
@@ -271,7 +273,7 @@ def ncu_breakdown(
               "row": pl.Int64(), "file": pl.String(), "cc": pl.String(),
               "device": pl.String(), **{ops_column(p): pl.Float64() for p in plan.counted},
               "time_s": pl.Float64(), "clock_hz": pl.Float64(),
-              "memory_clock_hz": pl.Float64(),
+              "memory_clock_hz": pl.Float64(), "l2_clock_hz": pl.Float64(),
               **{bytes_column(lvl): pl.Float64() for lvl in plan.levels},
               **{c: PER_CALL_SCHEMA[c] for c in _PER_CALL}}
     kernels = pl.DataFrame(records, schema=schema)

@@ -56,7 +56,8 @@ def ncu_points(
     (per launch) or 0 (sums), clock_hz = the SM clock the launches ran at
     (``sm__cycles_elapsed.avg.per_second``, else the ``smsp__``/``gpc__`` one; several
     launches: their cycles over their time), memory_clock_hz = the DRAM clock alike
-    (``dram__cycles_elapsed.avg.per_second``), launches = the launches summed. Kernels
+    (``dram__cycles_elapsed.avg.per_second``), l2_clock_hz = the L2 clock alike
+    (``lts__cycles_elapsed.avg.per_second``), launches = the launches summed. Kernels
     without operations are bandwidth-only rows (flop 0). Kernels without a time (rates
     only) come last, as :func:`rate_points`.
 
@@ -110,7 +111,8 @@ def rate_points(kernels: pl.DataFrame, source: str | Path) -> pl.DataFrame:
     frames = [
         kernels.with_row_index("_order").filter(pl.col(column) > 0).select(
             "_order", "kernel", "label", "row", "precision", "precision_mix", "device",
-            "clock_hz", "memory_clock_hz", "launches", pl.lit(level).alias("level"),
+            "clock_hz", "memory_clock_hz", "l2_clock_hz", "launches",
+            pl.lit(level).alias("level"),
             (pl.col("flop") / pl.col(column)).alias("arithmetic_intensity"),
             pl.col("flop").alias("performance"))
         for level, column in BYTES_COLUMNS.items() if column in kernels.columns

@@ -159,6 +159,9 @@ DURATION = Source(("gpu__time_duration.sum",), "second")
 DRAM_CLOCK = "dram__cycles_elapsed.avg.per_second"
 """The DRAM clock a launch ran at (Hz): DRAM bandwidth = bus bytes × 2 × this clock (an
 H100 PCIe's 5120-bit HBM2e at 1,593 MHz: 2,039 GB/s)."""
+L2_CLOCK = "lts__cycles_elapsed.avg.per_second"
+"""The L2 clock a launch ran at (Hz): the roofline sections' L2 roof is the L2's bytes per
+cycle (``derived__lts__lts2xbar_bytes.sum.peak_sustained``) × this clock."""
 CLOCKS = (  # (elapsed cycles, cycles per second) pairs, preferred first
     ("sm__cycles_elapsed.avg", "sm__cycles_elapsed.avg.per_second"),
     ("smsp__cycles_elapsed.avg", "smsp__cycles_elapsed.avg.per_second"),
