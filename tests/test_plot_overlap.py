@@ -100,6 +100,7 @@ def test_model_check_has_no_overlaps(tmp_path, monkeypatch):
         "--table", str(tmp_path / "m.csv")]))
 
 
+GH200 = "ncu-rep/gh200-triton-silu-fullset/silu-2025-04-18-v8.ncu-rep"
 REAL = {
     # One plot per family of real file in ../shared/data (SOURCES.md): traces, ncu CSV and
     # report, rocprof, rocprof-compute workloads and database, unitrace, spec trajectories,
@@ -116,6 +117,9 @@ REAL = {
                          "v100-nersc"],
     "ncu report": ["plot", "ncu-rep/h100pcie-rmsnorm-fullset/2025-04-21_v1.ncu-rep",
                    "--hardware", "h100-pcie"],
+    # On its own peaks, per launch: the note names three clocks (≈ 270 characters), which
+    # ran off both sides of the canvas as one line.
+    "ncu report, own peaks": ["plot", GH200, "--per-launch", "--preset-file", GH200],
     "rocprof laplacian": ["plot", "rocprof/mi250x-laplacian-two-pass/results.csv",
                           "--hardware", "mi250x"],
     "mi325x workload": ["plot", "omniperf/mi325x-hipkittens-gemm", "--hardware", "mi325x"],

@@ -56,7 +56,7 @@ from rooflow.plotting.bandwidth import (
 from rooflow.plotting.density import draw_density, log_counts, use_density
 from rooflow.plotting.labels import AUTO_LABEL_MAX, label_points, left_out_lines, notes
 from rooflow.plotting.layout import fit_legend
-from rooflow.plotting.roofs import register_notes, roofline_axes, settle_labels
+from rooflow.plotting.roofs import notes_text, register_notes, roofline_axes, settle_labels
 from rooflow.plotting.trajectory import draw_trajectories, png_colors
 from rooflow.points import distinct
 from rooflow.roofs.preset import Preset
@@ -279,7 +279,7 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     lines += left_out_lines(options.left_out)
     if lines:
         register_notes(ax, ax.text(
-            0.01, 0.99, "\n".join(lines), transform=ax.transAxes, fontsize=8, va="top",
+            0.01, 0.99, notes_text(ax, lines, 8), transform=ax.transAxes, fontsize=8, va="top",
             color="firebrick", gid="notes",
             bbox={"boxstyle": "round", "fc": "white", "ec": "0.8", "alpha": 0.9}))
     if key is not None:  # after the legend: the key starts below it

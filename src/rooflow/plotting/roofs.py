@@ -6,6 +6,7 @@ Which roofs, their labels and the axis limits are :mod:`.core`'s, shared with th
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 from weakref import WeakKeyDictionary
 
@@ -219,6 +220,22 @@ def register(ax, text, places: list[dict], region: float | None = None) -> None:
     _PLACES.setdefault(ax, {})[text] = places
     if region is not None:
         _REGIONS.setdefault(ax, {})[text] = region
+
+
+NOTE_EM = 0.62
+"""The widest mean character width of the notes' words, in em (DejaVu Sans: digits and
+lower case 0.55–0.64 em, a space 0.32), for :func:`notes_text`'s line length."""
+
+
+def notes_text(ax, lines: Sequence[str], fontsize: float) -> str:
+    """The notes box's text: ``lines``, each wrapped at spaces to fit the axes' width.
+
+    A line longer than the axes (a clock note naming three clocks is ≈ 270 characters)
+    would run off the canvas on both sides of a box placed by its centre or edge.
+    """
+    box = ax.get_position().width * ax.figure.get_figwidth() * 72  # pt
+    width = max(20, int(box / (NOTE_EM * fontsize)) - 2)  # the box's round pad
+    return "\n".join(textwrap.fill(line, width, break_on_hyphens=False) for line in lines)
 
 
 def register_notes(ax, text) -> None:
