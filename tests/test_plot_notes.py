@@ -134,6 +134,23 @@ def test_compare_takes_fixed_axes(tmp_path, monkeypatch):
     assert ax.get_ylim() == pytest.approx((0.1, 1000))  # TFLOP/s
 
 
+def test_labels_with_no_clear_place_are_left_out_and_counted():
+    # Forty labelled points on one spot: the first labels take the clear places around
+    # it; the rest would lie over them, so they are left out, and the note counts them.
+    n = 40
+    t = table(n).with_columns(arithmetic_intensity=pl.Series(np.full(n, 10.0)),
+                              performance=pl.Series(np.full(n, 5e12)),
+                              label=pl.Series([f"kernel_number_{i}" for i in range(n)]))
+    fig = figure(t, PRESET, PlotOptions(annotate=True, top_n=n))
+    ax = fig.axes[0]
+    drawn = [a for a in ax.texts if a.get_gid() == "point-label"]
+    assert 0 < len(drawn) < n
+    assert any(a.get_text() == f"{n - len(drawn)} labels left out: no place clear of the "
+               "points, lines and other labels" for a in ax.texts)
+    assert [a.get_text() for a in drawn] == [f"kernel_number_{i}" for i in range(len(drawn))]
+    _clear(fig)
+
+
 def test_leader_lines_cross_no_text():
     # Twelve labelled points packed below the roof's flat part, beside its label: labels
     # are set apart with leader lines, and no leader may cross a text (the roof's label

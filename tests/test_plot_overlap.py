@@ -120,6 +120,13 @@ REAL = {
     # On its own peaks, per launch: the note names three clocks (≈ 270 characters), which
     # ran off both sides of the canvas as one line.
     "ncu report, own peaks": ["plot", GH200, "--per-launch", "--preset-file", GH200],
+    # A numbered key beside a bandwidth-only panel: the key ran over the panel and its
+    # numbers over the markers.
+    "ddp trace, key": ["plot", "pytorch/hta-a100-ddp-109k/rank0.json.gz", "--key"],
+    # 40 labels asked for on clustered points: those with no clear place are left out.
+    "ddp trace, labels": ["plot", "pytorch/hta-a100-ddp-109k/rank0.json.gz", "--annotate"],
+    "vllm trace, key": ["plot", "pytorch/tracelens-b200-vllm-eager/eager_trace.json.gz",
+                        "--key"],
     "rocprof laplacian": ["plot", "rocprof/mi250x-laplacian-two-pass/results.csv",
                           "--hardware", "mi250x"],
     "mi325x workload": ["plot", "omniperf/mi325x-hipkittens-gemm", "--hardware", "mi325x"],

@@ -219,11 +219,16 @@ def test_key_lists_only_what_fits_on_the_canvas():
     from rooflow.plotting.labels import key_capacity
 
     t = table(100).with_columns(headroom=pl.Series(np.arange(100, 0, -1, dtype=float)))
-    fig = figure(t, PRESET, PlotOptions(annotate=False, key=True, top_n=40))
+    fig = figure(t, PRESET, PlotOptions(annotate=False, key=True, top_n=80))
     ax = fig.axes[0]
-    lines = next(a for a in ax.texts if a.get_gid() == "key").get_text().splitlines()
-    fits = key_capacity(ax)  # 6 pt lines from 40 % of the axes height down to the canvas edge
-    assert fits < 41 and len(lines) == fits
+    key = next(a for a in ax.texts if a.get_gid() == "key")
+    lines = key.get_text().splitlines()
+    # 6 pt lines from a line below the legend down to the canvas edge.
+    legend = ax.get_legend().get_window_extent(fig.canvas.get_renderer())
+    top = key.get_position()[1]
+    assert ax.transAxes.inverted().transform((0, legend.y0))[1] > top
+    fits = key_capacity(ax, top)
+    assert fits < 81 and len(lines) == fits
     assert lines[-1] == f"… {100 - (fits - 1)} more not listed"
     # Listed: the most headroom (rows 0 … fits-2 here), each numbered once on the plot.
     assert lines[0].split()[:2] == ["1", "p0"]
@@ -246,20 +251,21 @@ def test_minor_ticks_at_2_and_5_of_each_decade():
 
 
 def test_key_numbers_of_clustered_points_do_not_overlap():
-    from rooflow.plotting.labels import KEY_FONT, number_places
-
-    fig = figure(table(4), PRESET, PlotOptions(annotate=False))
+    # Five points on one spot and one far away: each point's number sits clear of the
+    # other numbers and of every marker (the layout pass), the lone one beside its point.
+    t = table(6).with_columns(
+        arithmetic_intensity=pl.Series([10.0] * 5 + [1000.0]),
+        performance=pl.Series([1e12] * 5 + [1e13]))
+    fig = figure(t, PRESET, PlotOptions(annotate=False, key=True))
     ax = fig.axes[0]
-    # Five points on one spot and one far away: the lone one keeps the first place
-    # (3 pt right, 3 pt up); the cluster's numbers take right, left, then higher rows.
-    x, y = np.array([10.0] * 5 + [1000.0]), np.array([1.0] * 5 + [10.0])
-    places = number_places(ax, x, y)
-    assert places[:3] == [(3.0, 3.0), (-3.0 - 2.2 * KEY_FONT, 3.0), (3.0, 11.0)]
-    assert places[5] == (3.0, 3.0)
-    boxes = places[:5]  # same anchor point: compare the offsets
-    for i, (ax0, ay0) in enumerate(boxes):
-        for bx0, by0 in boxes[i + 1:]:
-            assert abs(ax0 - bx0) >= 2.2 * KEY_FONT or abs(ay0 - by0) >= 1.2 * KEY_FONT
+    renderer = fig.canvas.get_renderer()
+    numbers = [a for a in ax.texts if a.get_gid() == "key-number"]
+    assert sorted(a.get_text() for a in numbers) == ["1", "2", "3", "4", "5", "6"]
+    boxes = [a.get_window_extent(renderer) for a in numbers]
+    for i, box in enumerate(boxes):
+        assert not any(box.overlaps(other) for other in boxes[i + 1:])
+    markers = ax.transData.transform([(10.0, 1.0), (1000.0, 10.0)])
+    assert not any(box.contains(*m) for box in boxes for m in markers)
 
 
 def timed_points(kernels: int, levels: tuple[str, ...] = ("DRAM",), seed: int = 0) -> pl.DataFrame:

@@ -23,6 +23,16 @@ PANEL_TITLE_ROOM = 0.04
 """Figure fraction above :data:`PANEL_RECT` that the panel's title takes."""
 
 
+def key_floor(fig) -> float:
+    """Where a key right of the axes must end, in figure fraction.
+
+    The top of the bandwidth-only panel's title where the panel is drawn, else the
+    canvas's bottom edge.
+    """
+    return max((a.get_position().y1 + PANEL_TITLE_ROOM for a in fig.axes
+                if a.get_gid() == "bandwidth-only"), default=0.0)
+
+
 def bandwidth_only_rows(table: pl.DataFrame) -> pl.Series:
     """Boolean mask of bandwidth-only rows (``bandwidth_only`` column, else AI null, bytes > 0)."""
     if "bandwidth_only" in table.columns:

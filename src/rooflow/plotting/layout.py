@@ -344,15 +344,19 @@ def _crosses(segment, box: Bbox) -> bool:
 
 
 def place_point_texts(ax, x, y, texts: Sequence[str], *, fontsize: float, gid: str,
-                      color="black") -> list:
+                      color="black", clear_only: bool = False) -> list:
     """Each text beside its point ``(x[i], y[i])`` (data) where it covers nothing.
 
     Greedy, in the order given (the points that matter first): each text takes the first
     place on rings around its point (:data:`RINGS`, :data:`DIRECTIONS`) that covers no
     text placed before, no marker, no line and stays in the axes, else the place covering
-    least. A text off its first ring gets a faint leader line to its point. No draw of
-    the figure: boxes come from the text renderer alone. The fixed texts (roof and ridge
-    labels, notes) are settled before (:func:`rooflow.plotting.roofs.settle_labels`).
+    least; ``clear_only``: else none, the text is left out (a crowded plot's labels). A
+    text off its first ring gets a faint leader line to its point. No draw of the figure:
+    boxes come from the text renderer alone. The fixed texts (roof and ridge labels,
+    notes) are settled before (:func:`rooflow.plotting.roofs.settle_labels`).
+
+    Returns:
+        The texts placed, in the order given (all of them unless ``clear_only``).
     """
     fig = ax.figure
     renderer = fig.canvas.get_renderer()
@@ -383,6 +387,9 @@ def place_point_texts(ax, x, y, texts: Sequence[str], *, fontsize: float, gid: s
                 best, best_cost, best_leader = place, cost, leader
             if cost == 0:
                 break
+        if clear_only and best_cost > 0:
+            label.remove()
+            continue
         label.set(position=best[:2], ha=best[2], va=best[3])
         boxes.append(label.get_window_extent(renderer))
         out.append(label)

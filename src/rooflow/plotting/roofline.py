@@ -48,13 +48,15 @@ from rooflow.levels import LEVELS
 from rooflow.levels import marker as level_marker
 from rooflow.plotting import core
 from rooflow.plotting import markers as mk
-from rooflow.plotting.bandwidth import (
-    PANEL_TITLE_ROOM,
-    bandwidth_only_rows,
-    draw_bandwidth_panel,
-)
+from rooflow.plotting.bandwidth import bandwidth_only_rows, draw_bandwidth_panel, key_floor
 from rooflow.plotting.density import draw_density, log_counts, use_density
-from rooflow.plotting.labels import AUTO_LABEL_MAX, label_points, left_out_lines, notes
+from rooflow.plotting.labels import (
+    AUTO_LABEL_MAX,
+    KEY_FONT,
+    label_points,
+    left_out_lines,
+    notes,
+)
 from rooflow.plotting.layout import fit_legend
 from rooflow.plotting.roofs import notes_text, register_notes, roofline_axes, settle_labels
 from rooflow.plotting.trajectory import draw_trajectories, png_colors
@@ -253,11 +255,12 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
         draw_bandwidth_panel(fig, bw_rows, core.order(bw_rows["level"], list(LEVELS)))
     handles: list = []
     key: tuple[list[str], list] | None = None  # a multi-level plot's kernels and colours
+    labels: dict | None = None  # a single-level plot's labels and key: after the legend
     if table.height and len(levels) > 1:
         handles, key = _draw_hierarchical(ax, table, levels, scale, options, dense, limits)
     elif table.height:
-        handles = _draw_points(ax, table.filter(~op) if mixed_op else table, scale, options,
-                               dense, limits, unjudged)
+        handles, labels = _draw_points(ax, table.filter(~op) if mixed_op else table, scale,
+                                       options, dense, limits, unjudged)
     if mixed_op:
         ops = table.filter(op)
         mk.draw_markers(ax, ops["arithmetic_intensity"].to_numpy(),
@@ -274,6 +277,8 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(LEGEND_X, 1.0), fontsize=7.5,
               frameon=False, borderaxespad=0, handletextpad=0.4)
     fit_legend(ax)  # names from the input (datasets, families) cut to the canvas
+    if labels is not None:  # every marker drawn: the labels keep off them all
+        label_points(ax, **labels, key_top=_below_legend(ax, KEY_FONT))
     lines = notes(roof_notes, n_above, int(op.sum()) if mixed_op else 0)
     lines += [clock_line] if clock_line else []
     lines += left_out_lines(options.left_out)
@@ -356,11 +361,13 @@ def _density_groups(ax, table: pl.DataFrame, column: str, groups: list[str], sca
 
 
 def _draw_points(ax, table: pl.DataFrame, scale: float, options: PlotOptions, dense: bool,
-                 limits: core.Limits, unjudged: pl.DataFrame) -> list:
-    """Single-level points; returns the legend handles.
+                 limits: core.Limits, unjudged: pl.DataFrame) -> tuple[list, dict | None]:
+    """Single-level points; returns the legend handles and the labels to draw.
 
-    ``unjudged`` (drawn by :func:`_draw_no_roof`) are labelled after the ranked points,
-    so a ⊗ can be named; at most ``top_n`` labels in all.
+    The labels (:func:`.labels.label_points`' arguments; None: no labels, no key) are
+    drawn once the legend is, so the key starts below it and the labels keep off every
+    marker. ``unjudged`` (drawn by :func:`_draw_no_roof`) are labelled after the ranked
+    points, so a ⊗ can be named; at most ``top_n`` labels in all.
     """
     series = core.order(table["series"], options.series_order)
     color_col = options.color_by if options.color_by in table.columns else "family"
@@ -405,11 +412,13 @@ def _draw_points(ax, table: pl.DataFrame, scale: float, options: PlotOptions, de
     annotate = options.annotate
     if annotate is None:  # auto: a small plot gets labels, unless it has a key or paths
         annotate = table.height <= AUTO_LABEL_MAX and not options.key and not options.trajectory
+    labels: dict | None = None
     if annotate or options.key:
         extra = unjudged.head(max(options.top_n - shown.height, 0))
-        label_points(ax, pl.concat([shown, extra]), left_out + unjudged.height - extra.height,
-                     scale, annotate=annotate, key=options.key, top_n=options.top_n)
-    return handles
+        labels = {"shown": pl.concat([shown, extra]),
+                  "left_out": left_out + unjudged.height - extra.height, "scale": scale,
+                  "annotate": annotate, "key": options.key, "top_n": options.top_n}
+    return handles, labels
 
 
 def _draw_hierarchical(ax, table: pl.DataFrame, levels: list[str], scale: float,
@@ -465,18 +474,9 @@ def _kernel_key(ax, table: pl.DataFrame, top: list[str], palette: list,
     entries += [(f"⊗ {name}\n    no {precision} roof", core.NO_ROOF_COLOR) for name, precision
                 in zip(short_names(no_roof["kernel"], 30), no_roof["precision"], strict=True)]
     n_more = table["kernel"].n_unique() - len(top)
-    line = 6.5 * 1.2 / (ax.figure.get_figheight() * 72 * AXES_RECT[3])  # axes fraction
-    # The canvas's bottom edge, or the top of the bandwidth-only panel and its title.
-    floor = max((a.get_position().y1 + PANEL_TITLE_ROOM for a in ax.figure.axes
-                 if a.get_gid() == "bandwidth-only"), default=0.0)
-    bottom = (floor - AXES_RECT[1]) / AXES_RECT[3]  # in axes fraction
-    renderer = ax.figure.canvas.get_renderer()
-    legend = ax.get_legend()
-    top_y = 1.0
-    if legend is not None and legend.get_texts():
-        box = legend.get_window_extent(renderer)
-        top_y = ax.transAxes.inverted().transform((0, box.y0))[1] - line
-    y, more = top_y, f"+{n_more} more kernels (grey)"
+    line = _line(ax, 6.5)
+    bottom = (key_floor(ax.figure) - AXES_RECT[1]) / AXES_RECT[3]  # in axes fraction
+    y, more = _below_legend(ax, 6.5), f"+{n_more} more kernels (grey)"
     listed = 0
     for i, (text, color) in enumerate(entries):
         # Room for this entry and, unless it is the last, the count line.
@@ -500,6 +500,23 @@ def _kernel_key(ax, table: pl.DataFrame, top: list[str], palette: list,
     if n_more > 0:
         ax.text(LEGEND_X + 0.01, y, more, transform=ax.transAxes, fontsize=6.5, color="0.4",
                 va="top", gid="kernel-key")
+
+
+def _line(ax, fontsize: float) -> float:
+    """A text line at ``fontsize`` (matplotlib's spacing: 1.2), in axes fraction."""
+    return fontsize * 1.2 / (ax.figure.get_figheight() * 72 * ax.get_position().height)
+
+
+def _below_legend(ax, fontsize: float) -> float:
+    """Where a key right of the axes starts, in axes fraction.
+
+    A line of ``fontsize`` below the legend, else the axes' top.
+    """
+    legend = ax.get_legend()
+    if legend is None or not legend.get_texts():
+        return 1.0
+    box = legend.get_window_extent(ax.figure.canvas.get_renderer())
+    return ax.transAxes.inverted().transform((0, box.y0))[1] - _line(ax, fontsize)
 
 
 def _key_points(table: pl.DataFrame, kernels: list[str]) -> pl.DataFrame:
