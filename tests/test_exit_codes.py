@@ -60,6 +60,22 @@ def test_bad_input_exits_1_in_one_line_check_2(command, tmp_path, monkeypatch, c
     assert sorted(p.name for p in tmp_path.iterdir()) == ["BAD.csv", "BAD2.csv", "spec.yaml"]
 
 
+def test_ctrl_c_exits_130_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    # Ctrl-C while drawing: click turns the KeyboardInterrupt into Abort; the table's 130,
+    # not 1 (bad input, or a regression for check).
+    import rooflow.pipeline
+
+    def interrupted(*_a, **_k):
+        raise KeyboardInterrupt
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ok.csv").write_text("arithmetic_intensity,tflops,precision\n10,5,fp32\n")
+    monkeypatch.setattr(rooflow.pipeline, "report", interrupted)
+    assert _exit_code(["plot", "ok.csv", *PEAKS, "-o", "out.png"]) == 130
+    assert capsys.readouterr().err.endswith("rooflow: interrupted (nothing written)\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["ok.csv"]
+
+
 @pytest.mark.parametrize("command", sorted(BAD_INPUT))
 def test_bad_option_exits_2_in_one_line(command, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)

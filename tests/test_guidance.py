@@ -6,9 +6,10 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from test_analysis import read_table
 
 from rooflow.adapters import load_points
-from rooflow.analysis import analyze, read_table
+from rooflow.analysis import analyze
 from rooflow.defaults import DEFAULT_HARDWARE
 from rooflow.export import write_table
 from rooflow.guidance import ratio_columns, sentence

@@ -296,7 +296,7 @@ def test_a_kernel_of_two_series_is_two_lines_in_tflops():
     assert sorted(names) == ["A=32 S=4k (Optimized)", "A=32 S=4k (Original)",
                              "A=72 S=2k (Optimized)", "A=72 S=2k (Original)"]
     assert table.group_by("run", "name").len()["len"].max() == 1  # one point per run and line
-    assert trend(table) == ("performance", "Achieved (TFLOP/s)", 1e12)
+    assert trend(table) == ("performance", "Performance (TFLOP/s)", 1e12)
     # The PNG's key lists the kernels in the page's order (coloured(): the last run's
     # first, highest performance first without times): A=64 S=8k at 102 TFLOP/s first.
     from rooflow.plotting.history import coloured, figure

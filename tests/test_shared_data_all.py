@@ -75,7 +75,7 @@ def test_gives_a_table_or_one_clear_line(capsys, entry: str) -> None:
 @pytest.mark.shared
 @pytest.mark.parametrize(("entry", "says"), [
     ("ert/kingspeak-p100-gpu/roofline.json", "measured peaks, not kernels; give it as "
-                                             "--hardware-file"),
+                                             "--preset-file"),
     ("omniperf/mi200-dispatch_0_1/roofline.csv", "empirical peaks, not kernels"),
     ("intel/unitrace-pvc-gemm-fp16/PVC_1tile.csv", "a pti-gpu roofline device config"),
     ("omniperf/mi100-kernel/sysinfo.csv", "give the workload folder or its pmc_perf.csv"),

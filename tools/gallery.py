@@ -25,36 +25,36 @@ ENTRIES: list[tuple[str, str, list[str]]] = [
     # (file stem, caption, rooflow arguments; paths relative to the repository root)
     ("flash_attention", "Shipped: flash attention before → after (roofline CSV), pairs "
      "joined, points labelled",
-     ["plot", f"{RES}/roofline/flash_attention.csv", "--hardware", "arc-pro-b70", "--connect",
+     ["plot", f"{RES}/roofline/flash_attention.csv", "--preset", "arc-pro-b70", "--connect",
       "--annotate"]),
     ("compare_flash_attention", "Shipped: `rooflow compare` of the two flash-attention runs",
      ["compare", f"{RES}/roofline/flash_attention.csv",
-      f"{RES}/roofline/flash_attention_tuned.csv", "--hardware", "arc-pro-b70"]),
+      f"{RES}/roofline/flash_attention_tuned.csv", "--preset", "arc-pro-b70"]),
     ("ncu_a100", "Shipped: an Nsight Compute CSV (DGEMM, triad, HGEMM) on A100",
-     ["plot", f"{RES}/ncu/a100_dgemm_triad_hgemm.csv", "--hardware", "a100-sxm"]),
+     ["plot", f"{RES}/ncu/a100_dgemm_triad_hgemm.csv", "--preset", "a100-sxm"]),
     ("ncu_a100_metrics", "Shipped: Nsight Compute metric exports (SGEMM, SAXPY), memory "
      "levels, on A100",
-     ["plot", f"{RES}/ncu/a100_sgemm_saxpy", "--hardware", "a100-sxm"]),
+     ["plot", f"{RES}/ncu/a100_sgemm_saxpy", "--preset", "a100-sxm"]),
     ("rocprof_mi210", "Shipped: rocprof counters (GEMM, triad) on MI210",
-     ["plot", f"{RES}/rocprof/mi210_gemm_triad", "--hardware", "mi210"]),
+     ["plot", f"{RES}/rocprof/mi210_gemm_triad", "--preset", "mi210"]),
     ("pytorch_h100", "Shipped: a PyTorch trace of a Llama layer on H100; marker area is "
      "the share of time",
-     ["plot", f"{RES}/pytorch/h100_llama_layer.json", "--hardware", "h100-sxm"]),
+     ["plot", f"{RES}/pytorch/h100_llama_layer.json", "--preset", "h100-sxm"]),
     ("benchmarks_moe", "Shipped: benchmark results with kernel specs (MoE, attention)",
-     ["plot", f"{RES}/benchmarks/moe_attention.csv", "--hardware", "h100-sxm"]),
+     ["plot", f"{RES}/benchmarks/moe_attention.csv", "--preset", "h100-sxm"]),
     ("spec_trajectory", "Shipped: a kernel spec's M sweep drawn as a trajectory",
-     ["plot", f"{RES}/specs/1_BatchedMoE.yaml", "--hardware", "h100-sxm", "--trajectory",
+     ["plot", f"{RES}/specs/1_BatchedMoE.yaml", "--preset", "h100-sxm", "--trajectory",
       "M"]),
     ("real_sglang_trace", "Real: SGLang Qwen3-8B prefill + decode, a PyTorch trace on "
      "MI300X (TraceLens sample)",
      ["plot",
       f"{SHARED}/pytorch/tracelens-mi300x-sglang-qwen3-8b/sglang_Qwen3-8B_prefilldecode.json.gz",
-      "--hardware", "mi300x"]),
+      "--preset", "mi300x"]),
     ("real_ncu_nersc_gpp", "Real: NERSC GPP, an Nsight Compute export on V100",
-     ["plot", f"{SHARED}/ncu/nersc-gpp/output.csv", "--hardware", "v100-nersc"]),
+     ["plot", f"{SHARED}/ncu/nersc-gpp/output.csv", "--preset", "v100-nersc"]),
     ("real_rocprof_mi325x", "Real: HipKittens GEMM, a rocprof-compute workload on MI325X "
      "(memory levels, numbered key, bandwidth-only panel)",
-     ["plot", f"{SHARED}/omniperf/mi325x-hipkittens-gemm", "--hardware", "mi325x"]),
+     ["plot", f"{SHARED}/omniperf/mi325x-hipkittens-gemm", "--preset", "mi325x"]),
 ]
 
 

@@ -109,18 +109,6 @@ TABLE_NUMBERS = [
 
 
 
-def read_table(path) -> pl.DataFrame:
-    """An analysis table written as CSV, its :data:`TABLE_NUMBERS` columns as f64.
-
-    A column empty on every row (no kernel times, say) reads as text otherwise, and
-    comparing it with a number fails. Text cells keep CSV's formula guard
-    (:func:`rooflow.escape.restore_csv` undoes it).
-    """
-    table = pl.read_csv(path, infer_schema_length=None)
-    return table.with_columns(pl.col(c).cast(pl.Float64, strict=False) for c in table.columns
-                              if c in TABLE_NUMBERS or c.startswith("traffic_ratio_"))
-
-
 KERNEL_COLUMNS = ["binding", "kernel_bound", "kernel_headroom", "potential_time_saved_s"]
 """Per-kernel columns: computed only when asked for (windows over every kernel)."""
 

@@ -345,9 +345,7 @@ def run(group: click.Group, argv: list[str] | None) -> None:
         code, line = 1 if _file_refused(err) else 2, f"rooflow: error: {err.format_message()}"
     except click.ClickException as err:
         code, line = 1, f"rooflow: error: {err.format_message()}"
-    except click.Abort:
-        code, line = 1, "rooflow: aborted"
-    except KeyboardInterrupt:
+    except (click.Abort, KeyboardInterrupt):  # click turns Ctrl-C into Abort
         code, line = 130, "rooflow: interrupted (nothing written)"
     except Exception as err:  # noqa: BLE001 - the one place that turns bugs into one line
         from rooflow.errors import internal_error_line

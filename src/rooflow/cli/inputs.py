@@ -90,7 +90,7 @@ def select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files=()
         first = inputs[0][0]
         raise InputError(str(first[0] if len(first) == 1 else first[0].parent),
                          "names no GPU of a preset and holds no peaks of its own: "
-                         f"{err.message} (rooflow hardware lists the presets)") from None
+                         f"{err.message} (rooflow presets lists them)") from None
     if hardware is not None and not measured_file:
         _warn_other_gpu(inputs, preset, log)
     return preset

@@ -175,7 +175,7 @@ REPORT_LIMIT = 16 << 20
 """Bytes of the largest ``.ncu-rep`` report whose GPU is read at planning time."""
 REPORT_SECONDS = 60.0
 """Seconds NVIDIA's reader may take on one report at planning time (a report of
-:data:`REPORT_LIMIT` takes a few)."""
+:data:`REPORT_LIMIT` takes well under it)."""
 
 
 def _ncu_report(path: Path) -> str:
@@ -186,7 +186,7 @@ def _ncu_report(path: Path) -> str:
     (:func:`rooflow.formats.ncu.native.first_value`): a corrupt report that makes the
     reader abort ends the child, not the planner. The reader loads the whole file, so a
     report over :data:`REPORT_LIMIT` names no GPU here (set the dataset's ``device:`` in
-    config), which keeps planning within seconds; without the package, or for a report it
+    config), which bounds planning's time; without the package, or for a report it
     cannot read (crash, refusal, :data:`REPORT_SECONDS` passed), none either: its own job
     says why.
     """

@@ -4,7 +4,7 @@ Each kind's sniffer lives beside its adapter (``rooflow.adapters.<kind>.sniff``,
 its :class:`rooflow.kinds.Kind` entry); it reads through these functions at most the first
 64 KiB of a file (4 MiB for unitrace reports, whose kernel table follows the per-launch
 log) and imports nothing heavier than the standard library, so
-:func:`rooflow.kinds.detect_kind` costs milliseconds whichever kind a file is. An SQLite
+:func:`rooflow.kinds.detect_kind` stays cheap whichever kind a file is. An SQLite
 file (its 16-byte magic header) is opened read-only to list its tables
 (:mod:`rooflow.formats.sqlitedb`). The marks that the roof readers (:mod:`rooflow.roofs`)
 and the file layouts of :mod:`rooflow.formats` also use (ncu's page header, report magic,
@@ -211,7 +211,7 @@ def json_head(path: Path, limit: int = HEAD_BYTES) -> str:
 def not_an_input(path: Path) -> str | None:
     """What ``path`` is when it is a file the tools write beside their kernels, else None.
 
-    A peaks file (given as ``--hardware-file``, not as an input) or a companion file read
+    A peaks file (given as ``--preset-file``, not as an input) or a companion file read
     with the input beside it, so its error line can say what to give instead: an ERT
     ``roofline.json`` (``"empirical"``), a rocprof-compute/Omniperf ``roofline.csv``
     (``device`` and ``HBMBw`` columns), a pti-gpu device config (``*_GFLOPS,`` or
@@ -224,14 +224,14 @@ def not_an_input(path: Path) -> str | None:
     lines = [line.strip() for line in head.splitlines() if line.strip()]
     if head.lstrip().startswith("{") and '"empirical"' in head:
         return ("an Empirical Roofline Toolkit roofline.json: measured peaks, not kernels; "
-                "give it as --hardware-file, with the kernels' file as the input")
+                "give it as --preset-file, with the kernels' file as the input")
     if {"device", "hbmbw"} <= header:
         return ("a rocprof-compute/Omniperf roofline.csv: empirical peaks, not kernels; give "
-                "it as --hardware-file, and its workload folder (pmc_perf.csv) as the input")
+                "it as --preset-file, and its workload folder (pmc_perf.csv) as the input")
     if lines and all(line.split(",", 1)[0].endswith(("_GFLOPS", "_GBPS")) or "_BW_" in line
                      or line.startswith("PlatformName,") for line in lines[:3]):
         return ("a pti-gpu roofline device config: peaks, not kernels; give it as "
-                "--hardware-file, with the unitrace reports as the input")
+                "--preset-file, with the unitrace reports as the input")
     if {"workload_name", "gpu_model"} <= header:
         return ("rocprof-compute's sysinfo.csv, read with the pmc_perf.csv beside it: give "
                 "the workload folder or its pmc_perf.csv")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import html
 import math
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -227,9 +226,5 @@ def write_page(items: Sequence, path: str | Path, title: str,
     page = file_html(column(*items), js, title=title)
     path = Path(path)
     with atomic_path(path) as tmp:
-        tmp.write_text(page, encoding="utf-8")
-        # mkstemp makes the file private; a page is for sharing (umask still applies).
-        umask = os.umask(0)
-        os.umask(umask)
-        tmp.chmod(0o666 & ~umask)
+        tmp.write_text(page, encoding="utf-8")  # shared as any output (atomic_path)
     return path

@@ -67,7 +67,7 @@ TOOLTIPS = [("kernel", "@kernel"), ("label", "@label"), ("dims", "@dims"),
             ("precision", "@precision"), ("rank", "@rank_txt"),
             ("operations", "@flop_txt"), ("bytes", "@bytes_txt"), ("time", "@time_txt"),
             ("calls", "@calls_txt"), ("time per call", "@per_call_txt"),
-            ("intensity", "@ai_txt"), ("achieved", "@perf_txt"),
+            ("intensity", "@ai_txt"), ("performance", "@perf_txt"),
             ("attainable", "@att_txt"), ("% of roof", "@pct_txt"), ("bound", "@bound"),
             ("headroom", "@headroom_txt"), ("guidance", "@guidance")]
 

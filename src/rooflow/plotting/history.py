@@ -70,7 +70,7 @@ def trend(table: pl.DataFrame) -> tuple[str, str, float]:
     op = (unit[0] if unit.len() else "FLOP/s").removesuffix("/s")
     top = table.select(pl.col("performance").max().fill_null(0.0).cast(pl.Float64)).item()
     scale, text = core.perf_scale(top, op)
-    return "performance", f"Achieved ({text})", scale
+    return "performance", f"Performance ({text})", scale
 
 
 def coloured(table: pl.DataFrame, column: str) -> list[str]:

@@ -381,7 +381,7 @@ def select_preset(
         )
     if key not in presets:
         raise InputError(
-            None, f"unknown preset; known: {', '.join(presets)}", column="hardware",
+            None, f"unknown preset; known: {', '.join(presets)}", column="preset",
             value=key,
         )
     return presets[key].with_override(peak_tflops, peak_bandwidth_gbs)

@@ -1,7 +1,7 @@
 """Workflow planning: datasets under ``resources/``, their presets, comparisons, targets.
 
 ``workflow/rules/common.smk`` builds one :class:`Plan` from the validated config and keeps
-only Snakemake's input functions, so this policy is unit-tested in milliseconds
+only Snakemake's input functions, so this policy is unit-tested directly
 (``tests/test_planning.py``) instead of through a Snakemake run. Nothing here imports
 Snakemake. Paths are strings as the workflow names its files (``resources/ncu/x.csv``,
 relative to the working folder unless ``root`` is absolute).
@@ -377,8 +377,8 @@ class Plan:
 
         A preset built whole is noted in :data:`PEAKS_CHECKED` with its files' sizes and
         time stamps, and not built again while they stay the same: planning runs on every
-        Snakemake invocation, and building a preset imports the validation library (about
-        a second). A bad one is checked, and warned about, on every run.
+        Snakemake invocation, and building a preset imports the validation library
+        (bench/NOTES.md). A bad one is checked, and warned about, on every run.
         """
         try:
             checked = read_json(PEAKS_CHECKED, "rooflow's planning notes")

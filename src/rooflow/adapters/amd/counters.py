@@ -209,13 +209,11 @@ def family(arch: str | None) -> str | None:
     return RDNA if len(target) >= 7 and target[3] == "1" else None
 
 
-TOOLS = ("rocprofv3", "rocprofv1", "rocprof-compute")
-"""The profilers whose exports :func:`plan` reads, for the command line its advice gives."""
-
-
 def collect_command(tool: str, counters: Iterable[str]) -> str:
-    """The command line that collects ``counters`` with ``tool`` (one of :data:`TOOLS`).
+    """The command line that collects ``counters`` with ``tool``.
 
+    ``tool``: "rocprofv3", "rocprofv1" or "rocprof-compute", the profilers whose exports
+    :func:`plan` reads.
     rocprofv3: ``--pmc`` and CSV output (rocprofv3 docs, "Using rocprofv3", counter
     collection); rocprof v1: an input file of ``pmc:`` lines (``-i``; ROCm rocprofv1 docs);
     rocprof-compute collects its roofline counters itself (``profile``).
@@ -366,7 +364,7 @@ def plan(arch: str | None, counters: Iterable[str], source: str,
             names, :func:`arch_from_counters`).
         counters: counter names present (canonical, see :func:`canonical_columns`).
         source: file named in errors.
-        tool: the profiler that wrote the export (:data:`TOOLS`), for the command line
+        tool: the profiler that wrote the export (:func:`collect_command`), for the command line
             a refusal gives (:func:`collect_command`).
 
     Raises:

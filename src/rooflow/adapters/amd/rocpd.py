@@ -33,7 +33,6 @@ without counters in a database that has some is left out, with a note.
 
 from __future__ import annotations
 
-import logging
 import re
 import sqlite3
 from pathlib import Path
@@ -55,8 +54,6 @@ from rooflow.errors import InputError
 from rooflow.escape import short_name
 from rooflow.formats import sqlitedb
 from rooflow.settings import Settings
-
-log = logging.getLogger("rooflow.adapters")
 
 DURATION = "End_Timestamp - Start_Timestamp"
 _AGENT_KEYS = ("device_id", "wave_front_size", "max_engine_clk_fcompute", "num_xcc")

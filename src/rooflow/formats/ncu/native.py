@@ -140,9 +140,9 @@ class _Reader:
     """One child that reads reports one after another, a JSON line in and out per report.
 
     The path goes in on its stdin, the launches come out on the private copy of its fd 1.
-    NVIDIA's library takes about a second to start in a process (its first action read),
-    then milliseconds per small report: one child for a planning that reads many reports
-    pays it once. After a crash or a time-out the next report starts a new child. Its
+    NVIDIA's library is slow to start in a process (its first action read) and quick per
+    small report after: one child for a planning that reads many reports pays the start
+    once. After a crash or a time-out the next report starts a new child. Its
     stderr (the library's log lines) goes to an unnamed temporary file, read only for the
     error line of a crash.
     """
