@@ -107,6 +107,16 @@ def _script(tmp_path: Path, body: str) -> subprocess.CompletedProcess:
                           cwd=tmp_path, timeout=60)
 
 
+def test_rule_script_sends_stderr_to_the_log_while_its_step_runs(tmp_path):
+    # The step's stderr (a library's warning) goes to the log; after the step, the
+    # process' stderr is its own again, not the closed log file.
+    proc = _script(tmp_path, "import sys\ndef step(log):\n    print('warned', file=sys.stderr)\n"
+                             "run(step, 'job.log')\nprint('after', file=sys.stderr)")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == "after\n"
+    assert (tmp_path / "job.log").read_text().splitlines()[0] == "warned"
+
+
 def test_rule_script_internal_error_is_one_line_its_traceback_apart(tmp_path):
     proc = _script(tmp_path, "def step(log):\n    log('working')\n    1 / 0\n"
                              "run(step, 'job.log')")

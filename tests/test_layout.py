@@ -169,7 +169,12 @@ def test_every_module_sits_in_one_wing_of_the_import_contract():
            if p.stem != "__init__"}
     top |= {f"rooflow.{p.parent.name}" for p in (REPO / "src/rooflow").glob("*/__init__.py")}
     assert sorted(named) == sorted(top)
-    assert {c["type"] for c in contracts["contracts"]} == {"layers", "acyclic_siblings"}
+    assert {c["type"] for c in contracts["contracts"]} == {"layers", "acyclic_siblings",
+                                                           "forbidden"}
+    # The domain that may not import click is the domain wing, module for module.
+    forbidden = next(c for c in contracts["contracts"] if c["type"] == "forbidden")
+    assert forbidden["source_modules"] == [m.strip() for m in layers[-1].split(":")]
+    assert forbidden["forbidden_modules"] == ["click"]
 
 
 def test_detecting_a_kind_needs_no_reader():

@@ -310,26 +310,3 @@ def write_table(frame: pl.DataFrame, path: str | Path | None, fmt: str | None = 
             return
         with tmp.open("wb") as out:
             write_json(frame, out)
-
-
-def format_option(command, readable: bool = False):
-    """Click decorator: ``--format csv|json`` for the command's tables (default: suffix).
-
-    ``readable``: also ``md`` (:func:`to_markdown`).
-    """
-    import functools
-
-    import click
-
-    @functools.wraps(command)
-    def wrapper(*args, table_format=None, **kwargs):
-        with requested_format(table_format):
-            return command(*args, **kwargs)
-
-    return click.option(
-        "--format", "table_format",
-        type=click.Choice((*FORMATS, READABLE) if readable else FORMATS), default=None,
-        help="Table output format (default: json for a .json output, else csv"
-             + ("; md, ranked in human units, on a terminal" if readable else "")
-             + "; docs/cli.md#json-output).")(wrapper)
-

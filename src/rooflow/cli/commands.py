@@ -1,6 +1,5 @@
 """Click pieces the CLI (:mod:`rooflow.cli.main`) composes, kept here to keep it small.
 
-- :func:`table_options`: the options of the commands that write tables.
 - :func:`check_command`: ``rooflow check``, the CI performance gate (:mod:`rooflow.check`),
   added to the command group by :class:`Group` when first asked for.
 - :class:`CheckedCommand` and :func:`run`: a command's files checked before it runs, its
@@ -17,23 +16,8 @@ from typing import NoReturn
 
 import click
 
+from rooflow.cli.table_options import table_options
 from rooflow.errors import InputError
-
-
-def table_options(*, top: bool = True, readable: bool = False):
-    """Click decorator for the commands that write tables (plot, table, compare, convert).
-
-    The selection options (:func:`rooflow.selection.selection_options`, ``--top`` where a
-    preset ranks kernels) and ``--format`` (:func:`rooflow.export.format_option`; with
-    ``md`` where ``readable``).
-    """
-    from rooflow.export import format_option
-    from rooflow.selection import selection_options
-
-    def decorate(command):
-        return format_option(selection_options(top=top)(command), readable=readable)
-
-    return decorate
 
 
 class Group(click.Group):
@@ -146,7 +130,6 @@ def check_command(preset_options, kind_option, load_files, select_preset) -> cli
         nothing judged, bad input or options exit 2 (docs/cli.md#performance-gate).
         With --per-launch, calls are matched one to one by kernel and order.
         """
-        from rooflow.adapter_options import read_per_launch
         from rooflow.analysis import analyze
         from rooflow.check import (
             check_runs,
@@ -156,6 +139,7 @@ def check_command(preset_options, kind_option, load_files, select_preset) -> cli
             parse_override,
             write,
         )
+        from rooflow.cli.adapter_options import read_per_launch
         from rooflow.escape import terminal_text
         from rooflow.export import write_table
 
@@ -238,7 +222,7 @@ def model_check_command(preset_options, kind_option, load_files, select_preset) 
         if output is not None and output.suffix.lower() not in (".png", ".svg", ".pdf"):
             raise click.BadParameter(f"unsupported image format '{output.suffix}' (png, svg, "
                                      "pdf)", param_hint="-o")
-        from rooflow.adapter_options import read_per_launch
+        from rooflow.cli.adapter_options import read_per_launch
 
         read_per_launch()  # every call read: the model counts one (reconcile divides)
         preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, measured,

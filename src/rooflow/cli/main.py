@@ -11,17 +11,17 @@ from pathlib import Path
 
 import click
 
-from rooflow.adapter_options import adapter_options, tensor_option
-from rooflow.adapter_options import settings as _settings
+from rooflow.cli.adapter_options import adapter_options, tensor_option
+from rooflow.cli.adapter_options import settings as _settings
 from rooflow.cli.commands import (
     CheckedCommand,
     Group,
     check_command,
     model_check_command,
     run,
-    table_options,
 )
 from rooflow.cli.preset_options import command_preset, hardware_file_option, preset_options
+from rooflow.cli.table_options import table_options
 from rooflow.defaults import DEFAULT_FAMILIES, config_defaults, plot_defaults
 from rooflow.errors import InputError
 from rooflow.kinds import KINDS
@@ -80,7 +80,7 @@ def axis_options(command):
 
 
 def kind_option(command):
-    """``--kind``, and the adapters' settings (:mod:`rooflow.adapter_options`)."""
+    """``--kind``, and the adapters' settings (:mod:`rooflow.cli.adapter_options`)."""
     return click.option("--kind", type=click.Choice(list(KINDS)), default=None, help="Input "
                         "kind, instead of detecting it from the content (see README).")(
                             adapter_options(command))

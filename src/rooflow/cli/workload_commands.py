@@ -109,9 +109,9 @@ def history_command(preset_options, kind_option, load_files, select_preset) -> c
         Each step is judged as `rooflow check` judges two runs
         (docs/cli.md#history-across-runs).
         """
-        from rooflow.adapter_options import read_per_launch
         from rooflow.analysis import analyze
         from rooflow.check import parse_confidence, parse_fraction
+        from rooflow.cli.adapter_options import read_per_launch
         from rooflow.export import write_table
         from rooflow.history import history as run_history
         from rooflow.history import summary

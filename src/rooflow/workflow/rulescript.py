@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import resource
 import sys
 from collections.abc import Callable
@@ -67,8 +68,8 @@ def run(
     """
     details = traceback_path(log_path)
     details.unlink(missing_ok=True)  # an earlier run's: not this one's
-    with open(log_path, "w") as log_file:
-        sys.stderr = log_file
+    # stderr (warnings, libraries' messages) to the log while the step runs, put back after.
+    with open(log_path, "w") as log_file, contextlib.redirect_stderr(log_file):
 
         def log(message: str) -> None:  # shown on screen: one line, no control character
             print(terminal_text(message), file=log_file, flush=True)
