@@ -124,6 +124,10 @@ def _covered(box: Bbox, boxes: Sequence[Bbox], lines: np.ndarray, markers, frame
     return cost + 1e4 * out
 
 
+KEEP_PASSES = 3
+"""Passes of :func:`place_fixed_texts` with ``keep``: enough for one text to make room."""
+
+
 def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
                       regions: dict[Text, float] | None = None, *, keep: bool = False) -> None:
     """Give each text of ``candidates`` the first of its places that covers nothing.
@@ -136,7 +140,11 @@ def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
         regions: text → the least x (display pixels) its box may start at (a compute
             roof's label stays over the flat part of its roof); others: the axes.
 
-        keep: a text whose place covers nothing stays there (a second pass).
+        keep: a text whose place covers nothing stays there (a second pass). Every other
+            text of ``candidates`` is then an obstacle where it is now, and the pass is
+            repeated (at most :data:`KEEP_PASSES` times) while a text moves, so a text
+            placed first makes room for a later one that found no clear place (the fp32
+            label under the two-line label of the roof above it).
 
     The texts are placed in the order given, each then an obstacle for the next.
     """
@@ -149,20 +157,20 @@ def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
     boxes = [t.get_window_extent(renderer) for t in _all_texts(fig)
              if t not in moving and t.get_visible() and t.get_text().strip()]
     frame = ax.bbox
-    for text, places in candidates.items():
-        rotated = abs(text.get_rotation() % 180) > 1
-        region = frame
+
+    def region_of(text: Text) -> Bbox:
         if regions and text in regions:
-            region = Bbox([[max(frame.x0, regions[text]), frame.y0], [frame.x1, frame.y1]])
-        if keep:
-            box = text.get_window_extent(renderer)
-            if _covered(box, boxes, lines, markers, region, not rotated) == 0:
-                boxes.append(box)
-                continue
-        best, best_cost = places[0], np.inf
+            return Bbox([[max(frame.x0, regions[text]), frame.y0], [frame.x1, frame.y1]])
+        return frame
+
+    def place(text: Text, places: list[dict], obstacles: list[Bbox]) -> bool:
+        """Put ``text`` at its best place; whether that covers a text, marker or line."""
+        rotated = abs(text.get_rotation() % 180) > 1
+        region = region_of(text)
+        best, best_cost, covers = places[0], np.inf, True
         measured: dict[tuple, tuple[Bbox, np.ndarray]] = {}
-        for place in places:
-            text.set(**place)
+        for where in places:
+            text.set(**where)
             # A text's box moves with its anchor: measured once per wording and alignment.
             key = (text.get_text(), text.get_horizontalalignment(),
                    text.get_verticalalignment())
@@ -170,18 +178,41 @@ def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
             if key not in measured:
                 measured[key] = text.get_window_extent(renderer), anchor
             box = measured[key][0].translated(*(anchor - measured[key][1]))
-            cost = _covered(box, boxes, lines, markers, region, not rotated)
+            over = _covered(box, obstacles, lines, markers, region, not rotated)
             if rotated:  # its box is no rectangle round its text: lines through the text
-                cost += 300 * _through_rotated(text, anchor, lines, renderer)
+                over += 300 * _through_rotated(text, anchor, lines, renderer)
             # Kept clear of the data too: a point's label needs room beside it.
-            cost += _covered(box.padded(CLEARANCE * fig.dpi / 72), [], lines[:0], data,
-                             _EVERYWHERE, False) / 1e3
+            cost = over + _covered(box.padded(CLEARANCE * fig.dpi / 72), [], lines[:0],
+                                   data, _EVERYWHERE, False) / 1e3
             if cost < best_cost:
-                best, best_cost = place, cost
+                best, best_cost, covers = where, cost, over > 0
             if cost == 0:
                 break
         text.set(**best)
-        boxes.append(text.get_window_extent(renderer))
+        return covers
+
+    if not keep:
+        for text, places in candidates.items():
+            place(text, places, boxes)
+            boxes.append(text.get_window_extent(renderer))
+        return
+    # The first pass as above, a text clear of those before it staying; while one is left
+    # covering another, more passes, each text against every other where it is now (a
+    # few: a crowded plot may never settle).
+    now = {t: t.get_window_extent(renderer) for t in candidates}
+    for n in range(KEEP_PASSES):
+        done: list[Bbox] = []  # the first pass: the texts placed before this one
+        covering = False
+        for text, places in candidates.items():
+            others = boxes + (done if n == 0 else
+                              [b for t, b in now.items() if t is not text])
+            rotated = abs(text.get_rotation() % 180) > 1
+            if _covered(now[text], others, lines, markers, region_of(text), not rotated):
+                covering |= place(text, places, others)
+                now[text] = text.get_window_extent(renderer)
+            done.append(now[text])
+        if not covering:
+            return
 
 
 def _through_rotated(text: Text, anchor: np.ndarray, lines: np.ndarray, renderer) -> int:
