@@ -5,9 +5,9 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from rooflow.analysis import TABLE_NUMBERS, analyze
+from rooflow.analysis import analyze
 from rooflow.errors import InputError
-from rooflow.points import to_points
+from rooflow.points import PER_CALL_SCHEMA, to_points
 from rooflow.roofs.datasheet import load_hardware
 from rooflow.roofs.preset import custom_preset, select_preset
 
@@ -155,6 +155,16 @@ def test_no_compute_roof_of_its_precision_leaves_a_point_unjudged():
     # A theoretical point without its roof has no place: no performance
     assert t["performance"][2] is None and t["attainable"][2] is None
     assert t.select(no_compute_roof()).to_series().to_list() == [False, True, True]
+
+
+TABLE_NUMBERS = [
+    "flop", "bytes", "time_s", "arithmetic_intensity", "performance", "compute_roof",
+    "memory_roof", "attainable", "pct_of_roof", "achieved_bandwidth", "pct_of_memory_roof",
+    "headroom", "kernel_headroom", "potential_time_saved_s", "speedup_to_roof",
+    "pair_speedup", "clock_hz", "roof_clock_hz", "memory_clock_hz", "l2_clock_hz",
+    *list(PER_CALL_SCHEMA)[1:],
+]  # fmt: skip
+"""The f64 columns of the analysis table (FLOP, byte, s, FLOP/byte, FLOP/s, %, ×, Hz)."""
 
 
 def read_table(path) -> pl.DataFrame:

@@ -229,11 +229,23 @@ def test_key_lists_only_what_fits_on_the_canvas():
     assert ax.transAxes.inverted().transform((0, legend.y0))[1] > top
     fits = key_capacity(ax, top)
     assert fits < 81 and len(lines) == fits
+    assert key.get_window_extent(fig.canvas.get_renderer()).y0 >= 0  # on the canvas
     assert lines[-1] == f"… {100 - (fits - 1)} more not listed"
     # Listed: the most headroom (rows 0 … fits-2 here), each numbered once on the plot.
     assert lines[0].split()[:2] == ["1", "p0"]
     assert [a.get_text() for a in ax.texts if a.get_text().isdigit()] == [
         str(i) for i in range(1, fits)]
+
+
+def test_no_key_where_the_legend_leaves_it_no_room():
+    # 60 families, 40 of them coloured: the legend runs past the canvas's bottom, so no
+    # key entry fits below it; no key, no numbers on the plot, and a note says why.
+    t = table(60).with_columns(family=pl.Series([f"family_{i}" for i in range(60)]))
+    fig = figure(t, PRESET, PlotOptions(annotate=False, key=True, top_n=40))
+    ax = fig.axes[0]
+    assert not [a for a in ax.texts if a.get_gid() in ("key", "key-number")]
+    note = next(a for a in ax.texts if a.get_gid() == "labels-left-out")
+    assert note.get_text() == "no numbered key: the legend leaves it no room"
 
 
 def test_minor_ticks_at_2_and_5_of_each_decade():

@@ -98,14 +98,6 @@ TABLE_COLUMNS = [
 ]  # fmt: skip
 
 
-TABLE_NUMBERS = [
-    "flop", "bytes", "time_s", "arithmetic_intensity", "performance", "compute_roof",
-    "memory_roof", "attainable", "pct_of_roof", "achieved_bandwidth", "pct_of_memory_roof",
-    "headroom", "kernel_headroom", "potential_time_saved_s", "speedup_to_roof",
-    "pair_speedup", "clock_hz", "roof_clock_hz", "memory_clock_hz", "l2_clock_hz",
-    *list(PER_CALL_SCHEMA)[1:],
-]  # fmt: skip
-"""The f64 columns of :data:`TABLE_COLUMNS` (FLOP, byte, s, FLOP/byte, FLOP/s, %, ×, Hz)."""
 
 
 

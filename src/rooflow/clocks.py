@@ -1,11 +1,12 @@
 """Clocks: which rows a preset's clocks apply to, and the clocks a plot's roofs are drawn at.
 
 A compute roof is a peak, units × operations per clock × clock; a DRAM roof bus bytes × 2 ×
-memory clock. :func:`rooflow.analysis.analyze` judges each point at the clocks it ran at
-(``clock_hz``, ``memory_clock_hz``) where the preset gives its own
-(:attr:`~rooflow.roofs.preset.Preset.roof_clock_hz`,
-:attr:`~rooflow.roofs.preset.Preset.memory_clock_hz`); :func:`clock_note` tells a plot
-which roofs to draw and what to say.
+memory clock; an L2 roof bytes per cycle × L2 clock. :func:`rooflow.analysis.analyze` judges
+each point at the clocks it ran at (``clock_hz``, ``memory_clock_hz``, ``l2_clock_hz``)
+where the preset gives its own (:attr:`~rooflow.roofs.preset.Preset.roof_clock_hz`,
+:attr:`~rooflow.roofs.preset.Preset.memory_clock_hz`,
+:attr:`~rooflow.roofs.preset.Preset.l2_clock_hz`); :func:`clock_note` tells a plot which
+roofs to draw and what to say.
 """
 
 from __future__ import annotations

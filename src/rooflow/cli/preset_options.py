@@ -77,8 +77,9 @@ def preset_options(command):
                      default=_CONFIG["roofs_at"], show_default=True, expose_value=False,
                      callback=_keep_roofs_at, is_eager=True,
                      help="Compute roofs at the SM clock each kernel ran at (where the "
-                          "input records it and the preset gives its clocks), or at the "
-                          "preset's datasheet clock."),
+                          "input records it and the preset gives its clocks; DRAM and L2 "
+                          "roofs at their clocks alike), or at the preset's datasheet "
+                          "clock."),
     ]):
         command = option(command)
     return command

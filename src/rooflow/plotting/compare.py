@@ -100,11 +100,13 @@ def _plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title
                        rows["performance"].to_numpy() / scale),
                 ls="", marker="s", ms=6, mfc="none" if hollow else GREY, mec=GREY, zorder=4)
     ranked = drawn.filter(pl.col("speedup") > 0).head(LABELS)
+    crowded = 0
     if ranked.height:
         names = short_names(ranked["name"], 30)
-        place_labels(ax, ranked["arithmetic_intensity_new"].to_numpy(),
-                     ranked["performance_new"].to_numpy() / scale,
-                     [f"{n} {s:.2f}×" for n, s in zip(names, ranked["speedup"], strict=True)])
+        crowded = place_labels(
+            ax, ranked["arithmetic_intensity_new"].to_numpy(),
+            ranked["performance_new"].to_numpy() / scale,
+            [f"{n} {s:.2f}×" for n, s in zip(names, ranked["speedup"], strict=True)])
     handles = [
         Line2D([], [], ls="", marker="o", mfc="none", mec="0.3", label="baseline"),
         Line2D([], [], ls="", marker="o", color="0.3", label="new"),
@@ -116,8 +118,10 @@ def _plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title
     ]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
               frameon=False)
-    ax.text(1.02, 0.55, comp.summary().replace("; ", "\n"), transform=ax.transAxes,
-            fontsize=7.5, va="top")
+    summary = comp.summary().replace("; ", "\n")
+    if crowded:  # the labels of the most changed kernels that found no clear place
+        summary += f"\n{crowded} of {ranked.height} labels left out: no clear place"
+    ax.text(1.02, 0.55, summary, transform=ax.transAxes, fontsize=7.5, va="top")
     ax.set_title(title, fontsize=11)
     settle_labels(ax)
     out = Path(out)

@@ -45,13 +45,13 @@ def place_labels(ax, x, y, text: list[str]) -> int:
 def key_capacity(ax, top: float) -> int:
     """Lines of the numbered key that fit from its ``top`` (axes fraction) to its end.
 
-    Its end: the bottom of the canvas, or the top of the bandwidth-only panel where one is drawn
-    (:func:`.bandwidth.key_floor`).
+    Its end: the bottom of the canvas, or the top of the bandwidth-only panel where one is
+    drawn (:func:`.bandwidth.key_floor`). 0 where the legend reaches below it.
     """
     pos = ax.get_position()
     room = pos.y0 + top * pos.height - key_floor(ax.figure)  # figure fraction
     room_pt = room * ax.figure.get_figheight() * 72
-    return max(2, int(room_pt / (KEY_FONT * 1.2)) - 1)  # matplotlib's line spacing: 1.2
+    return max(0, int(room_pt / (KEY_FONT * 1.2)) - 1)  # matplotlib's line spacing: 1.2
 
 
 def label_points(ax, shown: pl.DataFrame, left_out: int, scale: float, *, annotate: bool,
@@ -61,11 +61,17 @@ def label_points(ax, shown: pl.DataFrame, left_out: int, scale: float, *, annota
     ``shown`` holds at most ``top_n`` rows, so the one Text per label is bounded. The key
     starts at ``key_top`` (axes fraction: below the legend) and lists (and numbers on the
     plot) as many of them as fit above its end (:func:`key_capacity`), those that matter
-    most (:func:`.core.top_points`); the rest are counted in its last line.
+    most (:func:`.core.top_points`); the rest are counted in its last line. Without room
+    for one entry and that line (a legend reaching the canvas's bottom), no key: a note
+    says so, as it counts the labels left out.
     """
+    said = []  # a note in a corner of the axes
     if key:
         fits = key_capacity(ax, key_top)
-        if shown.height + bool(left_out) > fits:
+        if fits < 2:
+            key = False
+            said.append("no numbered key: the legend leaves it no room")
+        elif shown.height + bool(left_out) > fits:
             shown, cut = top_points(shown, fits - 1)
             left_out += cut
     text = point_text(shown).to_list()
@@ -90,14 +96,15 @@ def label_points(ax, shown: pl.DataFrame, left_out: int, scale: float, *, annota
                 va="top", family="monospace", gid="key")
     if annotate:
         crowded = place_labels(ax, x, y, text)
-        said = ([f"{left_out} labels left out (top {top_n} {ranked_by(shown)})"] * bool(left_out)
-                + [f"{crowded} label{'s' * (crowded > 1)} left out: no place clear of the "
-                   "points, lines and other labels"] * bool(crowded))
-        if said:  # in a corner clear of the data, as the notes box (the layout's last pass)
-            from rooflow.plotting.roofs import register_notes
+        said += ([f"{left_out} labels left out (top {top_n} {ranked_by(shown)})"]
+                 * bool(left_out)
+                 + [f"{crowded} label{'s' * (crowded > 1)} left out: no place clear of the "
+                    "points, lines and other labels"] * bool(crowded))
+    if said:  # in a corner clear of the data, as the notes box (the layout's last pass)
+        from rooflow.plotting.roofs import register_notes
 
-            register_notes(ax, ax.text(0.01, 0.01, "; ".join(said), transform=ax.transAxes,
-                                       fontsize=7, color="0.4", gid="labels-left-out"))
+        register_notes(ax, ax.text(0.01, 0.01, "; ".join(said), transform=ax.transAxes,
+                                   fontsize=7, color="0.4", gid="labels-left-out"))
 
 
 def notes(table: pl.DataFrame, n_above: int, n_op: int) -> list[str]:

@@ -13,7 +13,7 @@ from weakref import WeakKeyDictionary
 import numpy as np
 
 from rooflow.plotting import core
-from rooflow.plotting.core import COMPUTE_LIFT, Limits, roof_labels, roofs
+from rooflow.plotting.core import COMPUTE_LIFT, MEMORY_LIFT, Limits, roof_labels, roofs
 from rooflow.roofs.preset import Preset
 
 
@@ -154,7 +154,9 @@ def memory_label_places(label, limits: Limits, scale: float,
     xs = [label.x, *(v for v in _steps(limits)[::-1] if label.x < v < low / bw / 1.5
                      and v * bw * 1.8 < limits.ymax / scale),
           limits.xmin * 1.15]  # from the left edge: a short sloped part
-    return [(v, v * bw * k, va) for k, va in ((1.25, "bottom"), (1 / 1.25, "top"),
+    # One lift over the anchor's line (the anchor is MEMORY_LIFT over the roof), or one
+    # under it: the text's top on the roof; then further off.
+    return [(v, v * bw * k, va) for k, va in ((MEMORY_LIFT, "bottom"), (1 / MEMORY_LIFT, "top"),
                                               (1.8, "bottom"), (1 / 1.8, "top")) for v in xs]
 
 

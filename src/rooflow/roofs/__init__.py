@@ -208,7 +208,7 @@ def choose_preset(
         if key not in (None, only):
             raise InputError(
                 str(path), f"a measured-peaks file holds one preset, {only!r}: give "
-                f"--preset {only} or leave --preset out", column="hardware", value=key,
+                f"--preset {only} or leave --preset out", column="preset", value=key,
                 check="preset of the peaks file",
             )
         key = only
