@@ -117,7 +117,8 @@ def test_axis_limits_from_the_config_per_preset_and_checked():
     assert ax.get_xlim() == pytest.approx((0.5, 5e3))
 
 
-def test_compare_takes_fixed_axes(tmp_path, monkeypatch):
+def _figures(monkeypatch, args: list[str]) -> list:
+    """Run ``rooflow ARGS`` in this process; the figures it saved."""
     seen = []
     savefig = matplotlib.figure.Figure.savefig
 
@@ -126,9 +127,15 @@ def test_compare_takes_fixed_axes(tmp_path, monkeypatch):
         return savefig(fig, *a, **k)
 
     monkeypatch.setattr(matplotlib.figure.Figure, "savefig", keep)
-    main(["compare", str(RES / "roofline" / "flash_attention.csv"),
-          str(RES / "roofline" / "flash_attention_tuned.csv"), "--hardware", "arc-pro-b70",
-          "--xlim", "0.1,1e4", "--ylim", "1e11,1e15", "-o", str(tmp_path / "c.png")])
+    main(args)
+    return seen
+
+
+def test_compare_takes_fixed_axes(tmp_path, monkeypatch):
+    seen = _figures(monkeypatch, [
+        "compare", str(RES / "roofline" / "flash_attention.csv"),
+        str(RES / "roofline" / "flash_attention_tuned.csv"), "--preset", "arc-pro-b70",
+        "--xlim", "0.1,1e4", "--ylim", "1e11,1e15", "-o", str(tmp_path / "c.png")])
     ax = seen[0].axes[0]
     assert ax.get_xlim() == pytest.approx((0.1, 1e4))
     assert ax.get_ylim() == pytest.approx((0.1, 1000))  # TFLOP/s
@@ -158,16 +165,9 @@ def test_compare_counts_the_labels_it_leaves_out(tmp_path, monkeypatch):
         rows = "".join(f"k{i},10,{speed(i)},fp32\n" for i in range(30))
         (tmp_path / f"{name}.csv").write_text("label,arithmetic_intensity,tflops,precision\n"
                                              + rows)
-    seen = []
-    savefig = matplotlib.figure.Figure.savefig
-
-    def keep(fig, *a, **k):
-        seen.append(fig)
-        return savefig(fig, *a, **k)
-
-    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", keep)
-    main(["compare", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), "--peak-tflops", "100",
-          "--peak-bandwidth", "1000", "-o", str(tmp_path / "c.png")])
+    seen = _figures(monkeypatch, [
+        "compare", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), "--peak-tflops", "100",
+        "--peak-bandwidth", "1000", "-o", str(tmp_path / "c.png")])
     ax = seen[0].axes[0]
     drawn = sum(a.get_gid() == "point-label" for a in ax.texts)
     assert 0 < drawn < 12
