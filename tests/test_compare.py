@@ -7,7 +7,14 @@ import math
 import polars as pl
 import pytest
 
-from rooflow.compare import ONLY_BASELINE, ONLY_NEW, compare_tables, geomean, normalize_name
+from rooflow.compare import (
+    ONLY_BASELINE,
+    ONLY_NEW,
+    compare_tables,
+    geomean,
+    normalize_name,
+    only_label,
+)
 
 
 def table(rows: list[dict]) -> pl.DataFrame:
@@ -204,3 +211,10 @@ def test_a_large_comparison_page_draws_the_most_changed_and_bins_the_rest(monkey
     notes = " ".join(getattr(x, "text", "") for x in written[0][1:])
     assert "the 2 matched kernels that changed most" in notes
     assert "5 more as grey density cells" in notes
+
+
+def test_one_run_rows_without_a_place_are_counted_not_drawn():
+    # The sglang decode and prefill traces: 22 rows only in the new run, 8 of them
+    # bandwidth-only (no intensity): the legend counts 22 and says 14 are drawn.
+    assert only_label("only in new", 22, 14) == "only in new (22, 14 drawn)"
+    assert only_label("only in baseline", 4, 4) == "only in baseline (4)"

@@ -140,6 +140,11 @@ REAL = {
                    "h100-sxm", "--trajectory", "M"],
     "compare nersc-gpp": ["compare", "ncu/nersc-gpp/output.csv", "ncu/nersc-gpp/output1.csv",
                           "--hardware", "v100-nersc"],
+    # No kernel matched; one run's rows partly bandwidth-only (counted, not drawn).
+    "compare sglang traces": [
+        "compare", "pytorch/tracelens-mi300x-sglang-decode-graph/sglang_Qwen3-8B_decode.json.gz",
+        "pytorch/tracelens-mi300x-sglang-qwen3-8b/sglang_Qwen3-8B_prefilldecode.json.gz",
+        "--preset", "mi300x"],
 }
 
 

@@ -32,6 +32,17 @@ import polars as pl
 from rooflow.levels import canonical_level
 
 ONLY_BASELINE, ONLY_NEW, MATCHED = "only in baseline", "only in new", "matched"
+
+
+def only_label(status: str, total: int, drawn: int) -> str:
+    """Legend words for the rows of one run only (``status``): "only in new (22, 14 drawn)".
+
+    The PNG's and the page's. Rows with no place on a roofline (bandwidth-only, or
+    theoretical without a roof: no intensity or performance) are counted, not drawn.
+    """
+    return f"{status} ({total})" if drawn == total else f"{status} ({total}, {drawn} drawn)"
+
+
 _SIDE = ["kernel", "label", "series", "precision", "arithmetic_intensity", "performance",
          "attainable", "pct_of_roof", "bound", "time_s", "theoretical"]
 _OPTIONAL = {"bandwidth_only": False, "achieved_bandwidth": None}

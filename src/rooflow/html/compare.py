@@ -17,7 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
-from rooflow.compare import MATCHED, ONLY_BASELINE, ONLY_NEW, Comparison
+from rooflow.compare import MATCHED, ONLY_BASELINE, ONLY_NEW, Comparison, only_label
 from rooflow.html.figure import note, roofline_figure, write_page
 from rooflow.html.page import MAX_POINTS, density, num_text, rate_text, time_text
 from rooflow.html.places import settle_labels
@@ -96,8 +96,9 @@ def comparison_page(comp: Comparison, preset: Preset, out: str | Path, *, title:
                                 renderers=[seg, b, n]))
         hover += [b, n]
     one_run = 0
-    for status, suffix, fill in ((ONLY_BASELINE, "_baseline", "white"),
-                                 (ONLY_NEW, "_new", "#b3b3b3")):
+    for status, suffix, fill, total in (
+            (ONLY_BASELINE, "_baseline", "white", comp.only_baseline),
+            (ONLY_NEW, "_new", "#b3b3b3", comp.only_new)):
         part = t.filter(pl.col("status") == status).drop_nulls(
             [f"arithmetic_intensity{suffix}", f"performance{suffix}"])
         one_run += part.height
@@ -107,7 +108,7 @@ def comparison_page(comp: Comparison, preset: Preset, out: str | Path, *, title:
         src = ColumnDataSource(_columns(part.head(max_points), scale))
         r = fig.scatter(f"x{suffix == '_new':d}", f"y{suffix == '_new':d}", source=src,
                         marker="square", size=8, fill_color=fill, line_color="#999999")
-        items.append(LegendItem(label=f"{status} ({part.height})", renderers=[r]))
+        items.append(LegendItem(label=only_label(status, total, part.height), renderers=[r]))
         hover.append(r)
     if hover:
         fig.add_tools(HoverTool(renderers=hover, tooltips=TOOLTIPS))

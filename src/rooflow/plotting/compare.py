@@ -19,7 +19,7 @@ import numpy as np
 import polars as pl
 from matplotlib.lines import Line2D
 
-from rooflow.compare import ONLY_BASELINE, ONLY_NEW, Comparison
+from rooflow.compare import ONLY_BASELINE, ONLY_NEW, Comparison, only_label
 from rooflow.io import atomic_path
 from rooflow.plotting import core
 from rooflow.plotting.labels import place_labels, short_names
@@ -93,12 +93,15 @@ def _plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title
         ax.add_collection(LineCollection(
             list(segments), colors=[core.SPEEDUP_COLORS[g] for g in rest["_group"]], lw=0.5,
             alpha=0.5, zorder=2), autolim=False)
-    for status, hollow in ((ONLY_BASELINE, True), (ONLY_NEW, False)):
+    only: dict[str, str] = {}  # legend words: how many, and how many the plot shows
+    for status, hollow, total in ((ONLY_BASELINE, True, comp.only_baseline),
+                                  (ONLY_NEW, False, comp.only_new)):
         s = "_baseline" if hollow else "_new"
-        rows = core.side(t.filter(pl.col("status") == status), s)
+        rows = core.side(t.filter(pl.col("status") == status), s)  # those with a place
         ax.plot(*apart(rows["arithmetic_intensity"].to_numpy(),
                        rows["performance"].to_numpy() / scale),
                 ls="", marker="s", ms=6, mfc="none" if hollow else GREY, mec=GREY, zorder=4)
+        only[status] = only_label(status, total, rows.height)
     ranked = drawn.filter(pl.col("speedup") > 0).head(LABELS)
     crowded = 0
     if ranked.height:
@@ -113,8 +116,8 @@ def _plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title
         *(Line2D([], [], color=core.SPEEDUP_COLORS[g], label=SPEEDUP_LEGEND[g])
           for g in ("faster or same", "slower")),
         Line2D([], [], ls="", marker="s", mfc="none", mec=GREY,
-                   label=f"only in baseline ({comp.only_baseline})"),
-        Line2D([], [], ls="", marker="s", color=GREY, label=f"only in new ({comp.only_new})"),
+                   label=only[ONLY_BASELINE]),
+        Line2D([], [], ls="", marker="s", color=GREY, label=only[ONLY_NEW]),
     ]
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8,
               frameon=False)
