@@ -12,7 +12,8 @@ from rooflow.plotting.bandwidth import key_floor
 from rooflow.plotting.core import ranked_by, top_points
 from rooflow.points import distinct
 
-KEY_MAX = 18  # characters of a name in the numbered key
+KEY_MAX = 18  # characters of a name in the numbered key, beside its series' (10 + brackets)
+KEY_MAX_ONE_SERIES = KEY_MAX + 8  # most of the series' room, where all rows are of one series
 AUTO_LABEL_MAX = 20  # annotate=None (auto): label a plot of at most this many points
 KEY_FONT = 6  # pt
 LABEL_FONT = 7  # pt
@@ -86,10 +87,16 @@ def label_points(ax, shown: pl.DataFrame, left_out: int, scale: float, *, annota
         settle_labels(ax, final=False)  # the roof and ridge labels first: few places to go
         place_point_texts(ax, x, y, [str(i) for i in range(1, len(x) + 1)],
                           fontsize=KEY_FONT, gid="key-number")
-        # The key sits in the ~2 inches right of the axes: entries cut to fit the canvas.
-        lines = pl.select(pl.format("{}  {} [{}]", pl.int_range(1, shown.height + 1).cast(
-            pl.String).str.pad_start(3), short_names(pl.Series(text, dtype=pl.String), KEY_MAX),
-            short_names(shown["series"], 10))).to_series().to_list()
+        # The key sits in the ~2 inches right of the axes: entries cut to fit the canvas;
+        # a series named only where there are several (the legend names a lone one).
+        numbers = pl.int_range(1, shown.height + 1).cast(pl.String).str.pad_start(3)
+        names = pl.Series(text, dtype=pl.String)
+        if shown["series"].n_unique() > 1:
+            entry = pl.format("{}  {} [{}]", numbers, short_names(names, KEY_MAX),
+                              short_names(shown["series"], 10))
+        else:
+            entry = pl.format("{}  {}", numbers, short_names(names, KEY_MAX_ONE_SERIES))
+        lines = pl.select(entry).to_series().to_list()
         if left_out:
             lines.append(f"… {left_out:,} more not listed")  # listed: those that matter most
         ax.text(1.02, key_top, "\n".join(lines), transform=ax.transAxes, fontsize=KEY_FONT,
