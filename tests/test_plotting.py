@@ -237,6 +237,20 @@ def test_key_lists_only_what_fits_on_the_canvas():
         str(i) for i in range(1, fits)]
 
 
+def test_key_lines_stay_on_the_canvas():
+    # 40 names alike at both ends, cut alike in the middle: each is made unique by its
+    # number ("kernel_0…ix_name #12"), and the 10-character series in brackets follow; the
+    # lines are cut shorter until the key ends inside the canvas.
+    t = table(80).with_columns(
+        headroom=pl.Series(np.arange(80, 0, -1, dtype=float)),
+        label=pl.Series([f"kernel_0{i:02d}_with_a_long_common_suffix_name" for i in range(80)]),
+        series=pl.Series(["Optimizedx", "Original12"] * 40))
+    fig = figure(t, PRESET, PlotOptions(annotate=False, key=True, top_n=40))
+    key = next(a for a in fig.axes[0].texts if a.get_gid() == "key")
+    assert "#1" in key.get_text()
+    assert key.get_window_extent(fig.canvas.get_renderer()).x1 <= fig.bbox.x1
+
+
 def test_no_key_where_the_legend_leaves_it_no_room():
     # 60 families, 40 of them coloured: the legend runs past the canvas's bottom, so no
     # key entry fits below it; no key, no numbers on the plot, and a note says why.

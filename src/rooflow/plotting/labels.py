@@ -91,16 +91,29 @@ def label_points(ax, shown: pl.DataFrame, left_out: int, scale: float, *, annota
         # a series named only where there are several (the legend names a lone one).
         numbers = pl.int_range(1, shown.height + 1).cast(pl.String).str.pad_start(3)
         names = pl.Series(text, dtype=pl.String)
-        if shown["series"].n_unique() > 1:
-            entry = pl.format("{}  {} [{}]", numbers, short_names(names, KEY_MAX),
-                              short_names(shown["series"], 10))
-        else:
-            entry = pl.format("{}  {}", numbers, short_names(names, KEY_MAX_ONE_SERIES))
-        lines = pl.select(entry).to_series().to_list()
-        if left_out:
-            lines.append(f"… {left_out:,} more not listed")  # listed: those that matter most
-        ax.text(1.02, key_top, "\n".join(lines), transform=ax.transAxes, fontsize=KEY_FONT,
-                va="top", family="monospace", gid="key")
+        several = shown["series"].n_unique() > 1
+
+        def key_text(cut: int) -> str:
+            """The key's lines, names cut to ``cut`` characters less than their room."""
+            if several:
+                entry = pl.format("{}  {} [{}]", numbers, short_names(names, KEY_MAX - cut),
+                                  short_names(shown["series"], 10))
+            else:
+                entry = pl.format("{}  {}", numbers,
+                                  short_names(names, KEY_MAX_ONE_SERIES - cut))
+            lines = pl.select(entry).to_series().to_list()
+            if left_out:  # listed: those that matter most
+                lines.append(f"… {left_out:,} more not listed")
+            return "\n".join(lines)
+
+        key_artist = ax.text(1.02, key_top, key_text(0), transform=ax.transAxes,
+                             fontsize=KEY_FONT, va="top", family="monospace", gid="key")
+        # Names made unique ("#12") or of wide characters can still run past the edge.
+        renderer = ax.figure.canvas.get_renderer()
+        for cut in (4, 8):
+            if key_artist.get_window_extent(renderer).x1 <= ax.figure.bbox.x1:
+                break
+            key_artist.set_text(key_text(cut))
     if annotate:
         crowded = place_labels(ax, x, y, text)
         said += ([f"{left_out} labels left out (top {top_n} {ranked_by(shown)})"]
