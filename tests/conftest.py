@@ -91,6 +91,7 @@ HEAVY = {
     "test_ncu_properties.py::test_any_export_gives_points_or_input_error",
     "test_places.py::test_a_real_trace_page_keeps_roof_and_ridge_labels_off_the_points",
     "test_places.py::test_real_pages_keep_every_label_clear",
+    "test_plot_overlap.py::test_a_real_projection_has_no_overlaps",
     "test_plot_overlap.py::test_model_check_has_no_overlaps",
     "test_plot_overlap.py::test_real_inputs_have_no_overlaps",
     "test_plot_overlap.py::test_real_model_check_has_no_overlaps",
