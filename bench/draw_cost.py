@@ -14,9 +14,10 @@ Prints the median and mean process (CPU) time per plot of ``report``, split into
 analysis and warnings (the rest of ``report``), table write (``write_table``), figure
 building (``figure`` less the layout pass), the layout pass (``place_fixed_texts``,
 ``place_point_texts``), Agg draw (``savefig`` to Agg's RGBA buffer) and PNG encode
-(the rest of ``save``: Pillow's RGB conversion and encode). CPU time is the figure to
-read on a shared machine. ``--profile FILE``: the steady-state plots under cProfile, its
-stats written to FILE and the top entries by tottime and cumulative time printed.
+(the rest of ``save``: the RGB copy and encode, :mod:`rooflow.plotting.png`). CPU time
+is the figure to read on a shared machine. ``--profile FILE``: the steady-state plots
+under cProfile, its stats written to FILE and the top entries by tottime and cumulative
+time printed.
 ``--keep DIR``: the tables and PNGs copied to DIR (to compare two versions' pixels).
 
 The parts are timed by wrapping those functions here, in this script only.

@@ -623,6 +623,17 @@ def test_short_names_cut_in_the_middle_and_stay_distinct():
         "gemm<…>(…) #1", "gemm<…>(…) #2", "gemm<…>(…) #2", "short"]
 
 
+def test_short_names_with_nothing_to_shorten_are_the_names_themselves():
+    # No bracket to elide, none over the width: each its own (a null as ""), repeats kept,
+    # no "#n" (two equal names are one kernel); a bracket left unelided when elide is off.
+    names = pl.Series("kernel", ["aten::mm", None, "k0", "aten::mm", "x" * 40])
+    got = short_names(names)
+    assert got.name == "kernel" and got.to_list() == ["aten::mm", "", "k0", "aten::mm", "x" * 40]
+    assert short_names(pl.Series(["run (base)", "f<a>"]), elide=False).to_list() == [
+        "run (base)", "f<a>"]
+    assert short_names(pl.Series(["run (base)", "f<a>"])).to_list() == ["run (…)", "f<…>"]
+
+
 def test_hardware_name_lists_every_ridge():
     from click.testing import CliRunner
 

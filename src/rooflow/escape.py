@@ -74,6 +74,8 @@ def short_names(names: pl.Series, width: int = NAME_MAX, *, elide: bool = True) 
     import polars as pl
 
     s = names.cast(pl.String).fill_null("")
+    if not (s.str.len_chars() > width).any() and not (elide and s.str.contains("[<(]").any()):
+        return s.alias(names.name)  # nothing to elide or cut: each name is its own
     for inner, mark in ((r"<[^<>]*>", "\x01"), (r"\([^()]*\)", "\x02")) if elide else ():
         while s.str.contains(inner).any():
             s = s.str.replace_all(inner, mark)

@@ -24,7 +24,7 @@ from rooflow.io import atomic_path
 from rooflow.plotting import core
 from rooflow.plotting.labels import place_labels, short_names
 from rooflow.plotting.markers import apart
-from rooflow.plotting.roofline import new_figure, plain_text
+from rooflow.plotting.roofline import new_figure, plain_text, save
 from rooflow.plotting.roofs import roofline_axes, settle_labels
 from rooflow.roofs.preset import Preset
 from rooflow.style import SPEEDUP_LEGEND
@@ -129,5 +129,5 @@ def _plot_comparison(comp: Comparison, preset: Preset, out: str | Path, *, title
     settle_labels(ax)
     out = Path(out)
     with atomic_path(out) as tmp:
-        fig.savefig(tmp, dpi=dpi, format=out.suffix.lstrip(".") or "png")
+        save(fig, tmp, out.suffix.lstrip(".") or "png", dpi)
     return out

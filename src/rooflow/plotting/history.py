@@ -20,7 +20,7 @@ from rooflow.escape import short_names
 from rooflow.io import atomic_path
 from rooflow.plotting import core
 from rooflow.plotting.markers import apart
-from rooflow.plotting.roofline import new_figure, plain_text
+from rooflow.plotting.roofline import new_figure, plain_text, save
 
 KERNELS = 10
 RUN_CHARS = 16  # a run's name under the axis: cut in the middle past this
@@ -193,5 +193,5 @@ def plot_history(table: pl.DataFrame, out: str | Path, *, title: str, dpi: int =
         fig = figure(table, title=title, dpi=dpi)
         out = Path(out)
         with atomic_path(out) as tmp:
-            fig.savefig(tmp, dpi=dpi, format=out.suffix.lstrip(".") or "png")
+            save(fig, tmp, out.suffix.lstrip(".") or "png", dpi)
     return out

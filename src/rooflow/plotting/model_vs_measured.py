@@ -23,7 +23,7 @@ from rooflow.model_vs_measured import summary
 from rooflow.plotting import core
 from rooflow.plotting.compare import AXES_RECT
 from rooflow.plotting.layout import place_point_texts
-from rooflow.plotting.roofline import new_figure, plain_text
+from rooflow.plotting.roofline import new_figure, plain_text, save
 from rooflow.plotting.roofs import roofline_axes, settle_labels
 from rooflow.roofs.preset import Preset, per_instruction_key
 
@@ -107,7 +107,7 @@ def _plot(table: pl.DataFrame, preset: Preset, out: str | Path, *, title: str,
     settle_labels(ax)
     out = Path(out)
     with atomic_path(out) as tmp:
-        fig.savefig(tmp, dpi=dpi, format=out.suffix.lstrip(".") or "png")
+        save(fig, tmp, out.suffix.lstrip(".") or "png", dpi)
     return out
 
 

@@ -22,7 +22,7 @@ from matplotlib.lines import Line2D
 from rooflow.escape import short_names
 from rooflow.io import atomic_path
 from rooflow.plotting import core
-from rooflow.plotting.roofline import new_figure, plain_text
+from rooflow.plotting.roofline import new_figure, plain_text, save
 from rooflow.plotting.roofs import roofline_axes, settle_labels
 from rooflow.project import PROJECTED, Projection, display_name
 from rooflow.roofs.preset import Preset
@@ -53,7 +53,7 @@ def plot_projection(result: Projection, presets: Mapping[str, Preset], out: str 
         fig = figure(result, presets, dpi)
         out = Path(out)
         with atomic_path(out) as tmp:
-            fig.savefig(tmp, dpi=dpi, format=out.suffix.lstrip(".") or "png")
+            save(fig, tmp, out.suffix.lstrip(".") or "png", dpi)
     return out
 
 

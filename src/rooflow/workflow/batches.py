@@ -386,6 +386,7 @@ def build_batch(found: Members, presets: Sequence[str], formats: Sequence[str],
 
     before = read_manifest(manifest)
     after: dict[str, dict] = {}
+    datasheets: dict[str, Mapping] = {}  # hardware.yaml read once for the batch
     made = 0
     for m in found.members:
         outputs = dataset_outputs(m.kind, m.name, presets, formats)
@@ -410,7 +411,7 @@ def build_batch(found: Members, presets: Sequence[str], formats: Sequence[str],
             say(line)  # draw_dataset writes the failed points' placeholders
         try:
             draw_dataset(points, m.dataset, targets, m.options, say, roofs_at=roofs_at,
-                         bokehjs=bokehjs)
+                         bokehjs=bokehjs, datasheets=datasheets)
         except (WriteError, OSError):  # the machine's trouble: the job fails
             raise
         except Exception as err:  # noqa: BLE001 - its options, or a bug: the rest built

@@ -66,7 +66,8 @@ class Target:
 
 def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
                  options: Mapping, log: Callable[[str], None], *,
-                 roofs_at: str = "clock", bokehjs: Sequence[str] | None = None) -> None:
+                 roofs_at: str = "clock", bokehjs: Sequence[str] | None = None,
+                 datasheets: dict[str, Mapping] | None = None) -> None:
     """Write every target of one dataset from its canonical points.
 
     Args:
@@ -80,6 +81,9 @@ def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
         roofs_at: config ``roofs_at`` (:attr:`rooflow.roofs.preset.Preset.roofs_at`).
         bokehjs: the shared BokehJS bundles the pages load (:func:`bokehjs_files`, the
             job's ``bokehjs`` input); None: inlined in each page.
+        datasheets: the presets of each ``hardware.yaml`` read so far, by path
+            (:func:`rooflow.roofs.datasheet.load_hardware`), filled here: a batch job's
+            datasets share one read of it. None: read for this dataset alone.
 
     Raises:
         InputError: an option does not fit the data (e.g. ``trajectory`` names no dim), or
@@ -106,7 +110,12 @@ def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
     selection = Selection.from_mapping(options.get("select"))
     points = read_points(points_path)
     # hardware.yaml read and checked once for all datasheet presets, not once per preset.
-    datasheet = next((load_hardware(t.hardware) for t in targets if t.measured is None), {})
+    datasheet: Mapping = {}
+    if sheet := next((t.hardware for t in targets if t.measured is None), None):
+        datasheets = {} if datasheets is None else datasheets
+        if sheet not in datasheets:
+            datasheets[sheet] = load_hardware(sheet)
+        datasheet = datasheets[sheet]
     for t in targets:
         preset = (datasheet[t.preset] if t.measured is None and t.preset in datasheet
                   else load_preset(t.preset, t.hardware, t.measured))
