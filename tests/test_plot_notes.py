@@ -189,3 +189,32 @@ def test_leader_lines_cross_no_text():
     ax = fig.axes[0]
     assert any(ln.get_gid() == "point-label-leaders" for ln in ax.lines)
     _clear(fig)
+
+
+def test_a_notes_box_with_no_clear_place_inside_goes_below_the_legend():
+    # A 10 × 10 grid of points from edge to edge of fixed axes (AI 1–1,000 FLOP/byte,
+    # 0.1–100 TFLOP/s) leaves no corner or edge where the box of three long left-out lines
+    # and the above-roof note covers nothing: it goes right of the axes, below the legend,
+    # wrapped to that column, every word kept; nothing there overlaps or runs off.
+    ai = np.repeat(np.geomspace(1, 1000, 10), 10)
+    perf = np.tile(np.geomspace(1e11, 1e14, 10), 10)
+    t = table(100).with_columns(arithmetic_intensity=pl.Series(ai), performance=pl.Series(perf),
+                                above_roof=pl.Series(perf > np.minimum(1e14, ai * 1e12)))
+    left = [f"kernel 'void some_kernel_{i}<float, 128>(float*, int)' (launch {i}) ran no FLOP"
+            for i in range(3)]
+    fig = figure(t, PRESET, PlotOptions(annotate=False, left_out=left, xlim=(0.9, 1100),
+                                        ylim=(9e10, 1.1e14)))
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    note = next(a for a in ax.texts if a.get_gid() == "notes")
+    box, legend = note.get_window_extent(renderer), ax.get_legend().get_window_extent(renderer)
+    assert box.x0 > ax.bbox.x1 and box.y1 < legend.y0 and box.x1 < fig.bbox.x1
+    assert note.get_text().replace("\n", "").replace(" ", "") == "".join(
+        ["22 points above the roof: check peaks, units or clocks", *left]).replace(" ", "")
+    # (The grid leaves the DRAM roof's label no clear place either: not this test's.)
+    found = [str(entry) for kind in overlaps(fig).values() for entry in kind]
+    assert not [entry for entry in found if note.get_text()[:12] in entry]
+    # Few points leave its first place, inside the axes' top-left corner, clear: it stays.
+    fig = figure(table(), PRESET, PlotOptions(annotate=False, left_out=left[:1]))
+    note = next(a for a in fig.axes[0].texts if a.get_gid() == "notes")
+    assert note.get_position() == (0.01, 0.99) and note.get_text().split("\n") == left[:1]

@@ -248,6 +248,20 @@ def _anchor(text: Text) -> np.ndarray:
     return text.get_transform().transform(text.get_position())
 
 
+def covers(ax, text: Text) -> bool:
+    """Whether ``text`` covers a text, a marker or a line, or runs off the canvas.
+
+    As :func:`place_fixed_texts` counts them: every text of the figure, the markers and
+    lines of ``ax``.
+    """
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    others = [t.get_window_extent(renderer) for t in _all_texts(fig)
+              if t is not text and t.get_visible() and t.get_text().strip()]
+    return _covered(text.get_window_extent(renderer), others, line_samples(ax),
+                    marker_points(ax), fig.bbox, True) > 0
+
+
 def _all_texts(fig) -> list[Text]:
     """The figure's texts, tick labels left out (they sit outside the frame).
 

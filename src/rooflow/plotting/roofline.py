@@ -280,14 +280,17 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     lines = notes(roof_notes, n_above, int(op.sum()) if mixed_op else 0)
     lines += [clock_line] if clock_line else []
     lines += left_out_lines(options.left_out)
+    note = None
     if lines:
-        register_notes(ax, ax.text(
-            0.01, 0.99, notes_text(ax, lines, 8), transform=ax.transAxes, fontsize=8, va="top",
-            color="firebrick", gid="notes",
-            bbox={"boxstyle": "round", "fc": "white", "ec": "0.8", "alpha": 0.9}))
+        note = ax.text(0.01, 0.99, notes_text(ax, lines, 8), transform=ax.transAxes,
+                       fontsize=8, va="top", color="firebrick", gid="notes",
+                       bbox={"boxstyle": "round", "fc": "white", "ec": "0.8", "alpha": 0.9})
+        register_notes(ax, note)
     if key is not None:  # after the legend: the key starts below it
         _kernel_key(ax, table, key[0], key[1], unjudged, scale)
     settle_labels(ax)
+    if note is not None:
+        _notes_aside(ax, note, lines)
     title = options.title or f"{preset.name}"
     if preset.overridden:
         title += f" (overridden: {', '.join(preset.overridden)})"
@@ -515,6 +518,43 @@ def _below_legend(ax, fontsize: float) -> float:
         return 1.0
     box = legend.get_window_extent(ax.figure.canvas.get_renderer())
     return ax.transAxes.inverted().transform((0, box.y0))[1] - _line(ax, fontsize)
+
+
+def _notes_aside(ax, note, lines: list[str]) -> None:
+    """The notes box moved right of the axes, below the legend and key, if it covers data.
+
+    A long box (a clock note, kernels the reader left out) over a plot whose corners and
+    edges all hold points or lines covers some wherever :func:`settle_labels` put it. The
+    column right of the axes, the legend's, has room below the legend and key: the box
+    goes there, wrapped to the column's width, when it then covers nothing and ends
+    above the canvas's bottom edge (or the bandwidth-only panel's title); else it stays.
+    """
+    from rooflow.plotting.layout import covers
+
+    if not covers(ax, note):
+        return
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    right = ax.bbox.x1
+    column = [t.get_window_extent(renderer) for t in ax.texts
+              if t is not note and t.get_visible() and t.get_text().strip()]
+    column = [b for b in column if b.x0 > right]
+    legend = ax.get_legend()
+    if legend is not None and legend.get_texts():
+        column.append(legend.get_window_extent(renderer))
+    pad = 0.3 * note.get_fontsize() * fig.dpi / 72  # the round box's pad
+    top = (min((b.y0 for b in column), default=ax.bbox.y1) - 2 * pad
+           - _line(ax, 8) * ax.bbox.height)
+    x = LEGEND_X + 0.01
+    width = (fig.bbox.x1 - ax.transAxes.transform((x, 0))[0] - 2 * pad) * 72 / fig.dpi
+    before = {"text": note.get_text(), "position": note.get_position(),
+              "ha": note.get_horizontalalignment(), "va": note.get_verticalalignment()}
+    note.set(text=notes_text(ax, lines, note.get_fontsize(), width), ha="left", va="top",
+             position=(x, ax.transAxes.inverted().transform((0, top))[1]))
+    box = note.get_window_extent(renderer)
+    floor = key_floor(fig) * fig.bbox.height
+    if box.y0 - pad < floor or box.x1 + pad > fig.bbox.x1 or covers(ax, note):
+        note.set(**before)
 
 
 def _key_points(table: pl.DataFrame, kernels: list[str]) -> pl.DataFrame:

@@ -229,13 +229,15 @@ NOTE_EM = 0.62
 lower case 0.55–0.64 em, a space 0.32), for :func:`notes_text`'s line length."""
 
 
-def notes_text(ax, lines: Sequence[str], fontsize: float) -> str:
+def notes_text(ax, lines: Sequence[str], fontsize: float, width_pt: float | None = None
+               ) -> str:
     """The notes box's text: ``lines``, each wrapped at spaces to fit the axes' width.
 
     A line longer than the axes (a clock note naming three clocks is ≈ 270 characters)
     would run off the canvas on both sides of a box placed by its centre or edge.
+    ``width_pt``: another width to fit (points).
     """
-    box = ax.get_position().width * ax.figure.get_figwidth() * 72  # pt
+    box = width_pt or ax.get_position().width * ax.figure.get_figwidth() * 72  # pt
     width = max(20, int(box / (NOTE_EM * fontsize)) - 2)  # the box's round pad
     return "\n".join(textwrap.fill(line, width, break_on_hyphens=False) for line in lines)
 
