@@ -283,9 +283,11 @@ CASES: dict[str, tuple[Case, str]] = {
         lambda i, o: [_w(i / "r.csv", "ai,tflops\n10,5\n"),
                       os.link(i / "r.csv", o.parent / "hard.csv"), "convert", i / "r.csv",
                       "-o", o.parent / "hard.csv"][2:], "is also an input"),
-    "--table is -o": (lambda i, o: ["plot", _w(i / "r.csv", "ai,tflops\n10,5\n"), *PEAKS,
-                                    "-o", o / "p.png", "--table", o / "p.png"],
-                      "named twice as an output"),
+    # (--table p.png itself is a usage error now: a table named as a picture.)
+    "--table is --html": (lambda i, o: ["plot", _w(i / "r.csv", "ai,tflops\n10,5\n"), *PEAKS,
+                                        "-o", o / "p.png", "--table", o / "p.csv",
+                                        "--html", o / "p.csv"],
+                          "named twice as an output"),
     "--hardware-file is --table": (
         lambda i, o: ["plot", _w(i / "r.csv", "ai,tflops\n10,5\n"), "--hardware", "x",
                       "--hardware-file", _hardware(i, _preset()), "-o", o / "p.png",

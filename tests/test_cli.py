@@ -411,3 +411,23 @@ def test_readme_library_example_runs(repo, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "pct_of_roof" in proc.stdout
     assert (tmp_path / "saxpy.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("args", [
+    ("table", "{fa}", "--preset", "arc-pro-b70", "-o", "t.png"),
+    ("plot", "{fa}", "--preset", "arc-pro-b70", "-o", "fa.png", "--table", "fa.html"),
+    ("compare", "{fa}", "{fa}", "--preset", "arc-pro-b70", "--table", "c.svg"),
+    ("project", "{fa}", "--preset", "arc-pro-b70", "--preset", "b200", "-o", "p.PNG"),
+    ("convert", "{fa}", "-o", "points.pdf"),
+])
+def test_a_table_named_as_a_picture_or_page_is_a_usage_error(repo, tmp_path, args):
+    # `rooflow project … -o p.png` wrote its CSV table into p.png: refused before any
+    # reading, exit 2 (docs/cli.md, exit codes), one line naming the option, nothing written.
+    fa = str(repo / "resources/roofline/flash_attention.csv")
+    proc = rooflow(*(a.format(fa=fa) for a in args), cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    line = proc.stderr.strip()
+    assert len(line.splitlines()) == 1 and "Traceback" not in line
+    assert line.startswith("rooflow: error: Invalid value for ") and (
+        "a table is written here, not a ." in line and "name it .csv or .json" in line)
+    assert list(tmp_path.iterdir()) == []

@@ -16,7 +16,7 @@ from typing import NoReturn
 
 import click
 
-from rooflow.cli.table_options import table_options
+from rooflow.cli.table_options import table_options, table_path
 from rooflow.errors import InputError
 
 
@@ -118,6 +118,7 @@ def check_command(preset_options, kind_option, load_files, select_preset) -> cli
     @click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path),
                   help="Also write JUnit XML (one test case per kernel) here.")
     @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+                  callback=table_path,
                   help="Also write the per-kernel table here (CSV; .json: JSON).")
     @table_options()
     def check(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware_file,
@@ -204,6 +205,7 @@ def model_check_command(preset_options, kind_option, load_files, select_preset) 
     @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
                   help="The plot (png, svg, pdf): model hollow, measured filled, arrows.")
     @click.option("--table", type=click.Path(dir_okay=False, path_type=Path),
+                  callback=table_path,
                   help="The table, CSV or .json (default: stdout when no -o).")
     def model_check(measured, model_path, maps, kind, hardware, peak_tflops, peak_bandwidth,
                     hardware_file, title, output, table) -> None:

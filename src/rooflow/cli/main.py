@@ -21,7 +21,7 @@ from rooflow.cli.commands import (
     run,
 )
 from rooflow.cli.preset_options import command_preset, hardware_file_option, preset_options
-from rooflow.cli.table_options import table_options
+from rooflow.cli.table_options import table_options, table_path
 from rooflow.defaults import DEFAULT_FAMILIES, config_defaults, plot_defaults
 from rooflow.errors import InputError
 from rooflow.kinds import KINDS
@@ -152,7 +152,7 @@ def _dataset_name(files) -> str:
 @click.option("-t", "--title", default=None)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Output image (.png, .svg or .pdf; default: ./FIRST-FILE-STEM.png).")
-@click.option("--table", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--table", type=click.Path(dir_okay=False, path_type=Path), callback=table_path,
               help="Also write the analysis table here (CSV; .json: JSON).")
 @click.option("--html", "html_page", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write an interactive page (one offline HTML file) here.")
@@ -202,7 +202,7 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
 @click.option("-t", "--title", default=None)
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               help="Comparison plot (.png, .svg, .pdf; default: ./BASELINE-vs-NEW.png).")
-@click.option("--table", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--table", type=click.Path(dir_okay=False, path_type=Path), callback=table_path,
               help="Also write the per-kernel comparison here (CSV; .json: JSON).")
 @click.option("--html", "html_page", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write an interactive comparison page here.")
@@ -239,7 +239,7 @@ def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware
 @kind_option
 @preset_options
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-              help="Output table, CSV or .json (default: stdout).")
+              callback=table_path, help="Output table, CSV or .json (default: stdout).")
 @table_options(readable=True)
 def table(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, output, selection):
     """Analysis table of any input rooflow reads (kind detected from the content).
@@ -342,7 +342,7 @@ def _one_input(files):
 
 
 output_option = click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), callback=table_path,
     help="Output CSV; JSON for a .json name, Parquet for .parquet (default: stdout CSV).",
 )
 families_option = click.option(

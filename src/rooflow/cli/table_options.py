@@ -14,6 +14,26 @@ from rooflow.errors import InputError
 from rooflow.export import FORMATS, READABLE, requested_format
 from rooflow.selection import Selection
 
+NOT_TABLE = (".png", ".svg", ".pdf", ".jpg", ".jpeg", ".html", ".htm")
+"""Suffixes of pictures and pages: a table written under one is text that opens as neither."""
+
+
+def table_path(ctx: click.Context, param: click.Parameter, value):
+    """Callback of a table's path option (``-o``, ``--table``): the path, checked.
+
+    Raises:
+        click.UsageError: its name is a picture's or a page's (:data:`NOT_TABLE`):
+            ``rooflow project … -o p.png`` wrote a CSV named p.png. A usage error (exit
+            2), not click's ``BadParameter``, which a path option's means a file refused
+            (bad input, exit 1: :func:`rooflow.cli.commands.run`).
+    """
+    if value is not None and value.suffix.lower() in NOT_TABLE:
+        raise click.UsageError(
+            f"Invalid value for {param.get_error_hint(ctx)}: '{value.name}': a table is "
+            f"written here, not a {value.suffix} (CSV; JSON for .json): name it .csv or "
+            ".json", ctx=ctx)
+    return value
+
 
 def table_options(*, top: bool = True, readable: bool = False):
     """Click decorator for the commands that write tables (plot, table, compare, convert).

@@ -13,6 +13,7 @@ import click
 
 from rooflow.cli.commands import CheckedCommand
 from rooflow.cli.preset_options import AliasedOption, hardware_file_option
+from rooflow.cli.table_options import table_path
 
 
 def _presets(hardware: str, hardware_file: Path):
@@ -43,7 +44,7 @@ def project_command(kind_option, load_files) -> click.Command:
     @click.option("--per-kernel", is_flag=True,
                   help="The table has one row per kernel and preset, not per preset.")
     @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-                  help="The table, CSV or .json (default: stdout).")
+                  callback=table_path, help="The table, CSV or .json (default: stdout).")
     @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path),
                   help="Also draw the workload on each preset, in a grid (png, svg, pdf).")
     @click.option("--html", "html_page", type=click.Path(dir_okay=False, path_type=Path),
@@ -96,7 +97,7 @@ def history_command(preset_options, kind_option, load_files, select_preset) -> c
     @click.option("--normalize-names", is_flag=True,
                   help="Match kernels without template arguments and parameter lists.")
     @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
-                  help="The table, CSV or .json (default: stdout).")
+                  callback=table_path, help="The table, CSV or .json (default: stdout).")
     @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=Path),
                   help="Also draw the trend (png, svg, pdf).")
     @click.option("--html", "html_page", type=click.Path(dir_okay=False, path_type=Path),
