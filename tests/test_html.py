@@ -368,3 +368,25 @@ def test_a_page_of_many_long_names_fits_a_1400_pixel_window(tmp_path, b70, chrom
                    f"--window-size={WINDOW},900")
     width = int(re.search(r"<title>width (\d+)</title>", dom).group(1))
     assert 1000 < width <= WINDOW, width
+
+
+def test_the_page_says_what_the_pngs_notes_box_says(b70):
+    """A level without a roof on the preset, and what the reader left out: the PNG's notes
+    box says both; the page had said neither (its L1 points looked judged)."""
+    import html as html_text
+
+    from bokeh.models import Div
+
+    from rooflow.html.page import MAX_POINTS, page_items
+    from rooflow.plotting import PlotOptions, figure
+
+    pts = points(["gemm", "copy"])
+    table = analyze(pl.concat([pts, pts.with_columns(level=pl.lit("L1"))]), b70)
+    left = ["left out: kernel 'void k<…>(…)' (launch 3) ran no FLOP"]
+    png = next(t for t in figure(table, b70, PlotOptions(annotate=False, left_out=left))
+               .axes[0].texts if t.get_gid() == "notes").get_text().split("\n")
+    items = page_items(table, b70, title="t", color_by="family", max_points=MAX_POINTS,
+                       top_n=10, series_order=(), left_out=left)
+    said = [html_text.unescape(d.text) for d in items if isinstance(d, Div)]
+    assert png == ["no L1 roof on arc-pro-b70", *left]
+    assert "<p>no L1 roof on arc-pro-b70.</p>" in said and f"<p>{left[0]}</p>" in said

@@ -187,7 +187,8 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
         from rooflow.html.page import roofline_page
 
         roofline_page(analysed, preset, html_page, title=options.title or "", top_n=top_n,
-                      series_order=options.series_order, trajectory=trajectory)
+                      series_order=options.series_order, trajectory=trajectory,
+                      left_out=options.left_out)
         click.echo(f"wrote {html_page}", err=True)
 
 

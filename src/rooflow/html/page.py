@@ -45,6 +45,7 @@ from rooflow.html.places import settle_labels
 from rooflow.levels import LEVELS
 from rooflow.levels import marker as level_marker
 from rooflow.plotting import core
+from rooflow.plotting.labels import notes as roof_notes
 from rooflow.roofs.preset import Preset
 from rooflow.style import (
     ABOVE_ROOF,
@@ -162,7 +163,8 @@ def roofline_page(table: pl.DataFrame, preset: Preset, out: str | Path, *, title
                   top_n: int = _D["top_n"],
                   series_order: Sequence[str] = tuple(_D["series_order"]),
                   trajectory: str | None = None,
-                  bokehjs: Sequence[str | Path] | None = None) -> Path:
+                  bokehjs: Sequence[str | Path] | None = None,
+                  left_out: Sequence[str] = ()) -> Path:
     """Write the interactive page of one analysis table.
 
     Args:
@@ -181,19 +183,23 @@ def roofline_page(table: pl.DataFrame, preset: Preset, out: str | Path, *, title
         bokehjs: None: Bokeh's JS inlined (one self-contained file). Else the shared
             bundle files the page loads by relative paths (the workflow's,
             :mod:`rooflow.html.bokehjs`).
+        left_out: what the readers left out (:meth:`rooflow.errors.LeftOut.lines`), a
+            note each, as the PNG's notes box has them (all of them: the PNG's counts past
+            its third).
 
     Returns:
         ``out``.
     """
     return write_page(page_items(table, preset, title=title, color_by=color_by,
                                  max_points=max_points, top_n=top_n,
-                                 series_order=series_order, trajectory=trajectory), out, title,
+                                 series_order=series_order, trajectory=trajectory,
+                                 left_out=left_out), out, title,
                       bokehjs)
 
 
 def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str,
                max_points: int, top_n: int, series_order: Sequence[str],
-               trajectory: str | None = None) -> list:
+               trajectory: str | None = None, left_out: Sequence[str] = ()) -> list:
     """The Bokeh models of :func:`roofline_page`, top to bottom: the figure, then notes."""
     from bokeh.models import HoverTool, Scatter
 
@@ -307,6 +313,10 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
     if skipped:
         notes.append(f"{skipped} rows not drawn: without a roof to place them on; see the "
                      "table.")
+    # The PNG's roof notes ("no L1 roof on a100-sxm") these have not said yet, and what
+    # the readers left out: the page tells what the PNG's notes box does.
+    notes += [f"{n}." for n in roof_notes(table, 0, 0) if not any(n in said for said in notes)]
+    notes += list(left_out)
     panel = [bandwidth_figure(bandwidth)] if bandwidth.height else []
     return [fig, *panel] + [note(n) for n in notes]
 

@@ -129,6 +129,7 @@ def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
         roofline_page(table, preset, t.page,
                       title=options.get("title") or f"{dataset} on {preset.name}",
                       top_n=options["top_n"], series_order=options["series_order"],
-                      trajectory=options.get("trajectory"), bokehjs=bokehjs)
+                      trajectory=options.get("trajectory"), bokehjs=bokehjs,
+                      left_out=plot.left_out)
         log(f"{selected.height} points on {preset.key}")
         del selected, table  # not held while the next preset's table is made
