@@ -632,6 +632,12 @@ def test_short_names_with_nothing_to_shorten_are_the_names_themselves():
     assert short_names(pl.Series(["run (base)", "f<a>"]), elide=False).to_list() == [
         "run (base)", "f<a>"]
     assert short_names(pl.Series(["run (base)", "f<a>"])).to_list() == ["run (…)", "f<…>"]
+    # The control characters elision marks brackets with: shown as their escapes, whatever
+    # the other names; kept as they are where nothing is elided.
+    for names in (["a\x01b(x)"], ["a\x01b(x)", "x" * 50]):
+        assert short_names(pl.Series(names))[0] == "a\\x01b(…)"
+    assert short_names(pl.Series(["a\x02b"]), elide=False)[0] == "a\x02b"
+    assert short_names(pl.Series(["a\x02b", "y" * 50]), elide=False)[0] == "a\x02b"
 
 
 def test_hardware_name_lists_every_ridge():

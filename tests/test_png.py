@@ -58,3 +58,19 @@ def test_not_rgba_bytes_is_refused(tmp_path, shape, dtype):
     with pytest.raises(ValueError, match="expected \\(height, width, 4\\) uint8"):
         write_png(tmp_path / "p.png", np.zeros(shape, dtype), 100)
     assert not (tmp_path / "p.png").exists()
+
+
+def test_save_takes_aggs_own_canvas_size(tmp_path):
+    # 20.4 in × 100 dpi is 2,039.99… in floating point; Agg's canvas is 2,040 px wide
+    # (9.2 in × 100 = 920 px high): the size is read from Agg's buffer, not worked out.
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    from rooflow.plotting.roofline import save
+
+    fig = Figure(figsize=(20.4, 9.2))
+    FigureCanvasAgg(fig)
+    fig.add_subplot().plot([1, 2], [3, 4])
+    save(fig, tmp_path / "wide.png", "png", 100)
+    with Image.open(tmp_path / "wide.png") as image:
+        assert image.size == (2040, 920) and image.mode == "RGB"

@@ -74,13 +74,17 @@ def short_names(names: pl.Series, width: int = NAME_MAX, *, elide: bool = True) 
     import polars as pl
 
     s = names.cast(pl.String).fill_null("")
-    if not (s.str.len_chars() > width).any() and not (elide and s.str.contains("[<(]").any()):
+    if not (s.str.len_chars() > width).any() and not (
+            elide and s.str.contains("[<(\x01\x02]").any()):
         return s.alias(names.name)  # nothing to elide or cut: each name is its own
-    for inner, mark in ((r"<[^<>]*>", "\x01"), (r"\([^()]*\)", "\x02")) if elide else ():
-        while s.str.contains(inner).any():
-            s = s.str.replace_all(inner, mark)
-    s = s.str.replace_all("\x01", "<…>", literal=True).str.replace_all("\x02", "(…)",
-                                                                           literal=True)
+    if elide:  # brackets to marks, innermost first; a mark in a name shown as its escape
+        s = s.str.replace_all("\x01", "\\x01", literal=True).str.replace_all(
+            "\x02", "\\x02", literal=True)
+        for inner, mark in ((r"<[^<>]*>", "\x01"), (r"\([^()]*\)", "\x02")):
+            while s.str.contains(inner).any():
+                s = s.str.replace_all(inner, mark)
+        s = s.str.replace_all("\x01", "<…>", literal=True).str.replace_all(
+            "\x02", "(…)", literal=True)
     head = max((width - 1) * 2 // 5, 1)  # 2/5 head, 3/5 tail
     tail = max(width - 1 - head, 0)
     long = s.str.len_chars() > width

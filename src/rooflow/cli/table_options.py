@@ -14,7 +14,8 @@ from rooflow.errors import InputError
 from rooflow.export import FORMATS, READABLE, requested_format
 from rooflow.selection import Selection
 
-NOT_TABLE = (".png", ".svg", ".pdf", ".jpg", ".jpeg", ".html", ".htm")
+NOT_TABLE = (".png", ".svg", ".svgz", ".pdf", ".eps", ".ps", ".jpg", ".jpeg", ".tif", ".tiff",
+             ".webp", ".gif", ".html", ".htm")
 """Suffixes of pictures and pages: a table written under one is text that opens as neither."""
 
 
@@ -30,8 +31,8 @@ def table_path(ctx: click.Context, param: click.Parameter, value):
     if value is not None and value.suffix.lower() in NOT_TABLE:
         raise click.UsageError(
             f"Invalid value for {param.get_error_hint(ctx)}: '{value.name}': a table is "
-            f"written here, not a {value.suffix} (CSV; JSON for .json): name it .csv or "
-            ".json", ctx=ctx)
+            f"written here, not a {value.suffix} (CSV; JSON for .json; Parquet for .parquet "
+            "where the command writes points): name it .csv or .json", ctx=ctx)
     return value
 
 

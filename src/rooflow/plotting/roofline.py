@@ -184,18 +184,21 @@ def save(fig: Figure, path: str | Path, fmt: str, dpi: int) -> None:
         return
     rgba = _Buffer()
     fig.savefig(rgba, dpi=dpi, format="rgba", facecolor="white", transparent=False)
-    # Agg's canvas: width and height in pixels of the figure at ``dpi``.
-    size = (int(fig.get_figheight() * dpi), int(fig.get_figwidth() * dpi), 4)
-    write_png(path, rgba.data.reshape(size), dpi)
+    write_png(path, rgba.data, dpi)
 
 
 class _Buffer(BytesIO):
-    """A file for ``savefig(format="rgba")`` that keeps what it is given: Agg's buffer."""
+    """A file for ``savefig(format="rgba")`` that keeps what it is given: Agg's buffer.
+
+    Agg hands over a ``(height, width, 4)`` view of its canvas: its own size, which the
+    figure's inches × dpi can miss by a pixel in floating point (20.4 in × 100 dpi is
+    2,039.99…; Agg's canvas is 2,040 px wide).
+    """
 
     data: np.ndarray
 
     def write(self, data, /) -> int:
-        self.data = np.frombuffer(data, np.uint8)  # a view, no copy
+        self.data = np.asarray(data)  # a view, no copy
         return self.data.size
 
 

@@ -237,7 +237,8 @@ def notes_text(ax, lines: Sequence[str], fontsize: float, width_pt: float | None
     would run off the canvas on both sides of a box placed by its centre or edge.
     ``width_pt``: another width to fit (points).
     """
-    box = width_pt or ax.get_position().width * ax.figure.get_figwidth() * 72  # pt
+    box = (ax.get_position().width * ax.figure.get_figwidth() * 72 if width_pt is None
+           else width_pt)  # pt
     width = max(20, int(box / (NOTE_EM * fontsize)) - 2)  # the box's round pad
     return "\n".join(textwrap.fill(line, width, break_on_hyphens=False) for line in lines)
 
