@@ -669,3 +669,22 @@ def test_marker_area_is_the_points_share_of_time_with_a_size_legend():
                                    0.6 * AREA_PER_SHARE], rel=1e-3)
     labels = [x.get_text() for x in ax.get_legend().get_texts()]
     assert labels[-4:] == ["— area: share of time —", "1%", "5%", "20%"]
+
+
+def test_a_kernels_launches_are_joined_each_across_its_own_levels():
+    # Two launches of one kernel (--per-launch), each at DRAM and L2: launch 1 at 1 TFLOP/s
+    # (AI 1 at DRAM, 10 at L2), launch 2 at 0.5 TFLOP/s (AI 2, 20). Each launch's levels
+    # are joined, at its own performance; no segment runs from one launch to the other
+    # (joined by name, the line ran 1 → 2 → 10 → 20 across both launches).
+    from rooflow.analysis import analyze
+
+    kernels = pl.DataFrame({"kernel": ["k"] * 4, "level": ["DRAM", "L2"] * 2,
+                            "precision": "fp32", "arithmetic_intensity": [1.0, 10.0, 2.0, 20.0],
+                            "performance": [1e12, 1e12, 5e11, 5e11], "row": [1, 1, 2, 2]})
+    preset = custom_preset(100, 1000)
+    fig = figure(analyze(to_points(kernels), preset), preset, PlotOptions(annotate=False))
+    join = next(a for a in fig.axes[0].lines if a.get_gid() == "kernel-levels")
+    x, y = np.asarray(join.get_xdata(), float), np.asarray(join.get_ydata(), float)
+    segments = [(x[i], y[i], x[i + 1], y[i + 1]) for i in range(len(x) - 1)
+                if np.isfinite(x[i]) and np.isfinite(x[i + 1])]
+    assert sorted(segments) == [(1.0, 1.0, 10.0, 1.0), (2.0, 0.5, 20.0, 0.5)]  # TFLOP/s

@@ -181,19 +181,23 @@ def draw_kernels(ax, table: pl.DataFrame, levels: Sequence[str], top: Sequence[s
                  palette: Sequence[str], grey: str, scale: float) -> None:
     """Kernels × levels: kernel ``top[i]`` in ``palette[i]``, the others ``grey``.
 
-    Marker by level; a kernel's dots are joined by a faint line (one NaN-broken line per
-    colour).
+    Marker by level; one measurement's dots (a kernel's, or a launch's with
+    ``--per-launch``) are joined by a faint line (one NaN-broken line per colour). Its
+    levels share one performance (its FLOP over its time), so a kernel's dots are joined
+    per series and performance: joined by name alone, a kernel's launches were one line
+    zig-zagging from launch to launch in intensity order.
     """
+    joined = ["kernel", *(["series"] if "series" in table.columns else []), "performance"]
     table = table.with_columns(
         _c=pl.col("kernel").replace_strict(list(top), list(range(len(top))), default=-1,
                                            return_dtype=pl.Int64)
-    ).sort(["_c", "kernel", "arithmetic_intensity"])
+    ).sort(["_c", *joined, "arithmetic_intensity"])
     x = table["arithmetic_intensity"].to_numpy()
     y = table["performance"].to_numpy() / scale
     color_code = table["_c"].to_numpy()
     level_code = codes(table["level"], levels)
-    names = table["kernel"]
-    breaks = (names != names.shift(1)).fill_null(False).to_numpy()
+    breaks = table.select(~pl.all_horizontal(
+        pl.col(c).eq_missing(pl.col(c).shift(1)) for c in joined)).to_series().to_numpy()
     bounds = np.flatnonzero(np.diff(color_code)) + 1
     for run in np.split(np.arange(table.height), bounds):
         if not len(run):
@@ -202,7 +206,7 @@ def draw_kernels(ax, table: pl.DataFrame, levels: Sequence[str], top: Sequence[s
         color = grey if c < 0 else palette[c]
         cut = np.flatnonzero(breaks[run][1:]) + 1
         ax.plot(np.insert(x[run], cut, np.nan), np.insert(y[run], cut, np.nan), color=color,
-                lw=0.8, alpha=0.35, zorder=3)
+                lw=0.8, alpha=0.35, zorder=3, gid="kernel-levels")
         for li, lv in enumerate(levels):
             sel = run[level_code[run] == li]
             draw_markers(ax, x[sel], y[sel], level_marker(lv), color, hollow=False, size=6.3)
