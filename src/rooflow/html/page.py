@@ -45,7 +45,6 @@ from rooflow.html.places import settle_labels
 from rooflow.levels import LEVELS
 from rooflow.levels import marker as level_marker
 from rooflow.plotting import core
-from rooflow.plotting.labels import notes as roof_notes
 from rooflow.roofs.preset import Preset
 from rooflow.style import (
     ABOVE_ROOF,
@@ -315,7 +314,8 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
                      "table.")
     # The PNG's roof notes ("no L1 roof on a100-sxm") these have not said yet, and what
     # the readers left out: the page tells what the PNG's notes box does.
-    notes += [f"{n}." for n in roof_notes(table, 0, 0) if not any(n in said for said in notes)]
+    notes += [f"{n}." for n in core.notes(table, 0, 0)
+              if not any(n in said for said in notes)]
     notes += list(left_out)
     panel = [bandwidth_figure(bandwidth)] if bandwidth.height else []
     return [fig, *panel] + [note(n) for n in notes]

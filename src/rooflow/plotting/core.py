@@ -38,7 +38,7 @@ from rooflow.plotting.colors import (  # noqa: F401
     series_marker,
 )
 from rooflow.plotting.ranking import RANK_COLUMNS, ranked_by, top_kernels, top_points, top_rows  # noqa: F401
-from rooflow.points import PRECISIONS
+from rooflow.points import PRECISIONS, distinct
 from rooflow.roofs.preset import Preset
 
 # --- axes ---------------------------------------------------------------------------------
@@ -449,3 +449,25 @@ def side(table: pl.DataFrame, suffix: str) -> pl.DataFrame:
                         performance=f"performance{suffix}",
                         **({"kernel": "name"} if "name" in table.columns else {})).drop_nulls(
         ["arithmetic_intensity", "performance"])
+
+
+def notes(table: pl.DataFrame, n_above: int, n_op: int) -> list[str]:
+    """The notes box's lines: above-roof count, roof notes (missing roofs), OP rows.
+
+    The PNG's box draws them; the page says the roof notes among its own (no matplotlib
+    here: pages are built without it).
+
+    A row's notes joined by "; " are a line each (a roof note, and bytes of the inputs only).
+    """
+    out = []
+    if n_above:
+        out.append(f"{n_above} point{'s' if n_above > 1 else ''} above the roof: "
+                   "check peaks, units or clocks")
+    if "roof_note" in table.columns:  # a row's notes are joined by "; ": one line each
+        out += list(dict.fromkeys(
+            part for n in distinct(table, "roof_note").drop_nulls().to_list()
+            for part in str(n).split("; ") if part))
+    if n_op:
+        out.append(f"{n_op} integer-OP point{'s' if n_op > 1 else ''} drawn as ◆ in OP/s "
+                   "against integer roofs")
+    return out

@@ -10,7 +10,6 @@ import polars as pl
 from rooflow.escape import short_names
 from rooflow.plotting.bandwidth import key_floor
 from rooflow.plotting.core import ranked_by, top_points
-from rooflow.points import distinct
 
 KEY_MAX = 18  # characters of a name in the numbered key, beside its series' (10 + brackets)
 KEY_MAX_ONE_SERIES = KEY_MAX + 8  # most of the series' room, where all rows are of one series
@@ -125,25 +124,6 @@ def label_points(ax, shown: pl.DataFrame, left_out: int, scale: float, *, annota
 
         register_notes(ax, ax.text(0.01, 0.01, "; ".join(said), transform=ax.transAxes,
                                    fontsize=7, color="0.4", gid="labels-left-out"))
-
-
-def notes(table: pl.DataFrame, n_above: int, n_op: int) -> list[str]:
-    """Lines drawn in the plot's upper-left corner: above-roof count, missing roofs, OP rows.
-
-    A row's notes joined by "; " are a line each (a roof note, and bytes of the inputs only).
-    """
-    out = []
-    if n_above:
-        out.append(f"{n_above} point{'s' if n_above > 1 else ''} above the roof: "
-                   "check peaks, units or clocks")
-    if "roof_note" in table.columns:  # a row's notes are joined by "; ": one line each
-        out += list(dict.fromkeys(
-            part for n in distinct(table, "roof_note").drop_nulls().to_list()
-            for part in str(n).split("; ") if part))
-    if n_op:
-        out.append(f"{n_op} integer-OP point{'s' if n_op > 1 else ''} drawn as ◆ in OP/s "
-                   "against integer roofs")
-    return out
 
 
 LEFT_OUT_MAX = 3

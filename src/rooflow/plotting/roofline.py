@@ -55,7 +55,6 @@ from rooflow.plotting.labels import (
     KEY_FONT,
     label_points,
     left_out_lines,
-    notes,
 )
 from rooflow.plotting.layout import fit_legend
 from rooflow.plotting.png import write_png
@@ -280,7 +279,7 @@ def _figure(table: pl.DataFrame, preset: Preset, options: PlotOptions):
     fit_legend(ax)  # names from the input (datasets, families) cut to the canvas
     if labels is not None:  # every marker drawn: the labels keep off them all
         label_points(ax, **labels, key_top=_below_legend(ax, KEY_FONT))
-    lines = notes(roof_notes, n_above, int(op.sum()) if mixed_op else 0)
+    lines = core.notes(roof_notes, n_above, int(op.sum()) if mixed_op else 0)
     lines += [clock_line] if clock_line else []
     lines += left_out_lines(options.left_out)
     note = None
