@@ -546,7 +546,7 @@ def _notes_aside(ax, note, lines: list[str]) -> None:
         column.append(legend.get_window_extent(renderer))
     pad = 0.3 * note.get_fontsize() * fig.dpi / 72  # the round box's pad
     top = (min((b.y0 for b in column), default=ax.bbox.y1) - 2 * pad
-           - _line(ax, 8) * ax.bbox.height)
+           - _line(ax, note.get_fontsize()) * ax.bbox.height)
     x = LEGEND_X + 0.01
     width = (fig.bbox.x1 - ax.transAxes.transform((x, 0))[0] - 2 * pad) * 72 / fig.dpi
     before = {"text": note.get_text(), "position": note.get_position(),
