@@ -688,3 +688,46 @@ def test_a_kernels_launches_are_joined_each_across_its_own_levels():
     segments = [(x[i], y[i], x[i + 1], y[i + 1]) for i in range(len(x) - 1)
                 if np.isfinite(x[i]) and np.isfinite(x[i + 1])]
     assert sorted(segments) == [(1.0, 1.0, 10.0, 1.0), (2.0, 0.5, 20.0, 0.5)]  # TFLOP/s
+    # The page joins them alike: the same two segments, in the kernel's colour, hidden by
+    # its colour's legend entry and never hovered (a line has no kernel's numbers).
+    from bokeh.models import HoverTool, Legend
+
+    from rooflow.html.page import page_items
+
+    page = page_items(analyze(to_points(kernels), preset), preset, title="t",
+                      color_by="family", max_points=4000, top_n=5, series_order=())[0]
+    joins = [r for r in page.renderers if r.name == "kernel-levels"]
+    assert [sorted(zip(xs, ys, strict=True)) for r in joins
+            for xs, ys in zip(r.data_source.data["xs"], r.data_source.data["ys"], strict=True)
+            ] == [[(1.0, 1.0), (10.0, 1.0)], [(2.0, 0.5), (20.0, 0.5)]]
+    (join,) = joins
+    assert join.glyph.line_color == next(r.glyph.line_color for r in page_renderers([page]))
+    entry = next(item for lg in page.select(type=Legend) for item in lg.items
+                 if join in item.renderers)
+    assert entry.renderers[0] is not join  # the entry's icon is the points' marker
+    assert all(join not in h.renderers for h in page.select(type=HoverTool))
+
+
+def test_the_datas_roofs_are_drawn_over_the_thin_ones_in_png_and_page():
+    # fp32 points on a100-sxm: the fp32 × HBM roof is bold; the thin dashed roofs (other
+    # precisions, other levels) share its slope below their ridges. Drawn after it, their
+    # dashes striped the bold slope; now they lie under it, in both.
+    from bokeh.models import Line
+
+    from rooflow.analysis import analyze
+    from rooflow.html.page import page_items
+    from rooflow.roofs import load_preset
+
+    a100 = load_preset("a100-sxm")
+    t = analyze(timed_points(3), a100)
+    ax = figure(t, a100, PlotOptions(annotate=False)).axes[0]
+    roofs = [ln for ln in ax.lines if (ln.get_gid() or "").startswith("roof:")]
+    bold = [ln.get_zorder() for ln in roofs if ln.get_linestyle() == "-"]
+    thin = [ln.get_zorder() for ln in roofs if ln.get_linestyle() == "--"]
+    assert bold and thin and max(thin) < min(bold)
+    fig = page_items(t, a100, title="t", color_by="family", max_points=100, top_n=5,
+                     series_order=())[0]
+    dashes = [r.glyph.line_dash for r in fig.renderers if isinstance(r.glyph, Line)]
+    solid = [i for i, d in enumerate(dashes) if d == []]  # Bokeh's "solid"
+    dashed = [i for i, d in enumerate(dashes) if d != []]
+    assert solid and dashed and max(dashed) < min(solid)  # drawn first: under

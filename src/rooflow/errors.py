@@ -99,7 +99,7 @@ def internal_error_line(err: BaseException, log_path: str | None = None) -> str:
 LEFT_OUT_WORDS = ("left out", "skipped", "not placed")
 """Words of a reader's note that says rows or kernels of an input were left out."""
 LEFT_OUT_WIDTH = 90
-"""Characters of one left-out note on a plot (the whole note stays on stderr)."""
+"""Characters of one left-out note in a PNG's notes box (the page and stderr have it whole)."""
 
 
 class LeftOut:
@@ -107,7 +107,7 @@ class LeftOut:
 
     The readers log their notes (logger ``rooflow``, printed on stderr); those naming
     something left out (:data:`LEFT_OUT_WORDS`: "3 kernel(s) left out, no FLOP …") are
-    also kept, shortened for the plot's notes box (:meth:`lines`): a plot read alone
+    also kept for the plot's notes and the page (:meth:`lines`): a plot read alone
     must not look complete when it is not. Use as a context manager around the load.
     """
 
@@ -141,16 +141,13 @@ class LeftOut:
         logging.getLogger("rooflow").removeHandler(self._handler)
 
     def lines(self) -> tuple[str, ...]:
-        """The notes for the plot, each once and cut to :data:`LEFT_OUT_WIDTH` characters.
+        """The notes for the plot and the page, each once, whole.
 
-        The file's path is dropped: the plot's title names the dataset.
+        The file's path is dropped: the plot's title names the dataset. A PNG's notes box
+        cuts each to :data:`LEFT_OUT_WIDTH` characters
+        (:func:`rooflow.plotting.labels.left_out_lines`).
         """
         import re
 
-        out = []
-        for note in self.notes:
-            text = re.sub(r"^\S*[/\\.]\S*?: ", "", note)  # "path/to/file.db: " first
-            if len(text) > LEFT_OUT_WIDTH:
-                text = text[: LEFT_OUT_WIDTH - 1].rstrip() + "…"
-            out.append(text)
-        return tuple(dict.fromkeys(out))
+        # "path/to/file.db: " first
+        return tuple(dict.fromkeys(re.sub(r"^\S*[/\\.]\S*?: ", "", n) for n in self.notes))

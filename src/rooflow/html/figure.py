@@ -88,7 +88,9 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
     )
     _decade_labels(fig, limits, scale)
     x = np.geomspace(limits.xmin, limits.xmax, 256)
-    for roof in core.roofs(preset, compute_keys, memory_keys, bold):
+    # The thin roofs first, under the bold (as the PNG's): a shared slope reads solid.
+    for roof in sorted(core.roofs(preset, compute_keys, memory_keys, bold),
+                       key=lambda r: r.main):
         add_glyph(fig, Line(x="x", y="y", line_color="black" if roof.main else "#737373",
                             line_width=2 if roof.main else 1,
                             line_dash="solid" if roof.main else "dashed"),

@@ -239,6 +239,8 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
     data = shown.with_columns(_x=pl.col("arithmetic_intensity"),
                               _y=pl.col("performance") / scale)
     renderers: list[tuple[dict, GlyphRenderer[Any]]] = []
+    # Under the points; hidden with their colour's legend entry, never hovered.
+    joins = _level_joins(fig, data, color) if hierarchical else []
     # Several levels and series: a series legend, so a renderer per series too, else
     # hiding one series hid the other's points of the same level and colour.
     by_series = hierarchical and shown["series"].n_unique() > 1
@@ -267,7 +269,7 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
         texts = [t if v == other else s for v, t, s in zip(values, texts, short_names(
             pl.Series(texts, dtype=pl.String), 40, elide=col == "_group" and color_col == "kernel"),
             strict=True)]
-        entries = [(canvas_text(text), [r for k, r in renderers if k.get(col) == v])
+        entries = [(canvas_text(text), [r for k, r in renderers + joins if k.get(col) == v])
                    for v, text in zip(values, texts, strict=True)]
         entries = [(text, drawn) for text, drawn in entries if drawn]
         if entries:
@@ -319,6 +321,31 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
     notes += list(left_out)
     panel = [bandwidth_figure(bandwidth)] if bandwidth.height else []
     return [fig, *panel] + [note(n) for n in notes]
+
+
+def _level_joins(fig, data: pl.DataFrame,
+                 color: dict[str, str]) -> list[tuple[dict, GlyphRenderer[Any]]]:
+    """The PNG's faint lines joining one measurement's levels, a renderer per colour.
+
+    As :func:`rooflow.plotting.markers.draw_kernels`: a measurement is a kernel, series
+    and performance (its levels share one FLOP/s), so a kernel's launches
+    (``--per-launch``) are joined each on its own, in intensity order. ``data``: the
+    points drawn (``_x``, ``_y``, ``_group``). Returns (legend key, renderer) pairs: the
+    colour's entry hides its lines with its points.
+    """
+    from bokeh.models import MultiLine
+
+    joined = ["kernel", *(["series"] if "series" in data.columns else []), "performance"]
+    lines = (data.sort("_x").group_by(["_group", *joined], maintain_order=True)
+             .agg("_x", "_y").filter(pl.col("_x").list.len() > 1))
+    out: list[tuple[dict, GlyphRenderer[Any]]] = []
+    for (group,), part in lines.group_by("_group", maintain_order=True):
+        r = add_glyph(fig, MultiLine(xs="xs", ys="ys", line_color=color[group],
+                                     line_width=1, line_alpha=0.35),
+                      {"xs": part["_x"].to_list(), "ys": part["_y"].to_list()},
+                      name="kernel-levels")
+        out.append(({"_group": group}, r))
+    return out
 
 
 def _with_rank(drawable: pl.DataFrame) -> pl.DataFrame:

@@ -133,11 +133,16 @@ LEFT_OUT_MAX = 3
 def left_out_lines(left_out) -> list[str]:
     """The notes box's lines on what the readers left out: at most :data:`LEFT_OUT_MAX`.
 
-    ``["3 kernel(s) left out, no FLOP (…)"]``; past the third, "+N more notes on what
-    was left out (stderr)".
+    ``["3 kernel(s) left out, no FLOP (…)"]``, each cut to
+    :data:`rooflow.errors.LEFT_OUT_WIDTH` characters; past the third, "+N more notes on
+    what was left out (stderr)".
     """
-    out = list(left_out[:LEFT_OUT_MAX])
-    if len(left_out) > LEFT_OUT_MAX:
-        out.append(f"+{len(left_out) - LEFT_OUT_MAX} more notes on what was left out "
+    from rooflow.errors import LEFT_OUT_WIDTH
+
+    cut = dict.fromkeys(n if len(n) <= LEFT_OUT_WIDTH else n[: LEFT_OUT_WIDTH - 1].rstrip()
+                        + "…" for n in left_out)  # notes alike in their first 90, once
+    out = list(cut)[:LEFT_OUT_MAX]
+    if len(cut) > LEFT_OUT_MAX:
+        out.append(f"+{len(cut) - LEFT_OUT_MAX} more notes on what was left out "
                    "(stderr)")
     return out

@@ -98,9 +98,12 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
     """
     x = np.geomspace(limits.xmin, limits.xmax, 512)
     for roof in roofs(preset, compute_keys, memory_keys, bold):
+        # The thin roofs under the bold: where a memory roof's slope is shared, the data's
+        # roof reads solid, not dashed over.
         ax.plot(x, np.minimum(roof.peak, x * roof.bandwidth) / scale,
                 color="black" if roof.main else "0.45", lw=2.0 if roof.main else 1.0,
-                ls="-" if roof.main else "--", zorder=2, gid=f"roof:{roof.compute}:{roof.memory}")
+                ls="-" if roof.main else "--", zorder=2 if roof.main else 1.9,
+                gid=f"roof:{roof.compute}:{roof.memory}")
     for label in roof_labels(preset, compute_keys, memory_keys, limits, scale, unit, bold):
         if not seen(label, limits, scale, max(preset.memory[m] for m in memory_keys)):
             continue  # a roof above the fitted axes, or flat only past their right end
@@ -240,7 +243,29 @@ def notes_text(ax, lines: Sequence[str], fontsize: float, width_pt: float | None
     box = (ax.get_position().width * ax.figure.get_figwidth() * 72 if width_pt is None
            else width_pt)  # pt
     width = max(20, int(box / (NOTE_EM * fontsize)) - 2)  # the box's round pad
-    return "\n".join(textwrap.fill(line, width, break_on_hyphens=False) for line in lines)
+    return "\n".join(part for line in lines for part in wrap(line, width))
+
+
+_BREAKS = frozenset("_:,.<(/")
+"""Characters after which a word longer than a line may break (a kernel's name)."""
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` wrapped at spaces to lines of ``width`` characters.
+
+    A word longer than a line (a kernel's templated name) breaks after the last of
+    :data:`_BREAKS` that keeps its part within ``width`` ("at::native::" | "vectorized_"),
+    where it has one; else at ``width``.
+    """
+    out = []
+    for line in textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False):
+        while len(line) > width:
+            cut = max((i + 1 for i, c in enumerate(line[:width]) if c in _BREAKS and i),
+                      default=width)
+            out.append(line[:cut])
+            line = line[cut:]
+        out.append(line)
+    return out
 
 
 def register_notes(ax, text) -> None:
