@@ -216,7 +216,8 @@ def _requirements(lines: list[str]) -> dict[str, str]:
 
 def test_each_dependency_has_a_lower_bound_and_one_pin_at_it():
     """pyproject.toml: lower bounds; requirements.txt (the constraints file): the pins, the
-    same releases, for every dependency and extra, and nothing else."""
+    same releases, for every dependency and extra, and nothing else; then the lock: an
+    exact pin of each package they pull in, none of them a dependency."""
     import tomllib
 
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
@@ -224,8 +225,14 @@ def test_each_dependency_has_a_lower_bound_and_one_pin_at_it():
               *(r for extra in project["optional-dependencies"].values() for r in extra
                 if not r.startswith("rooflow["))]
     bounds = _requirements(wanted)
-    pins = _requirements((REPO / "requirements.txt").read_text().splitlines())
+    direct, _, lock = (REPO / "requirements.txt").read_text().partition("\n# The lock:")
+    pins = _requirements(direct.splitlines())
+    locked = _requirements(lock.splitlines()[1:])  # past the heading's first line
     assert set(bounds) == set(pins)
+    assert locked and not set(locked) & set(pins)
+    assert all(v.startswith("==") and "," not in v for v in locked.values()), locked
+    # numpy and Pillow draw every PNG: the lock holds them.
+    assert {"numpy", "pillow", "contourpy", "fonttools"} <= set(locked)
     for name, bound in bounds.items():
         assert bound.startswith(">=") and "," not in bound, (name, bound)
         assert pins[name] == "==" + bound[2:], (name, pins[name], bound)

@@ -32,6 +32,11 @@ what it loads; 3.9 MB once.
 """
 
 
+BUNDLE_FILE = "js/{bundle}.min.js"
+"""A bundle's file under the shared folder: the layout of Bokeh's static folder, which its
+relative resources read."""
+
+
 def version() -> str:
     """The installed Bokeh's version (its package metadata: no import of Bokeh)."""
     return _installed("bokeh")
@@ -41,7 +46,7 @@ def source(bundle: str) -> Path:
     """Bokeh's own minified file of ``bundle`` (one of :data:`BUNDLES`), in its package."""
     from bokeh.util.paths import bokehjs_path
 
-    return bokehjs_path() / "js" / f"{bundle}.min.js"
+    return bokehjs_path() / BUNDLE_FILE.format(bundle=bundle)
 
 
 def root(files: Sequence[str | Path]) -> Path:
@@ -52,7 +57,7 @@ def root(files: Sequence[str | Path]) -> Path:
     """
     paths = [Path(f) for f in files]
     top = paths[0].parent.parent if paths else Path()
-    if sorted(paths) != sorted(top / "js" / f"{b}.min.js" for b in BUNDLES):
+    if sorted(paths) != sorted(top / BUNDLE_FILE.format(bundle=b) for b in BUNDLES):
         raise ValueError(f"not the BokehJS bundles {', '.join(BUNDLES)} under one folder's "
                          f"js/: {', '.join(map(str, paths))}")
     return top
@@ -62,7 +67,7 @@ def write_bundles(files: Sequence[str | Path]) -> None:
     """Copy Bokeh's bundles to ``files`` (:func:`root`'s layout), each atomically."""
     top = root(files)
     for bundle in BUNDLES:
-        with atomic_path(top / "js" / f"{bundle}.min.js") as tmp:
+        with atomic_path(top / BUNDLE_FILE.format(bundle=bundle)) as tmp:
             shutil.copyfile(source(bundle), tmp)
 
 

@@ -265,13 +265,14 @@ def covers(ax, text: Text) -> bool:
 def _all_texts(fig) -> list[Text]:
     """The figure's texts, tick labels left out (they sit outside the frame).
 
-    Gathered from each axes (its texts, titles, axis labels, legend) and the figure:
-    ``findobj`` walks every artist, tick by tick, and costs more than the whole pass.
+    Gathered from each axes (its texts and three titles, its direct children; axis
+    labels; legend) and the figure: ``findobj`` walks every artist, tick by tick, and
+    costs more than the whole pass.
     """
     out: list[Text] = list(fig.texts)
     for ax in fig.axes:
-        out += [*ax.texts, ax.title, ax._left_title, ax._right_title, ax.xaxis.label,
-                ax.yaxis.label]
+        out += [c for c in ax.get_children() if isinstance(c, Text)]
+        out += [ax.xaxis.label, ax.yaxis.label]
         legend = ax.get_legend()
         if legend is not None:
             out += [*legend.get_texts(), legend.get_title()]

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import string
 
+from rooflow.html.bokehjs import BUNDLE_FILE
+
 POINTS = "results/points/{kind}/{name}.parquet"
 """A dataset's canonical points (its batch's job; a failed one: :mod:`rooflow.workflow.failed`)."""
 BATCH_MANIFEST = "results/datasets/{batch}.json"
@@ -40,10 +42,10 @@ AGGREGATE_LOG = "logs/aggregate/{preset}.log"
 OVERVIEW_PAGE = "results/html/{preset}/all.html"
 """Interactive page of every dataset of one preset (rule ``html_overview``)."""
 OVERVIEW_PAGE_LOG = "logs/html/{preset}/all.log"
-BOKEHJS = "results/html/bokeh-{version}/js/{bundle}.min.js"
+BOKEHJS = f"results/html/bokeh-{{version}}/{BUNDLE_FILE}"
 """A BokehJS bundle that the pages under ``results/html/`` load (rule ``bokehjs``), one copy
 for all: ``version`` Bokeh's, ``bundle`` one of :data:`rooflow.html.bokehjs.BUNDLES`
-(the ``js/`` folder is the layout Bokeh's relative resources read)."""
+(under the folder, :data:`rooflow.html.bokehjs.BUNDLE_FILE`)."""
 BOKEHJS_LOG = "logs/html/bokehjs.log"
 
 COMPARE_PLOT = "results/compare/{preset}/{comparison}.png"
@@ -73,6 +75,11 @@ SUMMARY_LOG = "logs/summary.log"
 DATASETS_READ = "results/datasets_read.txt"
 """Written when every dataset was read (rule ``datasets_read``, :mod:`rooflow.workflow.failed`)."""
 DATASETS_READ_LOG = "logs/datasets_read.log"
+TRACEBACK = "{log}.traceback"
+"""A failed job's traceback, beside its log ``{log}`` (:mod:`rooflow.workflow.rulescript`)."""
+PEAKS_CHECKED = ".snakemake/rooflow/peaks_checked.json"
+"""The measured presets planning found whole, with their files' sizes and time stamps
+(:mod:`rooflow.workflow.planning`): Snakemake's own folder, not an output."""
 
 
 class _Kept(dict):

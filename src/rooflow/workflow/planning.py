@@ -39,9 +39,9 @@ _NAME_OK = re.compile(f"^{DATASET_NAME}$")
 
 NAME_MAX = 255
 """Bytes of one file name (Linux ``NAME_MAX``; macOS and Windows take 255 characters)."""
-LONGEST_SUFFIX = ".log.traceback"
+LONGEST_SUFFIX = paths.TRACEBACK.format(log=".log")
 """The longest ending a workflow file adds to a dataset id, a preset, a comparison or a
-model check name (``logs/draw/KIND-NAME.log.traceback``, rooflow.workflow.rulescript)."""
+model check name (``logs/compare/PRESET/NAME.log.traceback``, :data:`.paths.TRACEBACK`)."""
 PERIODIC_REPEATS = 20
 """Snakemake refuses a wildcard value ending in one substring repeated this often
 (``PeriodicWildcardError``: snakemake.io ``PeriodicityDetector``, min_repeat 20), taking
@@ -225,9 +225,6 @@ preset of, to check it; a larger one is planned as found (``ncu-NAME``: from the
 names alone) and a bad one fails the jobs of its preset."""
 
 
-PEAKS_CHECKED = ".snakemake/rooflow/peaks_checked.json"
-"""The measured presets planning found whole, with their files' sizes and time stamps."""
-
 
 def _identity(path: str) -> list[list]:
     """``[file, size, mtime_ns]`` of a peaks file, or of each file of a folder, sorted."""
@@ -375,13 +372,13 @@ class Plan:
     def _check_presets(self, found: list[tuple[str, str]]) -> dict[str, str]:
         """Measured preset → why it cannot be built (:func:`preset_problem`), of ``found``.
 
-        A preset built whole is noted in :data:`PEAKS_CHECKED` with its files' sizes and
+        A preset built whole is noted in :data:`.paths.PEAKS_CHECKED` with its files' sizes and
         time stamps, and not built again while they stay the same: planning runs on every
         Snakemake invocation, and building a preset imports the validation library
         (bench/NOTES.md). A bad one is checked, and warned about, on every run.
         """
         try:
-            checked = read_json(PEAKS_CHECKED, "rooflow's planning notes")
+            checked = read_json(paths.PEAKS_CHECKED, "rooflow's planning notes")
         except InputError:
             checked = {}
         good, broken = {}, {}
@@ -397,7 +394,7 @@ class Plan:
             from rooflow.io import atomic_path
 
             try:
-                with atomic_path(PEAKS_CHECKED) as tmp:
+                with atomic_path(paths.PEAKS_CHECKED) as tmp:
                     tmp.write_text(json.dumps(good), encoding="utf-8")
             except OSError:
                 pass  # a folder not writable: built again next time

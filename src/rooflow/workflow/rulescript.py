@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rooflow.errors import InputError, WriteError, internal_error_line
 from rooflow.escape import terminal_text
+from rooflow.workflow.paths import TRACEBACK
 
 
 def traceback_path(log_path: str | Path) -> Path:
@@ -18,7 +19,7 @@ def traceback_path(log_path: str | Path) -> Path:
     Never in the log itself: the workflow profiles show a failed job's log on screen
     (``show-failed-logs``), and that must be the one error line.
     """
-    return Path(f"{log_path}.traceback")
+    return Path(TRACEBACK.format(log=log_path))
 
 
 def peak_rss_mb() -> float:
