@@ -10,7 +10,6 @@ import os
 import re
 import subprocess
 import sys
-import zlib
 from functools import cache
 from pathlib import Path
 
@@ -30,7 +29,7 @@ from rooflow.errors import InputError
 from rooflow.kinds import DATASET_NAME, KINDS, device_names
 from rooflow.roofs.datasheet import load_hardware
 from rooflow.roofs.preset import device_preset
-from rooflow.workflow.batches import outputs_on_disk
+from rooflow.workflow.batches import batch_of, outputs_on_disk
 from rooflow.workflow.planning import Plan, discover, points_file, source_input, sources
 
 REPO = Path(__file__).resolve().parents[1]
@@ -508,8 +507,8 @@ def test_targets(res):
     plan = Plan(_config(datasets={"roofline-b": {"formats": ["png", "svg"]}},
                         comparisons={"t": {"baseline": "roofline-a", "new": "roofline-b"}}),
                 _hardware())
-    # Each dataset is its group's only one: one batch each, numbered by CRC-32 of its id.
-    a, b = (zlib.crc32(d) % 16 for d in (b"roofline-a", b"roofline-b"))
+    # Each dataset is its group's only one: one batch each, numbered by its id.
+    a, b = (batch_of(d, 16) for d in ("roofline-a", "roofline-b"))
     assert plan.targets() == [
         f"results/datasets/datasets_on_h100_sxm_{a:02d}.json",
         "results/points/roofline/a.parquet",
