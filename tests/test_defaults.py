@@ -114,7 +114,7 @@ def test_cli_defaults_are_the_schema_defaults(expected):
     assert _cli_default("from-benchmark", "min_tflops") == expected["benchmarks"]["min_tflops"]
     assert _cli_default("from-benchmark", "min_ai") == expected["benchmarks"]["min_ai"]
     assert _cli_default("from-ncu", "per_launch") is expected["ncu"]["per_launch"]
-    assert _cli_default("plot", "hardware_file") == DEFAULT_HARDWARE
+    assert _cli_default("plot", "preset_file") == DEFAULT_HARDWARE
     assert _cli_default("from-spec", "families") == DEFAULT_FAMILIES
 
 

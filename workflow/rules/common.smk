@@ -20,10 +20,10 @@ try:
     if _line := config_error(config):
         raise ValueError(_line)
     validate(config, str(schema_path("config")))  # fills in the schema's defaults
-    HARDWARE = load_checked(load_hardware, config["hardware"])
+    DATASHEET_PRESETS = load_checked(load_hardware, config["hardware"])
     load_checked(load_families, config["families"])
     # Datasets, presets, targets: rooflow.workflow.planning.
-    PLAN = Plan(config, HARDWARE)
+    PLAN = Plan(config, DATASHEET_PRESETS)
     # Asked for by all: a cut-short points file (removed, rebuilt), a batch job by its
     # manifest (rooflow.workflow.batches.asked_for); all under --batch (sliced by
     # position); jobs: none.

@@ -121,7 +121,7 @@ def check_command(preset_options, kind_option, load_files, select_preset) -> cli
                   callback=table_path,
                   help="Also write the per-kernel table here (CSV; .json: JSON).")
     @table_options()
-    def check(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware_file,
+    def check(baseline, new, kind, preset_key, peak_tflops, peak_bandwidth, preset_file,
               max_slowdown, overrides, confidence, allow_unjudged, normalize_names,
               markdown_path, junit_path, output, selection) -> None:
         """CI gate: exit 1 when a kernel regressed from BASELINE to NEW, else 0.
@@ -154,7 +154,7 @@ def check_command(preset_options, kind_option, load_files, select_preset) -> cli
             _bad_input(f"--confidence {err}")
         pair_calls = read_per_launch()  # every call is read; --per-launch pairs them
         try:
-            preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file,
+            preset = select_preset(preset_key, peak_tflops, peak_bandwidth, preset_file,
                                    (baseline, new), kind)
             runs = selection.runs([load_files((f,), kind) for f in (baseline, new)], preset)
         except InputError as err:
@@ -207,8 +207,8 @@ def model_check_command(preset_options, kind_option, load_files, select_preset) 
     @click.option("--table", type=click.Path(dir_okay=False, path_type=Path),
                   callback=table_path,
                   help="The table, CSV or .json (default: stdout when no -o).")
-    def model_check(measured, model_path, maps, kind, hardware, peak_tflops, peak_bandwidth,
-                    hardware_file, title, output, table) -> None:
+    def model_check(measured, model_path, maps, kind, preset_key, peak_tflops, peak_bandwidth,
+                    preset_file, title, output, table) -> None:
         """Model vs measurement: FLOP ratio, excess traffic per level, both intensities.
 
         Each kernel of MEASURED (any profiler kind) that a --map pattern finds is set
@@ -227,7 +227,7 @@ def model_check_command(preset_options, kind_option, load_files, select_preset) 
         from rooflow.cli.adapter_options import read_per_launch
 
         read_per_launch()  # every call read: the model counts one (reconcile divides)
-        preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, measured,
+        preset = select_preset(preset_key, peak_tflops, peak_bandwidth, preset_file, measured,
                                kind)
         result = reconcile(load_files(measured, kind), load_files((model_path,), None),
                            mappings, preset)

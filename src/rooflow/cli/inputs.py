@@ -60,7 +60,7 @@ def _of_folder(kind: str, path: Path) -> bool:
     return fnmatch(path.name.lower(), Path(KINDS[kind].folder).name)
 
 
-def select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files=(), kind=None,
+def select_preset(preset_key, peak_tflops, peak_bandwidth, preset_file, files=(), kind=None,
                   log: Callable[[str], None] = print):
     """The preset to draw ``files`` on: as the workflow picks it when --preset is left out.
 
@@ -74,36 +74,36 @@ def select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files=()
     from rooflow.roofs import choose_preset
 
     inputs = [d for f in files for d in datasets((f,), kind)]  # each input on its own
-    measured_file = _is_peaks_file(hardware_file)
-    if hardware is None and not measured_file and inputs and (
+    measured_file = _is_peaks_file(preset_file)
+    if preset_key is None and not measured_file and inputs and (
             peak_tflops is None or peak_bandwidth is None):
-        found = _input_preset(inputs, hardware_file, peak_tflops, peak_bandwidth, log)
+        found = _input_preset(inputs, preset_file, peak_tflops, peak_bandwidth, log)
         if found is not None:
             return found
     try:
-        preset = choose_preset(hardware_file, hardware, peak_tflops=peak_tflops,
+        preset = choose_preset(preset_file, preset_key, peak_tflops=peak_tflops,
                                peak_bandwidth_gbs=peak_bandwidth)
     except InputError as err:
-        if err.file is not None or hardware is not None or not inputs:
+        if err.file is not None or preset_key is not None or not inputs:
             raise
         # No preset asked for and none found from the inputs: the line names them.
         first = inputs[0][0]
         raise InputError(str(first[0] if len(first) == 1 else first[0].parent),
                          "names no GPU of a preset and holds no peaks of its own: "
                          f"{err.message} (rooflow presets lists them)") from None
-    if hardware is not None and not measured_file:
+    if preset_key is not None and not measured_file:
         _warn_other_gpu(inputs, preset, log)
     return preset
 
 
-def _is_peaks_file(hardware_file) -> bool:
+def _is_peaks_file(preset_file) -> bool:
     from rooflow.roofs import peaks_source
 
-    path = Path(hardware_file)
+    path = Path(preset_file)
     return path.suffix.lower() not in (".yaml", ".yml") and peaks_source(path) is not None
 
 
-def _input_preset(inputs, hardware_file, peak_tflops, peak_bandwidth, log):
+def _input_preset(inputs, preset_file, peak_tflops, peak_bandwidth, log):
     """The preset of the first input that names its own peaks or its GPU, else None."""
     from rooflow.kinds import KINDS, device_names
     from rooflow.roofs import MEASURED, load_preset, measured_name, read_presets
@@ -127,7 +127,7 @@ def _input_preset(inputs, hardware_file, peak_tflops, peak_bandwidth, log):
             return own.with_override(peak_tflops, peak_bandwidth)
         names = device_names(this, items[0])
         if names:
-            presets = presets if presets is not None else read_presets(hardware_file)
+            presets = presets if presets is not None else read_presets(preset_file)
             gpu = device_preset(presets, names)
             if gpu is not None:
                 log(f"{items[0]}: ran on {names[0]}: drawn on preset {gpu} (--preset "

@@ -20,7 +20,7 @@ from rooflow.cli.commands import (
     model_check_command,
     run,
 )
-from rooflow.cli.preset_options import command_preset, hardware_file_option, preset_options
+from rooflow.cli.preset_options import command_preset, preset_file_option, preset_options
 from rooflow.cli.table_options import table_options, table_path
 from rooflow.defaults import DEFAULT_FAMILIES, config_defaults, plot_defaults
 from rooflow.errors import InputError
@@ -157,7 +157,7 @@ def _dataset_name(files) -> str:
 @click.option("--html", "html_page", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write an interactive page (one offline HTML file) here.")
 @table_options()
-def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, connect, annotate,
+def plot(files, kind, preset_key, peak_tflops, peak_bandwidth, preset_file, connect, annotate,
          key, series_order, dpi, top_n, density, trajectory, xlim, ylim, title, output, table,
          html_page, selection):
     """Plot any input rooflow reads (kind detected from the content) on a preset."""
@@ -166,7 +166,7 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
 
     output = output or Path(files[0].stem + ".png")
     fmt = _image_format(output)
-    preset = command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files, kind)
+    preset = command_preset(preset_key, peak_tflops, peak_bandwidth, preset_file, files, kind)
     with LeftOut() as left_out:  # what the readers left out is said on the plot too
         points = selection(_load_files(files, kind, _warn), preset)
     from rooflow.plotting import PlotOptions
@@ -208,7 +208,7 @@ def plot(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, conn
 @click.option("--html", "html_page", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write an interactive comparison page here.")
 @table_options()
-def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware_file,
+def compare(baseline, new, kind, preset_key, peak_tflops, peak_bandwidth, preset_file,
             normalize_names, xlim, ylim, title, output, table, html_page, selection) -> None:
     """Compare two runs of the same kernels: arrows baseline → new, speedups, geomean."""
     from rooflow.analysis import analyze
@@ -218,7 +218,7 @@ def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware
 
     output = output or Path(f"{baseline.stem}-vs-{new.stem}.png")
     _image_format(output)
-    preset = command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file,
+    preset = command_preset(preset_key, peak_tflops, peak_bandwidth, preset_file,
                            (baseline, new), kind)
     runs = selection.runs([_load_files((f,), kind, _warn) for f in (baseline, new)], preset)
     tables = [analyze(run, preset) for run in runs]
@@ -242,7 +242,7 @@ def compare(baseline, new, kind, hardware, peak_tflops, peak_bandwidth, hardware
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
               callback=table_path, help="Output table, CSV or .json (default: stdout).")
 @table_options(readable=True)
-def table(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, output, selection):
+def table(files, kind, preset_key, peak_tflops, peak_bandwidth, preset_file, output, selection):
     """Analysis table of any input rooflow reads (kind detected from the content).
 
     On a terminal (no -o, no --format) it is Markdown, ranked by potential time saved in
@@ -251,7 +251,7 @@ def table(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, out
     from rooflow.export import READABLE, asked_format, requested_format, stdout_is_terminal
     from rooflow.pipeline import report
 
-    preset = command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files, kind)
+    preset = command_preset(preset_key, peak_tflops, peak_bandwidth, preset_file, files, kind)
     points = selection(_load_files(files, kind, _warn), preset)
     on_terminal = output is None and asked_format() is None and stdout_is_terminal()
     with requested_format(READABLE if on_terminal else asked_format()):
@@ -260,8 +260,8 @@ def table(files, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, out
 
 @cli.command("presets")
 @click.argument("names", nargs=-1)
-@hardware_file_option
-def presets_cmd(names, hardware_file) -> None:
+@preset_file_option
+def presets_cmd(names, preset_file) -> None:
     """Print the presets (NAMES: those only): every roof with its source, the ridges.
 
     A ridge point per compute roof and memory roof: compute roof / memory roof, FLOP/byte
@@ -269,7 +269,7 @@ def presets_cmd(names, hardware_file) -> None:
     """
     from rooflow.points import op_unit
 
-    presets = _load_presets(hardware_file)
+    presets = _load_presets(preset_file)
     unknown = [n for n in names if n not in presets]
     if unknown:
         raise click.UsageError(f"unknown preset {', '.join(unknown)}; known: "

@@ -34,13 +34,13 @@ class AliasedOption(click.Option):
             self.opts = names
 
 
-hardware_file_option = click.option(
-    "--preset-file", "--hardware-file", "hardware_file", cls=AliasedOption,
+preset_file_option = click.option(
+    "--preset-file", "--hardware-file", "preset_file", cls=AliasedOption,
     type=click.Path(path_type=Path), default=DEFAULT_HARDWARE, show_default=True,
     help="Presets YAML (as config/hardware.yaml), or a measured-peaks file (docs/cli.md).",
 )
 
-def command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files=(), kind=None):
+def command_preset(preset_key, peak_tflops, peak_bandwidth, preset_file, files=(), kind=None):
     """The preset to draw ``files`` on, its roofs taken as ``--roofs-at`` says.
 
     :func:`rooflow.cli.inputs.select_preset` chooses it (a preset named, or the one of the
@@ -48,7 +48,7 @@ def command_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files=(
     """
     from rooflow.cli.inputs import select_preset
 
-    preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file, files, kind,
+    preset = select_preset(preset_key, peak_tflops, peak_bandwidth, preset_file, files, kind,
                            log=lambda message: click.echo(message, err=True))
     ctx = click.get_current_context(silent=True)
     roofs_at = ctx.meta.get(_ROOFS_AT, _CONFIG["roofs_at"]) if ctx else _CONFIG["roofs_at"]
@@ -68,11 +68,11 @@ def _keep_roofs_at(ctx: click.Context, _param, value: str) -> str:
 def preset_options(command):
     """--preset / --peak-tflops / --peak-bandwidth / --preset-file / --roofs-at."""
     for option in reversed([
-        click.option("--preset", "--hardware", "hardware", cls=AliasedOption,
+        click.option("--preset", "--hardware", "preset_key", cls=AliasedOption,
                      help="Preset: the roofs to draw on (see `rooflow presets`)."),
         click.option("--peak-tflops", type=_positive, help="Peak compute, TFLOP/s."),
         click.option("--peak-bandwidth", type=_positive, help="Peak DRAM/HBM bandwidth, GB/s."),
-        hardware_file_option,
+        preset_file_option,
         click.option("--roofs-at", type=click.Choice(["clock", "datasheet"]),
                      default=_CONFIG["roofs_at"], show_default=True, expose_value=False,
                      callback=_keep_roofs_at, is_eager=True,

@@ -12,19 +12,19 @@ from pathlib import Path
 import click
 
 from rooflow.cli.commands import CheckedCommand
-from rooflow.cli.preset_options import AliasedOption, hardware_file_option
+from rooflow.cli.preset_options import AliasedOption, preset_file_option
 from rooflow.cli.table_options import table_path
 
 
-def _presets(hardware: str, hardware_file: Path):
+def _presets(preset_key: str, preset_file: Path):
     """The presets of ``--preset A,B,C`` (order kept), datasheet roofs."""
     from rooflow.roofs import read_presets
     from rooflow.roofs.preset import select_preset
 
-    keys = [k.strip() for k in hardware.split(",") if k.strip()]
+    keys = [k.strip() for k in preset_key.split(",") if k.strip()]
     if not keys:
         raise click.BadParameter("give one or more preset names, A,B,C", param_hint="--preset")
-    presets = read_presets(hardware_file)
+    presets = read_presets(preset_file)
     return [select_preset(presets, k) for k in dict.fromkeys(keys)], presets
 
 
@@ -34,10 +34,10 @@ def project_command(kind_option, load_files) -> click.Command:
     @click.command("project", cls=CheckedCommand)  # files checked, outputs all or none
     @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
     @kind_option
-    @click.option("--preset", "--hardware", "hardware", required=True, metavar="A,B,C",
+    @click.option("--preset", "--hardware", "preset_key", required=True, metavar="A,B,C",
                   cls=AliasedOption,
                   help="Presets to project on, comma-separated (see `rooflow presets`).")
-    @hardware_file_option
+    @preset_file_option
     @click.option("--measured-on", metavar="PRESET", default=None,
                   help="The preset of the GPU the times were measured on (default: the "
                        "first of --preset).")
@@ -49,7 +49,7 @@ def project_command(kind_option, load_files) -> click.Command:
                   help="Also draw the workload on each preset, in a grid (png, svg, pdf).")
     @click.option("--html", "html_page", type=click.Path(dir_okay=False, path_type=Path),
                   help="Also write an interactive page of the projection here.")
-    def project(files, kind, hardware, hardware_file, measured_on, per_kernel, output,
+    def project(files, kind, preset_key, preset_file, measured_on, per_kernel, output,
                 plot_path, html_page) -> None:
         """Project a measured workload onto other GPUs: roofline and projected times.
 
@@ -61,7 +61,7 @@ def project_command(kind_option, load_files) -> click.Command:
         from rooflow.project import project as run_projection
         from rooflow.roofs.preset import select_preset
 
-        chosen, known = _presets(hardware, hardware_file)
+        chosen, known = _presets(preset_key, preset_file)
         home = select_preset(known, measured_on) if measured_on else chosen[0]
         result = run_projection(load_files(files, kind), chosen, home)
         write_table(result.kernels if per_kernel else result.totals, output or "-")
@@ -102,7 +102,7 @@ def history_command(preset_options, kind_option, load_files, select_preset) -> c
                   help="Also draw the trend (png, svg, pdf).")
     @click.option("--html", "html_page", type=click.Path(dir_okay=False, path_type=Path),
                   help="Also write an interactive trend page here.")
-    def history(runs, kind, hardware, peak_tflops, peak_bandwidth, hardware_file, labels,
+    def history(runs, kind, preset_key, peak_tflops, peak_bandwidth, preset_file, labels,
                 max_slowdown, confidence, normalize_names, output, plot_path,
                 html_page) -> None:
         """Each kernel across runs in order: time per call, % of roof, regressions.
@@ -131,7 +131,7 @@ def history_command(preset_options, kind_option, load_files, select_preset) -> c
         except ValueError as err:
             raise click.BadParameter(str(err), param_hint="--confidence") from None
         read_per_launch()  # every call is read: the noise model needs them
-        preset = select_preset(hardware, peak_tflops, peak_bandwidth, hardware_file)
+        preset = select_preset(preset_key, peak_tflops, peak_bandwidth, preset_file)
         tables = [analyze(load_files((r,), kind), preset) for r in runs]
         table = run_history(tables, names, max_slowdown=floor, confidence=level,
                             normalize=normalize_names)

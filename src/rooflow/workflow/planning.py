@@ -276,7 +276,7 @@ class Plan:
 
     Attributes:
         config: the validated config (schema defaults filled in).
-        hardware: datasheet presets (``hardware.yaml``) by id.
+        datasheet_presets: the datasheet presets (``hardware.yaml``) by id.
         root: the raw-input folder.
         sources: kind → NAME → the file or folder read.
         datasets: dataset id ``KIND-NAME`` → ``(kind, name)``; ids are built here, never
@@ -303,10 +303,10 @@ class Plan:
     """
 
     def __init__(
-        self, config: Mapping, hardware: Mapping[str, Preset], root: str = RESOURCES
+        self, config: Mapping, datasheet_presets: Mapping[str, Preset], root: str = RESOURCES
     ) -> None:
         self.config = config
-        self.hardware = hardware
+        self.datasheet_presets = datasheet_presets
         self.root = root
         skipped: list[tuple[str, str]] = []
         self.sources = {
@@ -345,13 +345,14 @@ class Plan:
         self.gpu_preset = {
             dataset: preset
             for dataset, names in self.gpus.items()
-            if (preset := device_preset(hardware, names))
+            if (preset := device_preset(datasheet_presets, names))
         }
-        self.known_presets = set(hardware) | set(self.measured)
+        self.known_presets = set(datasheet_presets) | set(self.measured)
         # A datasheet preset whose name no file can hold: left out (measured ones were
         # skipped by sources()); a dataset or comparison naming it is not drawn on it.
-        self.unusable_presets = {p: why for p in sorted(_named_presets(config) & set(hardware))
-                                 if (why := name_problem(p))}
+        self.unusable_presets = {
+            p: why for p in sorted(_named_presets(config) & set(datasheet_presets))
+            if (why := name_problem(p))}
         for preset, why in self.unusable_presets.items():
             skipped.append((preset, f"skipped preset {preset!r}: {why}"))
         self.known_presets -= set(self.unusable_presets)
@@ -480,7 +481,8 @@ class Plan:
         elif told:
             # Datasheet presets that name other GPUs: roofs the data was not measured on.
             others = [p for p in presets
-                      if p != gpu and p in self.hardware and self.hardware[p].devices]
+                      if p != gpu and p in self.datasheet_presets
+                      and self.datasheet_presets[p].devices]
             if others:
                 self.warnings.append(
                     f"dataset {dataset!r} ran on {self._gpu_text(dataset)}"
@@ -636,7 +638,7 @@ class Plan:
         """The preset's default roofs in words, for the report captions."""
         if preset in self.measured:
             return f"peaks from {self.measured[preset]['measured']}"
-        p = self.hardware[preset]
+        p = self.datasheet_presets[preset]
         return (
             f"{p.name}: {p.default_compute} {p.peak_flop_per_s / 1e12:g} TFLOP/s, "
             f"{p.default_memory} {p.peak_bytes_per_s / 1e9:g} GB/s, ridge point "

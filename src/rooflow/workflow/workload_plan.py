@@ -25,7 +25,7 @@ def projections(config: Mapping, plan: Plan) -> dict[str, dict]:
                              f"not a dataset; known: {sorted(plan.datasets)}")
         presets = list(entry["presets"])
         home = entry.get("measured_on") or presets[0]
-        if unknown := sorted({*presets, home} - set(plan.hardware)):
+        if unknown := sorted({*presets, home} - set(plan.datasheet_presets)):
             raise ValueError(f"config: projection {name!r}: presets {unknown} are not in "
                              f"{plan.config['hardware']}")
         out[name] = {"dataset": entry["dataset"], "presets": presets, "measured_on": home}
