@@ -40,7 +40,7 @@ test: $(STAMP) lint $(CHROMIUM)
 	$(BIN)/python -m pytest -q -m "" tests
 
 # The quick tier: ruff, mypy, then plain pytest: every test not marked workflow, browser,
-# slurm or heavy (pyproject.toml's addopts): no Snakemake runs, nothing installed.
+# slurm, gallery or heavy (pyproject.toml's addopts): no Snakemake runs, nothing installed.
 test-fast: $(STAMP)
 	$(BIN)/ruff check src tests workflow/scripts
 	$(BIN)/mypy

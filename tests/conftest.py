@@ -2,10 +2,10 @@
 copies built by real Snakemake runs (helpers in workflow_copy.py).
 
 Test tiers are pytest markers (registered in pyproject.toml): `workflow`, `shared`, `browser`,
-`slurm`, `heavy` (:data:`HEAVY`). Plain `pytest` (`make test-fast`) leaves out workflow,
-browser, slurm and heavy; `make test` runs all. Without ../shared/data the tests marked
-`shared` are skipped, each saying where the data must be (CI refuses to start without it:
-.ci/run).
+`slurm`, `gallery`, `heavy` (:data:`HEAVY`). Plain `pytest` (`make test-fast`) leaves out
+workflow, browser, slurm, gallery and heavy; `make test` runs all. Without ../shared/data
+the tests marked `shared` are skipped, each saying where the data must be (CI refuses to
+start without it: .ci/run).
 """
 
 from __future__ import annotations

@@ -231,7 +231,7 @@ def test_each_dependency_has_a_lower_bound_and_one_pin_at_it():
     assert set(bounds) == set(pins)
     assert locked and not set(locked) & set(pins)
     assert all(v.startswith("==") and "," not in v for v in locked.values()), locked
-    # numpy and Pillow draw every PNG: the lock holds them.
+    # What matplotlib draws with (numpy, fontTools, contourpy, Pillow): locked too.
     assert {"numpy", "pillow", "contourpy", "fonttools"} <= set(locked)
     for name, bound in bounds.items():
         assert bound.startswith(">=") and "," not in bound, (name, bound)

@@ -731,3 +731,36 @@ def test_the_datas_roofs_are_drawn_over_the_thin_ones_in_png_and_page():
     solid = [i for i, d in enumerate(dashes) if d == []]  # Bokeh's "solid"
     dashed = [i for i, d in enumerate(dashes) if d != []]
     assert solid and dashed and max(dashed) < min(solid)  # drawn first: under
+
+
+def test_launches_of_equal_performance_are_still_joined_apart_and_hide_with_their_series():
+    # Two launches of k at the same 1 TFLOP/s (rows 1 and 2), DRAM and L2 each, in series
+    # A; one launch in series B. Joined by measurement (input row, kernel, series, …), not
+    # by performance: two lines for A, never one from launch 1's DRAM to launch 2's L2.
+    from bokeh.models import Legend
+
+    from rooflow.analysis import analyze
+    from rooflow.html.page import page_items
+
+    kernels = pl.DataFrame({
+        "kernel": ["k"] * 6, "series": ["A"] * 4 + ["B"] * 2, "level": ["DRAM", "L2"] * 3,
+        "precision": "fp32", "arithmetic_intensity": [1.0, 10.0, 2.0, 20.0, 3.0, 30.0],
+        "performance": [1e12] * 4 + [2e12] * 2, "row": [1, 1, 2, 2, 3, 3]})
+    preset = custom_preset(100, 1000)
+    table = analyze(to_points(kernels), preset)
+    join = next(a for a in figure(table, preset, PlotOptions(annotate=False)).axes[0].lines
+                if a.get_gid() == "kernel-levels")
+    x, y = np.asarray(join.get_xdata(), float), np.asarray(join.get_ydata(), float)
+    segments = sorted((x[i], x[i + 1], y[i]) for i in range(len(x) - 1)
+                      if np.isfinite(x[i]) and np.isfinite(x[i + 1]))
+    assert segments == [(1.0, 10.0, 1.0), (2.0, 20.0, 1.0), (3.0, 30.0, 2.0)]
+    page = page_items(table, preset, title="t", color_by="family", max_points=4000,
+                      top_n=5, series_order=())[0]
+    joins = [r for r in page.renderers if r.name == "kernel-levels"]
+    assert sorted(tuple(xs) for r in joins for xs in r.data_source.data["xs"]) == [
+        (1.0, 10.0), (2.0, 20.0), (3.0, 30.0)]
+    # The series legend's entry "B" hides B's points and B's line, not A's.
+    series = next(lg for lg in page.select(type=Legend) if lg.title.startswith("series"))
+    b = next(item for item in series.items if item.label.value == "B")
+    hidden = [r for r in b.renderers if r.name == "kernel-levels"]
+    assert [list(map(tuple, r.data_source.data["xs"])) for r in hidden] == [[(3.0, 30.0)]]

@@ -74,3 +74,23 @@ def test_save_takes_aggs_own_canvas_size(tmp_path):
     save(fig, tmp_path / "wide.png", "png", 100)
     with Image.open(tmp_path / "wide.png") as image:
         assert image.size == (2040, 920) and image.mode == "RGB"
+
+
+def test_without_isal_stdlib_zlib_writes_the_same_pixels(tmp_path):
+    # Where python-isal is not installed (no wheel for the platform), stdlib zlib deflates:
+    # the same zlib stream format, so the same picture reads back.
+    import subprocess
+    import sys
+
+    rgba = _picture(31, 17)
+    np.save(tmp_path / "p.npy", rgba)
+    z, pixels = str(tmp_path / "z.png"), str(tmp_path / "p.npy")
+    code = ("import sys, numpy as np; sys.modules['isal'] = None\n"
+            "from rooflow.plotting import png\n"
+            "assert png.compress.__module__ == 'zlib', png.compress.__module__\n"
+            f"png.write_png({z!r}, np.load({pixels!r}), 200)")
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+    write_png(tmp_path / "i.png", rgba, 200)
+    for name in ("z.png", "i.png"):
+        with Image.open(tmp_path / name) as image:
+            assert np.array_equal(np.asarray(image), rgba[:, :, :3]), name

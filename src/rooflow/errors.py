@@ -98,8 +98,6 @@ def internal_error_line(err: BaseException, log_path: str | None = None) -> str:
 
 LEFT_OUT_WORDS = ("left out", "skipped", "not placed")
 """Words of a reader's note that says rows or kernels of an input were left out."""
-LEFT_OUT_WIDTH = 90
-"""Characters of one left-out note in a PNG's notes box (the page and stderr have it whole)."""
 
 
 class LeftOut:
@@ -144,8 +142,7 @@ class LeftOut:
         """The notes for the plot and the page, each once, whole.
 
         The file's path is dropped: the plot's title names the dataset. A PNG's notes box
-        cuts each to :data:`LEFT_OUT_WIDTH` characters
-        (:func:`rooflow.plotting.labels.left_out_lines`).
+        cuts each (:func:`rooflow.plotting.labels.left_out_lines`).
         """
         import re
 

@@ -347,10 +347,10 @@ def stack_preset(plan, dataset: str, device: str | None, options: dict) -> str |
 
     The ``unitrace`` kind's :attr:`rooflow.kinds.Kind.preset_hook`: ``<device>-1stack``
     (``max-1550-1stack``) for a dataset whose kernels ran on one stack
-    (:func:`unitrace_stacks`) when ``plan.datasheet_presets`` has that preset and the dataset's
-    ``options`` name no ``presets``; the choice is added to ``plan.warnings``. Else
-    ``device``. ``plan``: a :class:`rooflow.workflow.planning.Plan` (its ``datasets``,
-    ``sources``, ``hardware``, ``warnings``).
+    (:func:`unitrace_stacks`) when ``plan.datasheet_presets`` has that preset and the
+    dataset's ``options`` name no ``presets``; the choice is added to ``plan.warnings``.
+    Else ``device``. ``plan``: a :class:`rooflow.workflow.planning.Plan` (its ``datasets``,
+    ``sources``, ``datasheet_presets``, ``warnings``).
     """
     kind, name = plan.datasets[dataset]
     one = f"{device}-1stack"

@@ -17,8 +17,6 @@ from importlib.metadata import version as _installed
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rooflow.io import atomic_path
-
 if TYPE_CHECKING:
     from bokeh.resources import Resources
 
@@ -65,6 +63,9 @@ def root(files: Sequence[str | Path]) -> Path:
 
 def write_bundles(files: Sequence[str | Path]) -> None:
     """Copy Bokeh's bundles to ``files`` (:func:`root`'s layout), each atomically."""
+    # Here, not on import: rooflow.io imports polars, and workflow.paths reads this module.
+    from rooflow.io import atomic_path
+
     top = root(files)
     for bundle in BUNDLES:
         with atomic_path(top / BUNDLE_FILE.format(bundle=bundle)) as tmp:

@@ -183,8 +183,8 @@ def roofline_page(table: pl.DataFrame, preset: Preset, out: str | Path, *, title
             bundle files the page loads by relative paths (the workflow's,
             :mod:`rooflow.html.bokehjs`).
         left_out: what the readers left out (:meth:`rooflow.errors.LeftOut.lines`), a
-            note each, as the PNG's notes box has them (all of them: the PNG's counts past
-            its third).
+            note each, whole (the PNG's notes box cuts each and counts those past its
+            third).
 
     Returns:
         ``out``.
@@ -240,10 +240,10 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
                               _y=pl.col("performance") / scale)
     renderers: list[tuple[dict, GlyphRenderer[Any]]] = []
     # Under the points; hidden with their colour's legend entry, never hovered.
-    joins = _level_joins(fig, data, color) if hierarchical else []
-    # Several levels and series: a series legend, so a renderer per series too, else
-    # hiding one series hid the other's points of the same level and colour.
     by_series = hierarchical and shown["series"].n_unique() > 1
+    joins = _level_joins(fig, data, color, by_series) if hierarchical else []
+    # Several levels and series (by_series): a series legend, so a renderer per series
+    # too, else hiding one series hid the other's points of the same level and colour.
     keys = [shape_col, "_group", "theoretical"] + (["series"] if by_series else [])
     for (shape, group, theo, *_), part in data.group_by(keys, maintain_order=True):
         cols = hover_columns(part) | {"group": part["_group"].to_list(),
@@ -269,7 +269,8 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
         texts = [t if v == other else s for v, t, s in zip(values, texts, short_names(
             pl.Series(texts, dtype=pl.String), 40, elide=col == "_group" and color_col == "kernel"),
             strict=True)]
-        entries = [(canvas_text(text), [r for k, r in renderers + joins if k.get(col) == v])
+        entries = [(canvas_text(text), [r for k, r in renderers + joins
+                                        if col in k and k[col] == v])
                    for v, text in zip(values, texts, strict=True)]
         entries = [(text, drawn) for text, drawn in entries if drawn]
         if entries:
@@ -323,28 +324,30 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
     return [fig, *panel] + [note(n) for n in notes]
 
 
-def _level_joins(fig, data: pl.DataFrame,
-                 color: dict[str, str]) -> list[tuple[dict, GlyphRenderer[Any]]]:
-    """The PNG's faint lines joining one measurement's levels, a renderer per colour.
+def _level_joins(fig, data: pl.DataFrame, color: dict[str, str],
+                 by_series: bool) -> list[tuple[dict, GlyphRenderer[Any]]]:
+    """The PNG's faint lines joining one measurement's levels, in intensity order.
 
-    As :func:`rooflow.plotting.markers.draw_kernels`: a measurement is a kernel, series
-    and performance (its levels share one FLOP/s), so a kernel's launches
-    (``--per-launch``) are joined each on its own, in intensity order. ``data``: the
-    points drawn (``_x``, ``_y``, ``_group``). Returns (legend key, renderer) pairs: the
-    colour's entry hides its lines with its points.
+    A measurement is :func:`rooflow.plotting.core.measurement_key`'s rows, as
+    :func:`rooflow.plotting.markers.draw_kernels` joins them. ``data``: the points drawn
+    (``_x``, ``_y``, ``_group``, ``theoretical``). One renderer per colour, style and (with
+    ``by_series``) series, returned with its legend key (as the points' renderers), so a
+    legend entry that hides the points hides their lines.
     """
     from bokeh.models import MultiLine
 
-    joined = ["kernel", *(["series"] if "series" in data.columns else []), "performance"]
-    lines = (data.sort("_x").group_by(["_group", *joined], maintain_order=True)
+    keys = ["_group", "theoretical", *(["series"] if by_series else [])]
+    measurement = list(dict.fromkeys([*keys, *core.measurement_key(data)]))
+    lines = (data.select(*measurement, "_x", "_y").sort("_x")
+             .group_by(measurement, maintain_order=True)
              .agg("_x", "_y").filter(pl.col("_x").list.len() > 1))
     out: list[tuple[dict, GlyphRenderer[Any]]] = []
-    for (group,), part in lines.group_by("_group", maintain_order=True):
-        r = add_glyph(fig, MultiLine(xs="xs", ys="ys", line_color=color[group],
+    for key, part in lines.group_by(keys, maintain_order=True):
+        r = add_glyph(fig, MultiLine(xs="xs", ys="ys", line_color=color[key[0]],
                                      line_width=1, line_alpha=0.35),
                       {"xs": part["_x"].to_list(), "ys": part["_y"].to_list()},
                       name="kernel-levels")
-        out.append(({"_group": group}, r))
+        out.append((dict(zip(["_group", "_style", "series"], key, strict=False)), r))
     return out
 
 

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import polars as pl
 
-from rooflow.analysis import NO_PRECISION, no_compute_roof
+from rooflow.analysis import KERNEL_KEY, NO_PRECISION, no_compute_roof
 from rooflow.errors import InputError
 from rooflow.escape import short_name
 
@@ -387,6 +387,17 @@ NO_ROOF_MARKER = "circle_x"
 precision. matplotlib has no such marker: the PNG draws the shape as a path
 (:data:`rooflow.plotting.markers.NO_ROOF`)."""
 NO_ROOF_COLOR = "#4d4d4d"
+
+
+def measurement_key(table: pl.DataFrame) -> list[str]:
+    """The columns of ``table`` that name one measurement, whose levels are its rows.
+
+    :data:`rooflow.analysis.KERNEL_KEY` (input file and row, kernel, series, pair, label)
+    and, on an overview, ``dataset``: those present. The faint lines joining a kernel's
+    levels join these rows (PNG and page), so two launches or two datasets of one kernel
+    are never one line, whatever their performance.
+    """
+    return [c for c in (*KERNEL_KEY, "dataset") if c in table.columns]
 
 
 def split_no_roof(table: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:

@@ -128,19 +128,19 @@ def label_points(ax, shown: pl.DataFrame, left_out: int, scale: float, *, annota
 
 LEFT_OUT_MAX = 3
 """Left-out notes drawn on a plot; more are counted (all are on stderr)."""
+LEFT_OUT_WIDTH = 90
+"""Characters of one left-out note in a PNG's notes box (the page and stderr have it whole)."""
 
 
 def left_out_lines(left_out) -> list[str]:
     """The notes box's lines on what the readers left out: at most :data:`LEFT_OUT_MAX`.
 
-    ``["3 kernel(s) left out, no FLOP (…)"]``, each cut to
-    :data:`rooflow.errors.LEFT_OUT_WIDTH` characters; past the third, "+N more notes on
-    what was left out (stderr)".
+    ``["3 kernel(s) left out, no FLOP (…)"]``, each cut to :data:`LEFT_OUT_WIDTH`
+    characters; past the third, "+N more notes on what was left out (stderr)".
     """
-    from rooflow.errors import LEFT_OUT_WIDTH
-
+    # Notes that read alike once cut are drawn once.
     cut = dict.fromkeys(n if len(n) <= LEFT_OUT_WIDTH else n[: LEFT_OUT_WIDTH - 1].rstrip()
-                        + "…" for n in left_out)  # notes alike in their first 90, once
+                        + "…" for n in left_out)
     out = list(cut)[:LEFT_OUT_MAX]
     if len(cut) > LEFT_OUT_MAX:
         out.append(f"+{len(cut) - LEFT_OUT_MAX} more notes on what was left out "

@@ -14,7 +14,7 @@ import polars as pl
 from matplotlib.path import Path
 
 from rooflow.levels import marker as level_marker
-from rooflow.plotting.core import NO_ROOF_COLOR
+from rooflow.plotting.core import NO_ROOF_COLOR, measurement_key
 
 ABOVE_ROOF: dict[str, Any] = {"marker": "X", "ms": 9, "mfc": "none", "mec": "red", "mew": 1.6}
 
@@ -181,13 +181,12 @@ def draw_kernels(ax, table: pl.DataFrame, levels: Sequence[str], top: Sequence[s
                  palette: Sequence[str], grey: str, scale: float) -> None:
     """Kernels × levels: kernel ``top[i]`` in ``palette[i]``, the others ``grey``.
 
-    Marker by level; one measurement's dots (a kernel's, or a launch's with
-    ``--per-launch``) are joined by a faint line (one NaN-broken line per colour). Its
-    levels share one performance (its FLOP over its time), so a kernel's dots are joined
-    per series and performance: joined by name alone, a kernel's launches were one line
-    zig-zagging from launch to launch in intensity order.
+    Marker by level; one measurement's dots (:func:`.core.measurement_key`: a kernel's,
+    or a launch's with ``--per-launch``) are joined by a faint line (one NaN-broken line
+    per colour), in intensity order: joined by name alone, a kernel's launches were one
+    line zig-zagging from launch to launch.
     """
-    joined = ["kernel", *(["series"] if "series" in table.columns else []), "performance"]
+    joined = measurement_key(table)
     table = table.with_columns(
         _c=pl.col("kernel").replace_strict(list(top), list(range(len(top))), default=-1,
                                            return_dtype=pl.Int64)

@@ -225,7 +225,6 @@ preset of, to check it; a larger one is planned as found (``ncu-NAME``: from the
 names alone) and a bad one fails the jobs of its preset."""
 
 
-
 def _identity(path: str) -> list[list]:
     """``[file, size, mtime_ns]`` of a peaks file, or of each file of a folder, sorted."""
     files = sorted(os.path.join(path, f) for f in os.listdir(path)) if os.path.isdir(
