@@ -6,7 +6,6 @@ Which roofs, their labels and the axis limits are :mod:`.core`'s, shared with th
 from __future__ import annotations
 
 import math
-import textwrap
 from collections.abc import Sequence
 from weakref import WeakKeyDictionary
 
@@ -251,21 +250,31 @@ _BREAKS = frozenset("_:,.<(/")
 
 
 def wrap(text: str, width: int) -> list[str]:
-    """``text`` wrapped at spaces to lines of ``width`` characters.
+    """``text`` wrapped at spaces to lines of at most ``width`` characters, filled greedily.
 
-    A word longer than a line (a kernel's templated name) breaks after the last of
-    :data:`_BREAKS` that keeps its part within ``width`` ("at::native::" | "vectorized_"),
-    where it has one; else at ``width``.
+    A word longer than a line (a kernel's templated name) is cut into parts after the
+    last of :data:`_BREAKS` that keeps each part within ``width`` ("at::native::" |
+    "vectorized_"), else at ``width``; its first part goes on the line before when it
+    fits there, and the line after its last part goes on filling. Runs of spaces count
+    as one.
     """
-    out = []
-    for line in textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False):
-        while len(line) > width:
-            cut = max((i + 1 for i, c in enumerate(line[:width]) if c in _BREAKS and i),
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        parts = [word]
+        while len(parts[-1]) > width:
+            rest = parts.pop()
+            cut = max((i + 1 for i, c in enumerate(rest[:width]) if c in _BREAKS and i),
                       default=width)
-            out.append(line[:cut])
-            line = line[cut:]
-        out.append(line)
-    return out
+            parts += [rest[:cut], rest[cut:]]
+        for i, part in enumerate(parts):
+            joined = f"{line} {part}" if line and i == 0 else line + part
+            if len(joined) <= width:
+                line = joined
+            else:
+                lines.append(line)
+                line = part
+    return [*lines, line] if line else lines
 
 
 def register_notes(ax, text) -> None:
