@@ -336,3 +336,13 @@ def test_the_real_reader_refuses_what_is_no_report(tmp_path: Path) -> None:
     text = tmp_path / "notes.ncu-rep"
     text.write_text("not a report\n")
     assert not sniff(text) and sniff(cut)
+
+
+@pytest.mark.shared
+def test_an_ncu_preset_names_its_launch_s_kernel_shortened_not_cut() -> None:
+    # The rmsnorm report's launch 0 is 'rms_norm_matrix_kernel(float *, float *, float *,
+    # int, int, float)': its source names it with its arguments elided, as plots and
+    # messages do, never cut off after 60 characters mid-list.
+    report = next((DATA / "ncu-rep" / "h100pcie-rmsnorm-fullset").glob("*.ncu-rep"))
+    source = ncu_preset(report)["source"]
+    assert "launch 0 'rms_norm_matrix_kernel(…)': SM 1103 MHz" in source

@@ -40,6 +40,7 @@ from pathlib import Path
 import polars as pl
 
 from rooflow.errors import InputError
+from rooflow.escape import short_name
 from rooflow.formats.ncu.metrics import (
     DRAM_CLOCK,
     FLOP_PER_INST,
@@ -203,7 +204,7 @@ def ncu_preset(paths: str | Path | Sequence[str | Path]) -> dict:
                 "name": first["device"] or (items[0].name if items[0].is_dir()
                                             else items[0].stem),
                 "source": f"{where} (Nsight Compute theoretical peaks of launch {first['launch']}"
-                          f" '{first['kernel'][:60]}': SM {sm / 1e6:.0f} MHz, "
+                          f" '{short_name(first['kernel'], 60)}': SM {sm / 1e6:.0f} MHz, "
                           + ", ".join(clocks) + ")",
                 "compute": compute,
                 "memory": memory,
