@@ -405,3 +405,20 @@ def test_an_end_label_turns_from_a_covered_outward_place():
     both = np.stack([marker(320, 212), marker(295, 215)])
     (dx, dy), ha, va = _clear_place(end, "M=64", both, out)
     assert (round(dx, 9), round(dy, 9), ha, va) == (7, 0, "left", "center")
+
+
+def test_the_page_cuts_long_path_names_in_the_middle_and_keeps_them_apart(repo, sweep, h100):
+    # Families of 80 characters that differ only at their ends: cut at the end (as before),
+    # two paths read the same; cut in the middle (short_names, 50), each keeps its end.
+    from bokeh.models import Legend
+
+    from rooflow.html.page import page_items
+
+    table = sweep_table(repo, sweep, h100).with_columns(
+        family=pl.lit("F" * 70) + pl.col("family").cast(pl.String))
+    fig = page_items(table, h100, title="sweep", color_by="family", max_points=4000,
+                     top_n=40, series_order=(), trajectory="M")[0]
+    legend = next(lg for lg in fig.select(type=Legend) if "grows" in lg.title)
+    names = [item.label.value for item in legend.items]
+    assert len(names) == 4 and len(set(names)) == 4
+    assert all(len(n) <= 50 and "…" in n for n in names), names

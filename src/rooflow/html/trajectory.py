@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from rooflow.escape import short_names
 from rooflow.html.figure import add_glyph, canvas_text
 from rooflow.html.places import (
     FRAME,
@@ -62,7 +63,10 @@ def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, col
     px = [n / math.log10(r.end / r.start) for n, r in ((FRAME[0], fig.x_range),
                                                        (FRAME[1], fig.y_range))]
     entries: list[tuple[str, list]] = []
-    for path, name in zip(paths, legend_names(paths), strict=True):
+    # Cut in the middle, kept distinct (:func:`rooflow.escape.short_names`), as the page's
+    # other legends: never cut off at the end.
+    names = short_names(pl.Series(legend_names(paths), dtype=pl.String), 50, elide=False)
+    for path, name in zip(paths, names, strict=True):
         color = colors.get(path.group, core.GREY)
         y = [v / scale for v in path.y]
         line = add_glyph(fig, Line(x="x", y="y", line_color=color, line_width=2,
@@ -95,7 +99,7 @@ def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, col
             blocked = np.concatenate([blocked, label_corners(fig, label)[None]])
             line.js_link("visible", label, "visible")
         line.js_link("visible", arrows, "visible")
-        entries.append((canvas_text(name[:50]), [line]))
+        entries.append((canvas_text(name), [line]))
     title = paths_text(every) if len(every) > MAX_PATHS else f"{dim} grows →"
     return f"{title} (click to hide)", entries
 
