@@ -235,3 +235,41 @@ def test_notes_wrap_a_long_name_after_its_separators_not_mid_word():
     assert "".join(lines).replace(" ", "") == note.replace(" ", "")
     # No separator: cut at the width.
     assert wrap("x" * 45, 20) == ["x" * 20, "x" * 20, "x" * 5]
+
+
+def test_a_thin_roof_at_the_top_is_labelled_over_its_slope_not_across_it():
+    # h100-sxm as a projection panel draws it: fp32 points (the bold fp32 × HBM roof, 67
+    # TFLOP/s, ridge 20 FLOP/byte) and the preset's fp16-tensor roof, 989 TFLOP/s, thin,
+    # just under a 1,000 TFLOP/s top. Its flat part runs from 989 / 3.35 = 295 FLOP/byte
+    # to the right end at 1,000: about 0.5 decade, narrower than its label. Kept over that
+    # part, the label crossed the dashed slope rising to it; it now goes under its level,
+    # left of 295, where only the empty top of the plot is.
+    from rooflow.analysis import analyze
+    from rooflow.html.page import page_items
+    from rooflow.roofs.preset import preset_from_mapping
+
+    preset = preset_from_mapping("h", {
+        "name": "h", "source": "test", "compute": {"fp32": 67, "fp16-tensor": 989},
+        "memory": {"HBM": 3350}, "default_compute": "fp16-tensor",
+        "default_memory": "HBM"}, source="test")
+    from rooflow.points import to_points
+
+    analysed = analyze(to_points(pl.DataFrame({
+        "kernel": ["a", "b"], "precision": "fp32", "arithmetic_intensity": [1.0, 5.0],
+        "performance": [2e12, 5e12], "time_s": [1e-3, 1e-3], "row": [1, 2]})), preset)
+    fig = figure(analysed, preset, PlotOptions(annotate=False, xlim=(0.01, 1000),
+                                               ylim=(1e10, 1e15)))
+    assert overlaps(fig) == {"text_text": [], "off_canvas": [], "text_marker": [],
+                             "text_line": []}
+    ax = fig.axes[0]
+    label = next(t for t in ax.texts if t.get_text().startswith("fp16-tensor"))
+    assert label.get_visible() and label.get_position()[0] < 295  # FLOP/byte
+    _clear(fig)
+    # The page takes the same place.
+    from bokeh.models.annotations import Label
+
+    page = page_items(analysed, preset, title="t", color_by="family", max_points=100,
+                      top_n=5, series_order=())[0]
+    text = next(a for a in page.center if isinstance(a, Label)
+                and a.text.startswith("fp16-tensor"))
+    assert text.x < 295

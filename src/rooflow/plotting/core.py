@@ -337,6 +337,8 @@ class RoofLabel(NamedTuple):
     y: float
     text: str
     roof: float
+    main: bool = False
+    """A compute label of a bold roof (:func:`bold_keys`): its ridge is marked."""
 
 
 COMPUTE_LIFT = 1.08
@@ -368,7 +370,8 @@ def roof_labels(preset: Preset, compute_keys: Sequence[str], memory_keys: Sequen
                                  f"{mkey}: {fmt(bw / 1e9)} GB/s", x0 * bw / scale))
     for peak, keys in compute_label_groups(preset, compute_keys).items():
         out.append(RoofLabel("compute", limits.xmax / 1.2, peak / scale * COMPUTE_LIFT,
-                             f"{', '.join(keys)}: {fmt(peak / scale)} {unit}", peak / scale))
+                             f"{', '.join(keys)}: {fmt(peak / scale)} {unit}", peak / scale,
+                             any(k in bold[0] for k in keys)))
     ridges = ridge_points(preset, bold)
     for r in ridges:
         # Several ridges: each names its roofs.
