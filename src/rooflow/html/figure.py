@@ -116,13 +116,12 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
         elif label.kind == "compute":
             text = Label(x=label.x, y=label.y, text=label.text, text_align="right",
                          text_font_size="8pt", name="roof-label:compute")
-            # A bold roof's on its flat part, clear of the ridge marker at the part's left
-            # end; a thin roof's may go over its slope (as the PNG's).
-            flat = label.roof * scale / steepest
+            # On its flat part, clear of the ridge marker at the part's left end.
+            flat = (screen_xy(fig, label.roof * scale / steepest, label.roof)[0]
+                    + 6 * PX_PER_PT)
             register(text, [{"x": x, "y": y, "text_baseline": va, "text": t}
-                            for t, x, y, va in compute_label_places(label, limits, flat)],
-                     region=screen_xy(fig, flat, label.roof)[0] + 6 * PX_PER_PT
-                     if label.main else 0.0)
+                            for t, x, y, va in compute_label_places(label, limits)],
+                     region=flat)
         else:
             add_glyph(fig, Scatter(x="x", y="y", size=9, fill_color="white", line_color="black"),
                       {"x": [label.x], "y": [label.y]})

@@ -4,9 +4,8 @@ A page is drawn in the browser, so its texts' sizes are estimated here from thei
 characters (:data:`CHAR_PX`, :data:`LINE_PX`: Bokeh's default font at 8 pt, a little
 over what Chromium draws). The roof and ridge labels have the PNG's candidate places
 (:func:`rooflow.plotting.roofs.memory_label_places`, ``compute_label_places``,
-``ridge_label_places``); :func:`settle_labels` gives each the first that covers no marker,
-no line and no other text and stays in the frame, as the PNG's layout pass does with exact
-boxes.
+``ridge_label_places``); :func:`settle_labels` gives each the first that covers no marker and
+no other text and stays in the frame, as the PNG's layout pass does with exact boxes.
 """
 
 from __future__ import annotations
@@ -131,51 +130,16 @@ def covered(box: np.ndarray, obstacles: np.ndarray, region: float = 0.0) -> int:
     return hits + (len(obstacles) + 1) * outside
 
 
-LINE_STEP_PX = 3.0
-"""Spacing of the points a line is sampled at as obstacles (less than a text's height)."""
-
-
-def lines(fig) -> np.ndarray:
-    """The figure's lines (roofs, sweep paths, level joins) as obstacles: n × 4 × 2.
-
-    Each Line's and MultiLine's polyline sampled every :data:`LINE_STEP_PX` pixels or
-    closer, each sample a 2-pixel square, as the PNG's layout samples its lines.
-    """
-    from bokeh.models import Line, MultiLine
-
-    paths: list[np.ndarray] = []
-    for r in fig.renderers:
-        glyph, data = r.glyph, getattr(r.data_source, "data", {})
-        if isinstance(glyph, Line) and isinstance(glyph.x, str) and glyph.x in data:
-            paths.append(screen_xy(fig, data[glyph.x], data[glyph.y]))
-        elif isinstance(glyph, MultiLine) and isinstance(glyph.xs, str) and glyph.xs in data:
-            paths += [screen_xy(fig, x, y) for x, y in zip(data[glyph.xs], data[glyph.ys],
-                                                            strict=True)]
-    samples = [np.empty((0, 2))]
-    for path in paths:
-        path = path[np.isfinite(path).all(axis=1)]
-        if len(path) < 2:
-            continue
-        start, step = path[:-1], np.diff(path, axis=0)
-        n = np.maximum(1, np.ceil(np.hypot(*step.T) / LINE_STEP_PX)).astype(int)
-        at = np.repeat(np.arange(len(n)), n)
-        frac = np.concatenate([np.arange(k) / k for k in n])
-        samples += [start[at] + step[at] * frac[:, None], path[-1:]]
-    square = np.array([(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)])
-    return np.concatenate(samples).reshape(-1, 1, 2) + square
-
-
 def obstacles(fig, leave_out=()) -> np.ndarray:
     """What a text must not cover: n × 4 × 2 corners in frame pixels.
 
-    The markers (:func:`markers`), the lines (:func:`lines`) and every Label of ``fig``
-    but those in ``leave_out``.
+    The markers (:func:`markers`) and every Label of ``fig`` but those in ``leave_out``.
     """
     from bokeh.models.annotations import Label
 
     texts = [label_corners(fig, a) for a in fig.center
              if isinstance(a, Label) and a not in leave_out]
-    return np.concatenate([markers(fig), lines(fig), np.array(texts).reshape(-1, 4, 2)])
+    return np.concatenate([markers(fig), np.array(texts).reshape(-1, 4, 2)])
 
 
 def first_clear(candidates, cost):
@@ -198,8 +162,7 @@ def settle_labels(fig) -> None:
 
     Ridge labels first, then compute, then memory roof labels (the PNG's order); each takes
     its first place that covers no obstacle, else the one covering least. The obstacles
-    are the markers and lines drawn so far (:func:`markers`, :func:`lines`) and the other
-    texts; each label
+    are the markers drawn so far (:func:`markers`) and the other texts; each label
     settled is one for the next. Then, as the PNG's layout pass does, a second pass: a
     label that still covers another (placed before the other was) takes again the best
     of its places among every text, so the first can make room for the second.

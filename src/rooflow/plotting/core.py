@@ -337,8 +337,6 @@ class RoofLabel(NamedTuple):
     y: float
     text: str
     roof: float
-    main: bool = False
-    """A compute label of a bold roof (:func:`bold_keys`): its ridge is marked."""
 
 
 COMPUTE_LIFT = 1.08
@@ -370,8 +368,7 @@ def roof_labels(preset: Preset, compute_keys: Sequence[str], memory_keys: Sequen
                                  f"{mkey}: {fmt(bw / 1e9)} GB/s", x0 * bw / scale))
     for peak, keys in compute_label_groups(preset, compute_keys).items():
         out.append(RoofLabel("compute", limits.xmax / 1.2, peak / scale * COMPUTE_LIFT,
-                             f"{', '.join(keys)}: {fmt(peak / scale)} {unit}", peak / scale,
-                             any(k in bold[0] for k in keys)))
+                             f"{', '.join(keys)}: {fmt(peak / scale)} {unit}", peak / scale))
     ridges = ridge_points(preset, bold)
     for r in ridges:
         # Several ridges: each names its roofs.

@@ -121,12 +121,11 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
                            gid="roof-label:compute")
             # Its roof is flat from where it meets the steepest memory roof drawn.
             flat = label.roof * scale / max(preset.memory[m] for m in memory_keys)
-            # A bold roof's label stays over its flat part, clear of the ridge marker (7 pt)
-            # at its left end; a thin roof's may go over its slope (no marker there).
             register(ax, text, [{"x": x, "y": y, "va": va, "text": t}
-                                for t, x, y, va in compute_label_places(label, limits, flat)],
+                                for t, x, y, va in compute_label_places(label, limits)],
+                     # clear of the ridge marker (7 pt) at the roof's left end
                      region=ax.transData.transform((flat, label.roof))[0]
-                     + 6 * ax.figure.dpi / 72 if label.main else None)
+                     + 6 * ax.figure.dpi / 72)
         else:
             ax.plot([label.x], [label.y], marker="o", ms=7, mfc="white", mec="black",
                     zorder=3, gid="ridge")
@@ -163,24 +162,19 @@ def memory_label_places(label, limits: Limits, scale: float,
                                               (1.8, "bottom"), (1 / 1.8, "top")) for v in xs]
 
 
-def compute_label_places(label, limits: Limits, flat: float
-                         ) -> list[tuple[str, float, float, str]]:
+def compute_label_places(label, limits: Limits) -> list[tuple[str, float, float, str]]:
     """A compute roof label's places: (text, x, y in axis units, alignment), best first.
 
     Right-aligned at eleven steps along its flat roof, right to left, just above it
     (:data:`.core.COMPUTE_LIFT`), then just below it; then the same with the value on a
-    line of its own, for a flat part too short for one line. Last, for a thin roof (no
-    ridge marker), under its level left of where it turns flat (``flat``, FLOP/byte),
-    over its sloped part: a roof near the top of the axes whose flat part is shorter than
-    its label. The PNG's and the page's, as :func:`memory_label_places`.
+    line of its own, for a flat part too short for one line. The PNG's and the page's, as
+    :func:`memory_label_places`.
     """
     texts = (label.text, label.text.replace(": ", ":\n"))
     return [(t, v, y, va) for t in texts
             for y, va in ((label.roof * COMPUTE_LIFT, "bottom"),
                           (label.roof / COMPUTE_LIFT, "top"))
-            for v in _steps(limits)] + [
-        (t, flat / f, label.roof / COMPUTE_LIFT, "top") for t in texts
-        for f in (1.5, 2, 3, 5)]
+            for v in _steps(limits)]
 
 
 def ridge_label_places(label) -> list[tuple[str, float, float, str, str]]:
