@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from rooflow.defaults import schema_error
 from rooflow.errors import InputError
@@ -198,14 +197,16 @@ class Preset:
                           memory={k: v * ratio if k in self.sm_clock_levels else v
                                   for k, v in self.memory.items()},
                           roof_clock_hz=clock_hz)
-        # The DRAM and L2 roofs, each at its own clock: (level, clock given, field).
-        for level, given, name in (("DRAM", memory_clock_hz, "memory_clock_hz"),
-                                   ("L2", l2_clock_hz, "l2_clock_hz")):
-            roof, at = self.memory_roof(level), getattr(self, name)
-            if given is not None and at is not None and roof:
-                changes: dict[str, Any] = {
-                    "memory": {**out.memory, roof[0]: roof[1] * (given / at)}, name: given}
-                out = replace(out, **changes)
+        dram = self.memory_roof("DRAM")
+        if memory_clock_hz is not None and self.memory_clock_hz is not None and dram:
+            ratio = memory_clock_hz / self.memory_clock_hz
+            out = replace(out, memory={**out.memory, dram[0]: dram[1] * ratio},
+                          memory_clock_hz=memory_clock_hz)
+        l2 = self.memory_roof("L2")
+        if l2_clock_hz is not None and self.l2_clock_hz is not None and l2:
+            ratio = l2_clock_hz / self.l2_clock_hz
+            out = replace(out, memory={**out.memory, l2[0]: l2[1] * ratio},
+                          l2_clock_hz=l2_clock_hz)
         return out
 
     def with_roofs_at(self, roofs_at: str) -> Preset:
