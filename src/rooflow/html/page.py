@@ -342,12 +342,14 @@ def _level_joins(fig, data: pl.DataFrame, color: dict[str, str],
              .group_by(measurement, maintain_order=True)
              .agg("_x", "_y").filter(pl.col("_x").list.len() > 1))
     out: list[tuple[dict, GlyphRenderer[Any]]] = []
-    for key, part in lines.group_by(keys, maintain_order=True):
-        r = add_glyph(fig, MultiLine(xs="xs", ys="ys", line_color=color[key[0]],
+    for (group, theoretical, *series), part in lines.group_by(keys, maintain_order=True):
+        r = add_glyph(fig, MultiLine(xs="xs", ys="ys", line_color=color[group],
                                      line_width=1, line_alpha=0.35),
                       {"xs": part["_x"].to_list(), "ys": part["_y"].to_list()},
                       name="kernel-levels")
-        out.append((dict(zip(["_group", "_style", "series"], key, strict=False)), r))
+        # The keys the legends look up, as the points' renderers have them.
+        out.append(({"_group": group, "_style": theoretical}
+                    | ({"series": series[0]} if series else {}), r))
     return out
 
 
