@@ -11,9 +11,11 @@ rule bokehjs:
 
 
 rule html_overview:
-    """Interactive page of every dataset of one preset."""
+    """Interactive page of every dataset of one preset, from rule aggregate's table."""
     input:
-        unpack(aggregate_input),
+        unpack(preset_input),
+        # The analysis table as rule aggregate made it: not made again from the points.
+        table=paths.OVERVIEW_TABLE_PARQUET,
         bokehjs=ancient(BOKEHJS),
     output:
         paths.OVERVIEW_PAGE,
@@ -22,13 +24,10 @@ rule html_overview:
     conda:
         ROOFLOW_ENV
     resources:
-        mem_mb=jobmemory.preset_job(aggregate_points),
+        mem_mb=jobmemory.analysis_job,
         runtime=30,
     params:
         preset="{preset}",
-        points=aggregate_points,
         roofs_at=config["roofs_at"],
-        datasets=aggregate_datasets,
-        selections=aggregate_selections,
     script:
         "../scripts/html.py"

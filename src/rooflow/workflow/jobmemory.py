@@ -20,8 +20,9 @@ rounded up to a multiple of :data:`STEP_MB`.
   columns, 120 MB per million rows (``rooflow convert`` of 10⁶ rows, 16 MB of Parquet,
   204 MB peak), where its bytes declared 4.5 × 15.4 = 69 MB per million rows.
 * ``draw`` (:func:`draw_mem_mb`; any job that analyses and draws one dataset, or every
-  dataset of a preset: ``aggregate``, ``html_overview``): the input is the rows of the
-  points files (:func:`points_rows`, from the Parquet footer). Their bytes
+  dataset of a preset: ``aggregate``; ``html_overview``, from the analysis table of as
+  many rows): the input is the rows of the points files (:func:`points_rows`, from the
+  Parquet footer). Their bytes
   would not do: Parquet compresses repeated labels and values many times over, the
   analysis table in memory does not. The job draws its presets one after the other, but
   holds one preset's table while it analyses the next: the factor is measured on the
@@ -216,14 +217,17 @@ def rows_of_parquets(paths: Iterable[str | Path]) -> int:
 
 
 def analysis_job(wildcards, input) -> int:  # noqa: A002 - the name Snakemake passes
-    """``mem_mb`` of a job analysing points files: :func:`draw_mem_mb` of their rows."""
+    """``mem_mb`` of a job analysing points files: :func:`draw_mem_mb` of their rows.
+
+    Also of one drawing an analysis table of as many rows (``html_overview``).
+    """
     return draw_mem_mb(rows_of_parquets(input))
 
 
 def preset_job(points: Callable[[Any], list[str]]) -> Callable[[Any, Any], int]:
     """``mem_mb`` of a job analysing every dataset of a preset.
 
-    ``aggregate``, ``html_overview``: :func:`draw_mem_mb` of the rows of the points files
+    ``aggregate``: :func:`draw_mem_mb` of the rows of the points files
     ``points(wildcards)`` gives. Its inputs are the batches' manifests, so Snakemake
     calls it once they are made (it asks for ``input``).
     """
