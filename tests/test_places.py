@@ -59,6 +59,9 @@ REAL_PAGES = {
     "mi308x workload": ["omniperf/mi308x-montecarlo-pi", "mi300x"],
     "rocprof-compute db": ["rocprof-compute-db/mi350-montecarlo-pi/rocprof_compute_23ed6f36.db",
                            "mi350x"],
+    # Two ridges (L2, HBM): the fp64 / HBM ridge label sat across the thin roofs' dashed
+    # slope rising past the L2 ridge (the PNG kept it clear).
+    "ncu three levels": ["ncu/raw-wide-rtx3060/vector_add.csv", "a100-sxm"],
 }
 
 
@@ -66,12 +69,13 @@ REAL_PAGES = {
 @pytest.mark.parametrize("path, preset", REAL_PAGES.values(), ids=REAL_PAGES.keys())
 def test_real_pages_keep_every_label_clear(shared_data, tmp_path, monkeypatch, path, preset):
     """``rooflow plot FILE --preset P --html``: on the page every roof, ridge and end label's
-    estimated box covers no marker and no other label, and stays in the frame."""
+    estimated box covers no marker and no other label, and stays in the frame; an upright
+    one (a compute roof's, a ridge's) crosses no roof line either, as on the PNG."""
     from bokeh.models.annotations import Label
 
     import rooflow.html.page as page
     from rooflow.cli.main import main
-    from rooflow.html.places import label_corners, obstacles
+    from rooflow.html.places import crossed, label_corners, obstacles, roof_samples
 
     figures = []
     write = page.write_page
@@ -86,9 +90,13 @@ def test_real_pages_keep_every_label_clear(shared_data, tmp_path, monkeypatch, p
     fig = figures[0]
     labels = [a for a in fig.center if isinstance(a, Label)]
     assert any(a.name == "ridge-label" for a in labels)
+    lines = roof_samples(fig)
+    assert len(lines) > 500  # every roof, sampled every 3 px or closer
     for label in labels:
         clear = covered(label_corners(fig, label), obstacles(fig, leave_out=[label]))
         assert clear == 0, label.text
+        if not label.angle:
+            assert crossed(label_corners(fig, label), lines) == 0, label.text
 
 
 @pytest.mark.shared

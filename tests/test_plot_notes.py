@@ -235,3 +235,55 @@ def test_notes_wrap_a_long_name_after_its_separators_not_mid_word():
     assert "".join(lines).replace(" ", "") == note.replace(" ", "")
     # No separator: cut at the width.
     assert wrap("x" * 45, 20) == ["x" * 20, "x" * 20, "x" * 5]
+
+
+def _thin_roof_at_the_top(tensor: float = 989):
+    """A panel as the projection grid drew h100-sxm's: fp32 points (the bold fp32 × HBM
+    roof, 67 TFLOP/s; HBM 2,050 GB/s here, ridge 67 / 2.05 = 32.7 FLOP/byte) and the
+    preset's fp16-tensor roof, 989 TFLOP/s, thin, just under the 1,000 TFLOP/s top. The
+    points span 0.05–5 FLOP/byte: the fitted x axis runs 0.01–1,000 (32.7 × 30 = 980 at
+    the right, core.FLAT_ROOM). The thin roof's flat part runs from 989 / 2.05 = 482
+    FLOP/byte to 1,000, a third of a decade, narrower than its label; above it there is
+    no room under the top."""
+    from rooflow.analysis import analyze
+    from rooflow.points import to_points
+    from rooflow.roofs.preset import preset_from_mapping
+
+    preset = preset_from_mapping("h", {
+        "name": "h", "source": "test", "compute": {"fp32": 67, "fp16-tensor": tensor},
+        "memory": {"HBM": 2050}, "default_compute": "fp16-tensor",
+        "default_memory": "HBM"}, source="test")
+    analysed = analyze(to_points(pl.DataFrame({
+        "kernel": ["a", "b", "c"], "precision": "fp32",
+        "arithmetic_intensity": [0.05, 1.0, 5.0], "performance": [1e11, 2e12, 5e12],
+        "time_s": [1e-3] * 3, "row": [1, 2, 3]})), preset)
+    return analysed, preset
+
+
+def test_a_thin_roofs_label_with_no_clear_place_is_left_out_on_png_and_page():
+    # Kept, the fp16-tensor label crossed the dashed slope rising to its roof (the
+    # projection grid of the rmsnorm .ncu-rep on h100-sxm, b200, mi300x, mi355x). It is now
+    # left out, as the labels of b200's and mi355x's tensor roofs above the top are; the
+    # data's roof keeps its label. At 500 TFLOP/s (room above it under the top) it is kept.
+    # The flat part's start needs no room for a ridge marker: a thin roof has none.
+    from bokeh.models.annotations import Label
+
+    from rooflow.html.page import page_items
+
+    for tensor, thin in ((989, False), (500, True)):
+        analysed, preset = _thin_roof_at_the_top(tensor)
+        fig = figure(analysed, preset, PlotOptions(annotate=False))
+        ax = fig.axes[0]
+        assert ax.get_xlim() == (0.01, 1000) and ax.get_ylim()[1] == 1000
+        _clear(fig)
+        names = [t.get_text() for t in ax.texts if t.get_gid() == "roof-label:compute"]
+        assert [n.startswith("fp16-tensor") for n in names].count(True) == thin, names
+        assert any(n.startswith("fp32") for n in names), names
+        # The page (the same fitted frame) leaves out the same label.
+        page = page_items(analysed, preset, title="t", color_by="family", max_points=100,
+                          top_n=5, series_order=())[0]
+        assert (page.x_range.start, page.y_range.end) == (0.01, 1000)
+        texts = [a.text for a in page.center if isinstance(a, Label)
+                 and a.name == "roof-label:compute"]
+        assert [t.startswith("fp16-tensor") for t in texts].count(True) == thin, texts
+        assert any(t.startswith("fp32") for t in texts), texts

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from rooflow.html.places import CHAR_PX, FRAME, PX_PER_PT, register, screen_xy
+from rooflow.html.places import CHAR_PX, FRAME, PX_PER_PT, ROOF, register, screen_xy
 from rooflow.io import atomic_path
 from rooflow.levels import LEVELS
 from rooflow.plotting import core
@@ -94,7 +94,8 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
         add_glyph(fig, Line(x="x", y="y", line_color="black" if roof.main else "#737373",
                             line_width=2 if roof.main else 1,
                             line_dash="solid" if roof.main else "dashed"),
-                  {"x": x, "y": np.minimum(roof.peak, x * roof.bandwidth) / scale})
+                  {"x": x, "y": np.minimum(roof.peak, x * roof.bandwidth) / scale},
+                  name=ROOF)
     # Slope of a memory roof on screen: one decade of y per decade of x, in pixels.
     px_x = FRAME[0] / math.log10(limits.xmax / limits.xmin)
     px_y = FRAME[1] / math.log10(limits.ymax / limits.ymin)
@@ -116,12 +117,13 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
         elif label.kind == "compute":
             text = Label(x=label.x, y=label.y, text=label.text, text_align="right",
                          text_font_size="8pt", name="roof-label:compute")
-            # On its flat part, clear of the ridge marker at the part's left end.
+            # On its flat part, clear of the ridge marker at the data's roof's left end (a
+            # thin roof has none).
             flat = (screen_xy(fig, label.roof * scale / steepest, label.roof)[0]
-                    + 6 * PX_PER_PT)
+                    + (6 * PX_PER_PT if label.main else 0))
             register(text, [{"x": x, "y": y, "text_baseline": va, "text": t}
                             for t, x, y, va in compute_label_places(label, limits)],
-                     region=flat)
+                     region=flat, optional=not label.main)
         else:
             add_glyph(fig, Scatter(x="x", y="y", size=9, fill_color="white", line_color="black"),
                       {"x": [label.x], "y": [label.y]})

@@ -5,7 +5,8 @@ characters (:data:`CHAR_PX`, :data:`LINE_PX`: Bokeh's default font at 8 pt, a li
 over what Chromium draws). The roof and ridge labels have the PNG's candidate places
 (:func:`rooflow.plotting.roofs.memory_label_places`, ``compute_label_places``,
 ``ridge_label_places``); :func:`settle_labels` gives each the first that covers no marker and
-no other text and stays in the frame, as the PNG's layout pass does with exact boxes.
+no other text and stays in the frame, as the PNG's layout pass does with exact boxes; a
+level text (a compute roof's or a ridge's) crosses no roof line either.
 """
 
 from __future__ import annotations
@@ -22,6 +23,12 @@ LINE_PX = 12.0
 """Estimated height of an 8 pt line, pixels."""
 PX_PER_PT = 4 / 3
 """CSS pixels per point: the PNG's offsets (points) on the page."""
+
+ROOF = "roof"
+"""The ``name`` of a roof line's renderer: the lines a level text keeps off."""
+LINE_STEP_PX = 3.0
+"""Spacing of a roof line's samples, pixels: under a text's height, so none passes through
+a text unsampled."""
 
 _PLACES: WeakKeyDictionary = WeakKeyDictionary()
 
@@ -83,14 +90,47 @@ def overlap(a: np.ndarray, b: np.ndarray) -> bool:
     return True
 
 
-def register(label, places: list[dict], region: float = 0.0) -> None:
+def register(label, places: list[dict], region: float = 0.0, optional: bool = False) -> None:
     """Remember ``label``'s candidate places for :func:`settle_labels`, best first.
 
     A place is Label properties (``x``, ``y``, ``x_offset``, ``text_align`` ...), the
     PNG's candidates in its order. ``region``: the least x (frame pixels) its box may
-    start at.
+    start at. ``optional``: left out where none of its places is clear (a thin roof's
+    label, as on the PNG: ``rooflow.plotting.roofs.settle_labels``).
     """
-    _PLACES[label] = (places, region)
+    _PLACES[label] = (places, region, optional)
+
+
+def roof_samples(fig) -> np.ndarray:
+    """Points along the roof lines of ``fig`` (renderers named :data:`ROOF`): n × 2 pixels.
+
+    Each polyline sampled every :data:`LINE_STEP_PX` pixels or closer, as the PNG's
+    layout samples its lines (``rooflow.plotting.layout.line_samples``).
+    """
+    samples = [np.empty((0, 2))]
+    for r in fig.renderers:
+        if r.name != ROOF:
+            continue
+        data = r.data_source.data
+        path = screen_xy(fig, data[r.glyph.x], data[r.glyph.y])
+        path = path[np.isfinite(path).all(axis=1)]
+        if len(path) < 2:
+            continue
+        step = np.diff(path, axis=0)
+        n = np.maximum(1, np.ceil(np.hypot(*step.T) / LINE_STEP_PX)).astype(int)
+        at = np.repeat(np.arange(len(n)), n)
+        frac = np.arange(len(at)) - np.repeat(np.cumsum(n) - n, n)
+        samples += [path[:-1][at] + step[at] * (frac / n[at])[:, None], path[-1:]]
+    return np.concatenate(samples)
+
+
+def crossed(box: np.ndarray, samples: np.ndarray) -> int:
+    """How many line ``samples`` (n × 2) lie inside the upright ``box`` (4 × 2 corners).
+
+    1 px inside its edges, as the PNG's layout counts them.
+    """
+    low, high = box.min(axis=0) + 1, box.max(axis=0) - 1
+    return int(np.count_nonzero(((samples > low) & (samples < high)).all(axis=1)))
 
 
 def markers(fig) -> np.ndarray:
@@ -162,10 +202,12 @@ def settle_labels(fig) -> None:
 
     Ridge labels first, then compute, then memory roof labels (the PNG's order); each takes
     its first place that covers no obstacle, else the one covering least. The obstacles
-    are the markers drawn so far (:func:`markers`) and the other texts; each label
+    are the markers drawn so far (:func:`markers`), the other texts and, for a compute
+    roof's or ridge's label, the roof lines (:func:`roof_samples`); each label
     settled is one for the next. Then, as the PNG's layout pass does, a second pass: a
     label that still covers another (placed before the other was) takes again the best
-    of its places among every text, so the first can make room for the second.
+    of its places among every text, so the first can make room for the second. A label
+    registered ``optional`` (a thin roof's) that is still not clear then is removed.
     """
     from bokeh.models.annotations import Label
 
@@ -174,18 +216,30 @@ def settle_labels(fig) -> None:
     moving.sort(key=lambda a: rank.get(a.name or "", 3))
     registered = {a: _PLACES.pop(a) for a in moving}
     fixed = obstacles(fig, leave_out=registered)
+    lines = roof_samples(fig)
     boxes: dict = {}
+
+    def cost_at(label, box: np.ndarray, others: np.ndarray, region: float) -> int:
+        # A memory roof's label runs along its own line: lines count for level texts.
+        return covered(box, others, region) + (crossed(box, lines) if not label.angle else 0)
+
+    left = []
     for second in (False, True):
         for label in moving:
-            places, region = registered[label]
+            places, region, optional = registered[label]
             others = np.concatenate([fixed, np.array(
                 [b for a, b in boxes.items() if a is not label]).reshape(-1, 4, 2)])
-            if second and not covered(boxes[label], others, region):
+            if second and not cost_at(label, boxes[label], others, region):
                 continue
 
             def cost(place: dict, label=label, others=others, region=region) -> int:
                 label.update(**place)
-                return covered(label_corners(fig, label), others, region)
+                return cost_at(label, label_corners(fig, label), others, region)
 
             label.update(**first_clear(places, cost))
             boxes[label] = label_corners(fig, label)
+            if second and optional and cost_at(label, boxes[label], others, region):
+                left.append(label)
+    # A thin roof's label with no clear place is left out, as on the PNG.
+    for label in left:
+        fig.center.remove(label)

@@ -329,7 +329,10 @@ class RoofLabel(NamedTuple):
     point; its text sits below right of it). The PNG moves memory, compute and ridge
     texts along their roof to where the data is not (:mod:`.layout`). ``roof``: the
     roof's own value at ``x`` in the axis unit (a compute label's ``y`` is
-    :data:`COMPUTE_LIFT` times it; a ridge label's is it).
+    :data:`COMPUTE_LIFT` times it; a ridge label's is it). ``main``: it names one of the
+    data's roofs (bold, :func:`bold_keys`) or their ridge point; a thin roof's compute
+    label with no clear place is left out (``rooflow.plotting.roofs.settle_labels``,
+    ``rooflow.html.places.settle_labels``), as a thin roof above the axes has none.
     """
 
     kind: str
@@ -337,6 +340,7 @@ class RoofLabel(NamedTuple):
     y: float
     text: str
     roof: float
+    main: bool = True
 
 
 COMPUTE_LIFT = 1.08
@@ -365,10 +369,12 @@ def roof_labels(preset: Preset, compute_keys: Sequence[str], memory_keys: Sequen
         bw = preset.memory[mkey]
         if x0 * bw < top:
             out.append(RoofLabel("memory", x0, x0 * bw / scale * MEMORY_LIFT,
-                                 f"{mkey}: {fmt(bw / 1e9)} GB/s", x0 * bw / scale))
+                                 f"{mkey}: {fmt(bw / 1e9)} GB/s", x0 * bw / scale,
+                                 mkey in bold[1]))
     for peak, keys in compute_label_groups(preset, compute_keys).items():
         out.append(RoofLabel("compute", limits.xmax / 1.2, peak / scale * COMPUTE_LIFT,
-                             f"{', '.join(keys)}: {fmt(peak / scale)} {unit}", peak / scale))
+                             f"{', '.join(keys)}: {fmt(peak / scale)} {unit}", peak / scale,
+                             any(k in bold[0] for k in keys)))
     ridges = ridge_points(preset, bold)
     for r in ridges:
         # Several ridges: each names its roofs.

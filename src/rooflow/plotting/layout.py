@@ -129,7 +129,8 @@ KEEP_PASSES = 3
 
 
 def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
-                      regions: dict[Text, float] | None = None, *, keep: bool = False) -> None:
+                      regions: dict[Text, float] | None = None, *,
+                      keep: bool = False) -> set[Text]:
     """Give each text of ``candidates`` the first of its places that covers nothing.
 
     Args:
@@ -147,6 +148,10 @@ def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
             label under the two-line label of the roof above it).
 
     The texts are placed in the order given, each then an obstacle for the next.
+
+    Returns:
+        The texts left covering a text, marker or line, or out of their region, where
+        they are placed.
     """
     fig = ax.figure
     renderer = fig.canvas.get_renderer()
@@ -192,10 +197,12 @@ def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
         return covers
 
     if not keep:
+        left = set()
         for text, places in candidates.items():
-            place(text, places, boxes)
+            if place(text, places, boxes):
+                left.add(text)
             boxes.append(text.get_window_extent(renderer))
-        return
+        return left
     # The first pass as above, a text clear of those before it staying; while one is left
     # covering another, more passes, each text against every other where it is now (a
     # few: a crowded plot may never settle).
@@ -212,7 +219,10 @@ def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
                 now[text] = text.get_window_extent(renderer)
             done.append(now[text])
         if not covering:
-            return
+            return set()
+    return {t for t in candidates
+            if _covered(now[t], boxes + [b for o, b in now.items() if o is not t], lines,
+                        markers, region_of(t), abs(t.get_rotation() % 180) <= 1)}
 
 
 def _through_rotated(text: Text, anchor: np.ndarray, lines: np.ndarray, renderer) -> int:

@@ -123,9 +123,10 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
             flat = label.roof * scale / max(preset.memory[m] for m in memory_keys)
             register(ax, text, [{"x": x, "y": y, "va": va, "text": t}
                                 for t, x, y, va in compute_label_places(label, limits)],
-                     # clear of the ridge marker (7 pt) at the roof's left end
+                     # clear of the ridge marker (7 pt) at the data's roof's left end (a
+                     # thin roof has none)
                      region=ax.transData.transform((flat, label.roof))[0]
-                     + 6 * ax.figure.dpi / 72)
+                     + (6 * ax.figure.dpi / 72 if label.main else 0), optional=not label.main)
         else:
             ax.plot([label.x], [label.y], marker="o", ms=7, mfc="white", mec="black",
                     zorder=3, gid="ridge")
@@ -214,16 +215,21 @@ NOTE_PLACES = [(0.01, 0.99, "left", "top"), (0.99, 0.01, "right", "bottom"),
 
 _PLACES: WeakKeyDictionary = WeakKeyDictionary()
 _REGIONS: WeakKeyDictionary = WeakKeyDictionary()
+_OPTIONAL: WeakKeyDictionary = WeakKeyDictionary()
 
 
-def register(ax, text, places: list[dict], region: float | None = None) -> None:
+def register(ax, text, places: list[dict], region: float | None = None,
+             optional: bool = False) -> None:
     """Remember ``text``'s candidate places for :func:`settle_labels`, best first.
 
     ``region``: the least x (display pixels) its box may start at; None: the axes'.
+    ``optional``: left out where none of its places is clear (a thin roof's label).
     """
     _PLACES.setdefault(ax, {})[text] = places
     if region is not None:
         _REGIONS.setdefault(ax, {})[text] = region
+    if optional:
+        _OPTIONAL.setdefault(ax, set()).add(text)
 
 
 NOTE_EM = 0.62
@@ -287,7 +293,8 @@ def settle_labels(ax, final: bool = True) -> None:
 
     Called before the point labels (``final`` False: the fixed texts take their places
     first, having fewest), and once more at the end (``final``), when each takes again
-    the best of its places among every text, marker and leader line drawn by then.
+    the best of its places among every text, marker and leader line drawn by then. A thin
+    roof's compute label (registered ``optional``) with no clear place then is removed.
     """
     from rooflow.plotting.layout import place_fixed_texts
 
@@ -296,4 +303,9 @@ def settle_labels(ax, final: bool = True) -> None:
     # The ridge labels first (fewest places), then compute, memory, notes, path ends.
     rank = {"ridge-label": 0, "roof-label:compute": 1, "roof-label:memory": 2, "notes": 3}
     order = sorted(places, key=lambda t: rank.get(t.get_gid() or "", 4))
-    place_fixed_texts(ax, {t: places[t] for t in order}, regions, keep=final)
+    left = place_fixed_texts(ax, {t: places[t] for t in order}, regions, keep=final)
+    if final:
+        # A thin roof's label with no clear place is left out, as one above the axes is:
+        # over a line or the data it would misname what it crosses.
+        for text in left & _OPTIONAL.pop(ax, set()):
+            text.remove()
