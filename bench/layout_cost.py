@@ -38,14 +38,15 @@ def _two_points():
 
 
 def _without_pass():
-    """Patch the pass out: every text stays at its first place. Returns the undo.
+    """Patch the pass out: every text stays at its first place, none left out (the
+    stub's empty set: no text covering). Returns the undo.
 
     ``settle_labels`` and ``place_point_texts`` look both up in :mod:`.layout` when
     called, so the patches reach every caller.
     """
     saved = layout.place_fixed_texts, layout.ring_places
     first = layout.ring_places()[:1]
-    layout.place_fixed_texts = lambda *a, **k: None  # type: ignore[assignment]
+    layout.place_fixed_texts = lambda *a, **k: set()  # type: ignore[assignment]
     layout.ring_places = lambda: first  # type: ignore[assignment]
 
     def undo():

@@ -270,14 +270,14 @@ def test_a_thin_roofs_label_with_no_clear_place_is_left_out_on_png_and_page():
 
     from rooflow.html.page import page_items
 
-    for tensor, thin in ((989, False), (500, True)):
+    for tensor, kept in ((989, False), (500, True)):
         analysed, preset = _thin_roof_at_the_top(tensor)
         fig = figure(analysed, preset, PlotOptions(annotate=False))
         ax = fig.axes[0]
         assert ax.get_xlim() == (0.01, 1000) and ax.get_ylim()[1] == 1000
         _clear(fig)
         names = [t.get_text() for t in ax.texts if t.get_gid() == "roof-label:compute"]
-        assert [n.startswith("fp16-tensor") for n in names].count(True) == thin, names
+        assert [n.startswith("fp16-tensor") for n in names].count(True) == kept, names
         assert any(n.startswith("fp32") for n in names), names
         # The page (the same fitted frame) leaves out the same label.
         page = page_items(analysed, preset, title="t", color_by="family", max_points=100,
@@ -285,5 +285,5 @@ def test_a_thin_roofs_label_with_no_clear_place_is_left_out_on_png_and_page():
         assert (page.x_range.start, page.y_range.end) == (0.01, 1000)
         texts = [a.text for a in page.center if isinstance(a, Label)
                  and a.name == "roof-label:compute"]
-        assert [t.startswith("fp16-tensor") for t in texts].count(True) == thin, texts
+        assert [t.startswith("fp16-tensor") for t in texts].count(True) == kept, texts
         assert any(t.startswith("fp32") for t in texts), texts

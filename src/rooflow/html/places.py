@@ -5,8 +5,8 @@ characters (:data:`CHAR_PX`, :data:`LINE_PX`: Bokeh's default font at 8 pt, a li
 over what Chromium draws). The roof and ridge labels have the PNG's candidate places
 (:func:`rooflow.plotting.roofs.memory_label_places`, ``compute_label_places``,
 ``ridge_label_places``); :func:`settle_labels` gives each the first that covers no marker and
-no other text and stays in the frame, as the PNG's layout pass does with exact boxes; a
-level text (a compute roof's or a ridge's) crosses no roof line either.
+no other text and stays in the frame, as the PNG's layout pass does with exact boxes; an
+upright text (a compute roof's or a ridge's label) crosses no roof line either.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ PX_PER_PT = 4 / 3
 """CSS pixels per point: the PNG's offsets (points) on the page."""
 
 ROOF = "roof"
-"""The ``name`` of a roof line's renderer: the lines a level text keeps off."""
+"""The ``name`` of a roof line's renderer: the lines an upright label keeps off."""
 LINE_STEP_PX = 3.0
 """Spacing of a roof line's samples, pixels: under a text's height, so none passes through
 a text unsampled."""
@@ -105,7 +105,8 @@ def roof_samples(fig) -> np.ndarray:
     """Points along the roof lines of ``fig`` (renderers named :data:`ROOF`): n × 2 pixels.
 
     Each polyline sampled every :data:`LINE_STEP_PX` pixels or closer, as the PNG's
-    layout samples its lines (``rooflow.plotting.layout.line_samples``).
+    layout samples its lines (``rooflow.plotting.layout.line_samples``); those inside the
+    frame.
     """
     samples = [np.empty((0, 2))]
     for r in fig.renderers:
@@ -121,7 +122,9 @@ def roof_samples(fig) -> np.ndarray:
         at = np.repeat(np.arange(len(n)), n)
         frac = np.arange(len(at)) - np.repeat(np.cumsum(n) - n, n)
         samples += [path[:-1][at] + step[at] * (frac / n[at])[:, None], path[-1:]]
-    return np.concatenate(samples)
+    out = np.concatenate(samples)
+    # Only what is drawn: a thin roof's flat part above the top is no obstacle.
+    return out[((out >= 0) & (out <= FRAME)).all(axis=1)]
 
 
 def crossed(box: np.ndarray, samples: np.ndarray) -> int:
@@ -152,22 +155,26 @@ def markers(fig) -> np.ndarray:
     return np.concatenate(boxes)
 
 
-def covered(box: np.ndarray, obstacles: np.ndarray, region: float = 0.0) -> int:
+def covered(box: np.ndarray, obstacles: np.ndarray, region: float = 0.0,
+            lines: np.ndarray | None = None) -> int:
     """How many of ``obstacles`` (n × 4 × 2) ``box`` overlaps: 0 where it is clear.
 
-    Plus n + 1 when it leaves the frame or starts left of ``region``. Obstacles whose
-    bounding boxes meet ``box``'s are tested exactly (:func:`overlap`); thousands of
-    points cost one array test.
+    With ``lines`` (line samples, m × 2; an upright ``box``), plus the samples inside it
+    (:func:`crossed`). Plus n + m + 1 when it leaves the frame or starts left of
+    ``region``: a place outside costs more than any inside. Obstacles whose bounding
+    boxes meet ``box``'s are tested exactly (:func:`overlap`); thousands of points cost
+    one array test.
     """
     low, high = box.min(axis=0), box.max(axis=0)
     outside = (low[0] < region or (low < 0).any() or high[0] > FRAME[0]
                or high[1] > FRAME[1])
-    if not len(obstacles):
-        return int(outside)
-    near = np.flatnonzero(((obstacles.min(axis=1) < high)
-                           & (obstacles.max(axis=1) > low)).all(axis=1))
-    hits = sum(overlap(box, obstacles[i]) for i in near)
-    return hits + (len(obstacles) + 1) * outside
+    samples = 0 if lines is None else len(lines)
+    hits = 0 if lines is None else crossed(box, lines)
+    if len(obstacles):
+        near = np.flatnonzero(((obstacles.min(axis=1) < high)
+                               & (obstacles.max(axis=1) > low)).all(axis=1))
+        hits += sum(overlap(box, obstacles[i]) for i in near)
+    return hits + (len(obstacles) + samples + 1) * outside
 
 
 def obstacles(fig, leave_out=()) -> np.ndarray:
@@ -220,13 +227,12 @@ def settle_labels(fig) -> None:
     boxes: dict = {}
 
     def cost_at(label, box: np.ndarray, others: np.ndarray, region: float) -> int:
-        # A memory roof's label runs along its own line: lines count for level texts.
-        return covered(box, others, region) + (crossed(box, lines) if not label.angle else 0)
+        # A memory roof's label runs along its own line: lines count for upright labels.
+        return covered(box, others, region, None if label.angle else lines)
 
-    left = []
     for second in (False, True):
         for label in moving:
-            places, region, optional = registered[label]
+            places, region, _ = registered[label]
             others = np.concatenate([fixed, np.array(
                 [b for a, b in boxes.items() if a is not label]).reshape(-1, 4, 2)])
             if second and not cost_at(label, boxes[label], others, region):
@@ -238,8 +244,11 @@ def settle_labels(fig) -> None:
 
             label.update(**first_clear(places, cost))
             boxes[label] = label_corners(fig, label)
-            if second and optional and cost_at(label, boxes[label], others, region):
-                left.append(label)
-    # A thin roof's label with no clear place is left out, as on the PNG.
+    # A thin roof's label with no clear place is left out, as on the PNG: judged where
+    # every label now is.
+    left = [a for a in moving if registered[a][2] and cost_at(
+        a, boxes[a], np.concatenate([fixed, np.array(
+            [b for o, b in boxes.items() if o is not a]).reshape(-1, 4, 2)]),
+        registered[a][1])]
     for label in left:
         fig.center.remove(label)

@@ -332,7 +332,7 @@ class RoofLabel(NamedTuple):
     :data:`COMPUTE_LIFT` times it; a ridge label's is it). ``main``: it names one of the
     data's roofs (bold, :func:`bold_keys`) or their ridge point; a thin roof's compute
     label with no clear place is left out (``rooflow.plotting.roofs.settle_labels``,
-    ``rooflow.html.places.settle_labels``), as a thin roof above the axes has none.
+    ``rooflow.html.places.settle_labels``), as a roof above the axes has no label.
     """
 
     kind: str

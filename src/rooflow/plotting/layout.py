@@ -150,8 +150,8 @@ def place_fixed_texts(ax, candidates: dict[Text, list[dict]],
     The texts are placed in the order given, each then an obstacle for the next.
 
     Returns:
-        The texts left covering a text, marker or line, or out of their region, where
-        they are placed.
+        The texts left covering a text or marker, a line (upright texts: a rotated one's
+        box is no rectangle round it), or out of their region, where they are placed.
     """
     fig = ax.figure
     renderer = fig.canvas.get_renderer()

@@ -20,11 +20,11 @@ rounded up to a multiple of :data:`STEP_MB`.
   columns, 120 MB per million rows (``rooflow convert`` of 10⁶ rows, 16 MB of Parquet,
   204 MB peak), where its bytes declared 4.5 × 15.4 = 69 MB per million rows.
 * ``draw`` (:func:`draw_mem_mb`; any job that analyses and draws one dataset, or every
-  dataset of a preset: ``aggregate``; ``html_overview``, from the analysis table of as
-  many rows): the input is the rows of the points files (:func:`points_rows`, from the
-  Parquet footer). Their bytes
-  would not do: Parquet compresses repeated labels and values many times over, the
-  analysis table in memory does not. The job draws its presets one after the other, but
+  dataset of a preset: ``aggregate``; ``html_overview`` draws ``aggregate``'s table of
+  as many rows): the input is the rows of the points files (:func:`points_rows`, from
+  the Parquet footer; the table's for ``html_overview``). Their bytes would not do:
+  Parquet compresses repeated labels and values many times over, the analysis table in
+  memory does not. The job draws its presets one after the other, but
   holds one preset's table while it analyses the next: the factor is measured on the
   config's four presets.
 * ``project`` (:func:`project_mem_mb`): the rows of its dataset's points file and the
@@ -77,7 +77,9 @@ DRAW_BASE_MB = 1000
 DRAW_MB_PER_MILLION_ROWS = 1700.0
 """An analysis job's growth per million rows of its points files: 1.5 × the largest
 measured on 10⁷ rows, ``html_overview``'s 1,120 MB per million rows (11,346 MB peak;
-``draw`` on the config's four presets 10,708 MB, ``aggregate`` 10,013 MB). At 5 M rows
+``draw`` on the config's four presets 10,708 MB, ``aggregate`` 10,013 MB), measured when
+``html_overview`` still analysed every dataset's points (it now reads ``aggregate``'s
+table: not measured again, at most as much). At 5 M rows
 they peaked at 3,622–4,377 MB: they grow faster than their rows, so the larger input
 sets the factor."""
 
