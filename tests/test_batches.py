@@ -11,6 +11,7 @@ import json
 import os
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from rooflow.defaults import config_defaults, plot_defaults
@@ -99,10 +100,12 @@ def test_a_batch_s_outputs_are_its_manifest_then_each_dataset_s(plan):
         "results/plots/h100-sxm/roofline-d.png",
         "results/plots/h100-sxm/roofline-d.svg",
         "results/html/h100-sxm/roofline-d.html",
+        "results/overview/h100-sxm/roofline-d.parquet",
         "results/tables/mi300x/roofline-d.csv",
         "results/plots/mi300x/roofline-d.png",
         "results/plots/mi300x/roofline-d.svg",
         "results/html/mi300x/roofline-d.html",
+        "results/overview/mi300x/roofline-d.parquet",
     ]
 
 
@@ -262,3 +265,33 @@ def test_a_changed_plot_option_redraws_from_the_points_it_has(plan):
     assert not any("points from" in line for line in log)  # not read again
     assert points.stat().st_mtime_ns == read_at
     assert "roofline-a: 2 points on h100-sxm" in log
+
+
+def test_a_datasets_overview_rows_are_its_table_on_the_configs_roofs(tmp_path, repo):
+    """The overview (rule aggregate, which concatenates these rows) puts every dataset on
+    the config's roofs; a dataset's own ``peak_tflops`` is its table's and plot's alone.
+    One fp16-tensor kernel at 1,000 FLOP/byte, 500 TFLOP/s on h100-sxm (fp16-tensor 989.4
+    TFLOP/s, HBM 3.35 TB/s: ridge 295 FLOP/byte, so compute-bound): 500 / 989.4 = 50.536 %
+    of roof on the config's roofs; with peak_tflops 600, 500 / 600 = 83.33 %."""
+    from rooflow.io import write_parquet
+    from rooflow.points import to_points
+    from rooflow.workflow import draw
+
+    path = tmp_path / "points.parquet"
+    write_parquet(to_points(pl.DataFrame({
+        "kernel": ["k"], "precision": ["fp16-tensor"], "arithmetic_intensity": [1000.0],
+        "performance": [500e12], "source": ["s.csv"], "row": [1]})), path)
+    options = {"formats": ["png"], "top_n": 40, "series_order": [], "select": None}
+    for override, table_pct in ((None, 500 / 989.4 * 100), (600, 500 / 600 * 100)):
+        out = tmp_path / str(override)
+        out.mkdir()
+        target = draw.Target("h100-sxm", str(repo / "config/hardware.yaml"), None,
+                             *(str(out / n) for n in ("t.csv", "p.png", "p.html", "o.parquet")))
+        draw.draw_dataset(str(path), "roofline-x", [target],
+                          options | {"peak_tflops": override}, lambda line: None)
+        table = pl.read_csv(out / "t.csv")
+        rows = pl.read_parquet(out / "o.parquet")
+        assert table["pct_of_roof"][0] == pytest.approx(table_pct)
+        assert rows["pct_of_roof"][0] == pytest.approx(50.536, abs=1e-3)  # 500 / 989.4
+        assert rows["compute_roof"][0] == 989.4e12
+        assert rows.columns == table.columns

@@ -52,12 +52,14 @@ def test_what_a_reader_left_out_travels_with_the_points_to_the_draw_job(tmp_path
     assert left_out(plain) == ()
 
     seen = []
-    monkeypatch.setattr("rooflow.pipeline.report",
-                        lambda points, preset, *, options, **kw: seen.append(options.left_out))
+    monkeypatch.setattr("rooflow.pipeline.report",  # the points as the table it returns
+                        lambda points, preset, *, options, **kw: seen.append(options.left_out)
+                        or points)
     monkeypatch.setattr("rooflow.html.page.roofline_page", lambda *a, **kw: None)
     monkeypatch.setattr("rooflow.selection.select_points", lambda points, *a: points)
     target = draw.Target("h100-sxm", "config/hardware.yaml", None, str(tmp_path / "t.csv"),
-                         str(tmp_path / "p.png"), str(tmp_path / "p.html"))
+                         str(tmp_path / "p.png"), str(tmp_path / "p.html"),
+                         str(tmp_path / "o.parquet"))
     options = {"formats": ["png"], "top_n": 40, "series_order": [], "select": None}
     draw.draw_dataset(str(path), "roofline-x", [target], options, lambda line: None)
     assert seen == [notes]

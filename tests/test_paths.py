@@ -47,4 +47,5 @@ def test_planning_and_batch_rules_use_the_same_patterns():
         paths.fill(paths.DATASET_PLOT, preset="h100-sxm", kind="ncu", name="x"),
         "results/plots/h100-sxm/ncu-x.svg",
         paths.fill(paths.DATASET_PAGE, preset="h100-sxm", kind="ncu", name="x"),
+        paths.fill(paths.DATASET_OVERVIEW_ROWS, preset="h100-sxm", kind="ncu", name="x"),
     ]

@@ -515,12 +515,14 @@ def test_targets(res):
         "results/tables/h100-sxm/roofline-a.csv",
         "results/plots/h100-sxm/roofline-a.png",
         "results/html/h100-sxm/roofline-a.html",
+        "results/overview/h100-sxm/roofline-a.parquet",
         f"results/datasets/datasets_on_h100_sxm_with_svg_{b:02d}.json",
         "results/points/roofline/b.parquet",
         "results/tables/h100-sxm/roofline-b.csv",
         "results/plots/h100-sxm/roofline-b.png",
         "results/plots/h100-sxm/roofline-b.svg",
         "results/html/h100-sxm/roofline-b.html",
+        "results/overview/h100-sxm/roofline-b.parquet",
         "results/plots/h100-sxm/all.png",
         "results/tables/h100-sxm/all.csv",
         "results/html/h100-sxm/all.html",
@@ -532,6 +534,9 @@ def test_targets(res):
     ]
     assert plan.aggregate_points("h100-sxm") == [
         "results/points/roofline/a.parquet", "results/points/roofline/b.parquet"]
+    assert plan.aggregate_rows("h100-sxm") == [
+        "results/overview/h100-sxm/roofline-a.parquet",
+        "results/overview/h100-sxm/roofline-b.parquet"]
     assert points_file("ncu", "x") == "results/points/ncu/x.parquet"
 
 

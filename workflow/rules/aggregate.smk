@@ -32,9 +32,10 @@ rule aggregate:
         options=report_param(config["plot_defaults"]),
         preset="{preset}",
         points=aggregate_points,
+        # Each dataset's rows of the table, as its batch's job analysed them.
+        rows=aggregate_rows,
         roofs_at=config["roofs_at"],
         datasets=aggregate_datasets,
-        selections=aggregate_selections,
         roofs=roofs_text,
     script:
         "../scripts/aggregate.py"

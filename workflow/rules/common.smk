@@ -103,14 +103,8 @@ def aggregate_datasets(wildcards):
     return PLAN.preset_datasets(wildcards.preset)
 
 
-def aggregate_selections(wildcards):
-    """Each dataset's `select` entry (rooflow.selection), in aggregate_datasets' order."""
-    return report_param(
-        [
-            PLAN.dataset_options(d).get("select", {})
-            for d in aggregate_datasets(wildcards)
-        ]
-    )
+def aggregate_rows(wildcards):
+    return PLAN.aggregate_rows(wildcards.preset)
 
 
 def summary_input(wildcards):

@@ -8,36 +8,32 @@ def step(log):
 
     import polars as pl
 
-    from rooflow.analysis import analyze
     from rooflow.escape import from_report_param
     from rooflow.io import write_csv, write_parquet
     from rooflow.pipeline import plot_options
     from rooflow.plotting import plot_roofline
-    from rooflow.points import concat_tables, read_points
+    from rooflow.points import concat_tables
     from rooflow.roofs import load_preset
-    from rooflow.selection import Selection, select_points
     from rooflow.workflow.failed import failure, write_placeholders
 
     sm = snakemake  # noqa: F821
     preset = load_preset(sm.params.preset, sm.input.hardware,
                          sm.input.get("measured")).with_roofs_at(sm.params.roofs_at)
-    # Datasets whose input could not be read are left out (results/summary.md lists them).
-    built = [(d, p, s) for d, p, s in zip(sm.params.datasets, sm.params.points,
-                                          from_report_param(sm.params.selections), strict=True)
-             if failure(p) is None]
-    left_out = [d for d in sm.params.datasets if d not in {b[0] for b in built}]
-    if left_out:
-        log(f"left out, not built: {', '.join(left_out)}")
-    if not built:
+    # Datasets whose input could not be read, or whose options did not fit their data
+    # (their rows a placeholder), are left out (results/summary.md lists them).
+    tables = []
+    for dataset, points, rows in zip(sm.params.datasets, sm.params.points, sm.params.rows,
+                                     strict=True):
+        table = None if failure(points) else pl.read_parquet(rows)
+        if table is None or "kernel" not in table.columns:
+            log(f"left out, not built: {dataset}")
+            continue
+        tables.append(table.insert_column(0, pl.lit(dataset).alias("dataset")))
+    if not tables:
         write_placeholders([sm.output.table, sm.output.parquet, sm.output.plot],
                            f"{preset.key}: all datasets",
                            "no dataset drawn on this preset could be read")
         return
-    tables = [
-        analyze(select_points(read_points(path), Selection.from_mapping(select), preset, path),
-                preset).insert_column(0, pl.lit(dataset).alias("dataset"))
-        for dataset, path, select in built
-    ]
     # each dataset has the per-call and traffic ratio columns of its own (concat_tables)
     table = concat_tables(tables)
     write_csv(table, sm.output.table)

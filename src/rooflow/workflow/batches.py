@@ -148,10 +148,10 @@ def dataset_outputs(kind: str, name: str, presets: Sequence[str], formats: Seque
     """A dataset's outputs (:meth:`Batch.dataset_outputs`)."""
     outputs: list[tuple[str, str, str | None]] = [(points_file(kind, name), "", None)]
     for preset in presets:
-        table, plot, page = draw_paths(kind, name, preset)
+        table, plot, page, overview = draw_paths(kind, name, preset)
         outputs += [(table, preset, "table"), (plot, preset, "plot")]
         outputs += [(f"{plot.removesuffix('.png')}.{ext}", preset, None) for ext in formats]
-        outputs.append((page, preset, None))
+        outputs += [(page, preset, None), (overview, preset, None)]
     return outputs
 
 

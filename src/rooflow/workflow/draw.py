@@ -16,15 +16,19 @@ from pathlib import Path
 from rooflow.workflow import paths
 
 DRAW_OUTPUTS = {"table": paths.DATASET_TABLE, "plot": paths.DATASET_PLOT,
-                "page": paths.DATASET_PAGE}
+                "page": paths.DATASET_PAGE, "overview": paths.DATASET_OVERVIEW_ROWS}
 """Output → its pattern (:mod:`rooflow.workflow.paths`), one folder per preset."""
 
 
-def draw_paths(kind: str, name: str, preset: str) -> tuple[str, str, str]:
-    """Dataset ``kind-name``'s table, plot (PNG) and page on ``preset`` (:data:`DRAW_OUTPUTS`)."""
-    table, plot, page = (paths.fill(DRAW_OUTPUTS[o], preset=preset, kind=kind, name=name)
-                         for o in ("table", "plot", "page"))
-    return table, plot, page
+def draw_paths(kind: str, name: str, preset: str) -> tuple[str, str, str, str]:
+    """Dataset ``kind-name``'s outputs on ``preset`` (:data:`DRAW_OUTPUTS`).
+
+    Its table, plot (PNG), page and overview rows, in that order.
+    """
+    table, plot, page, overview = (
+        paths.fill(DRAW_OUTPUTS[o], preset=preset, kind=kind, name=name)
+        for o in ("table", "plot", "page", "overview"))
+    return table, plot, page, overview
 
 
 def points_file(kind: str, name: str) -> str:
@@ -54,6 +58,8 @@ class Target:
         table: analysis table (CSV).
         plot: roofline plot (PNG); the other formats beside it, same stem.
         page: interactive page (HTML).
+        overview: the dataset's rows of the preset's overview table (Parquet,
+            :data:`rooflow.workflow.paths.DATASET_OVERVIEW_ROWS`).
     """
 
     preset: str
@@ -62,6 +68,7 @@ class Target:
     table: str
     plot: str
     page: str
+    overview: str
 
 
 def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
@@ -95,10 +102,12 @@ def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
     if line := failure(points_path):  # its input could not be read: say so, in its place
         write_placeholders([p for t in targets for p in (
             t.table, t.plot, *(str(Path(t.plot).with_suffix(f".{f}")) for f in extra),
-            t.page)], dataset, line)
+            t.page, t.overview)], dataset, line)
         log(f"not built: {line}")
         return
+    from rooflow.analysis import analyze
     from rooflow.html.page import roofline_page
+    from rooflow.io import write_parquet
     from rooflow.pipeline import axis_range, plot_options, report
     from rooflow.points import read_points
     from rooflow.roofs import load_preset
@@ -116,11 +125,13 @@ def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
         if sheet not in datasheets:
             datasheets[sheet] = load_hardware(sheet)
         datasheet = datasheets[sheet]
+    overridden = (options.get("peak_tflops"), options.get("peak_bandwidth")) != (None, None)
     for t in targets:
-        preset = (datasheet[t.preset] if t.measured is None and t.preset in datasheet
-                  else load_preset(t.preset, t.hardware, t.measured))
-        preset = preset.with_override(options.get("peak_tflops"),
-                                      options.get("peak_bandwidth")).with_roofs_at(roofs_at)
+        config_preset = (datasheet[t.preset] if t.measured is None and t.preset in datasheet
+                         else load_preset(t.preset, t.hardware, t.measured)
+                         ).with_roofs_at(roofs_at)
+        preset = config_preset.with_override(options.get("peak_tflops"),
+                                             options.get("peak_bandwidth"))
         selected = select_points(points, selection, preset, points_path)
         fixed = replace(plot, xlim=axis_range(options.get("xlim"), t.preset),
                         ylim=axis_range(options.get("ylim"), t.preset))
@@ -131,5 +142,8 @@ def draw_dataset(points_path: str, dataset: str, targets: Sequence[Target],
                       top_n=options["top_n"], series_order=options["series_order"],
                       trajectory=options.get("trajectory"), bokehjs=bokehjs,
                       left_out=plot.left_out)
+        # The overview (rule aggregate) puts every dataset on the config's roofs.
+        write_parquet(analyze(select_points(points, selection, config_preset, points_path),
+                              config_preset) if overridden else table, t.overview)
         log(f"{selected.height} points on {preset.key}")
         del selected, table  # not held while the next preset's table is made

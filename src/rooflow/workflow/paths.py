@@ -31,6 +31,10 @@ DATASET_PLOT = "results/plots/{preset}/{kind}-{name}.png"
 """A dataset's roofline plot on one preset; its other image formats beside it, same stem."""
 DATASET_PAGE = "results/html/{preset}/{kind}-{name}.html"
 """A dataset's interactive page on one preset."""
+DATASET_OVERVIEW_ROWS = "results/overview/{preset}/{kind}-{name}.parquet"
+"""A dataset's rows of its preset's overview table (its batch's job; rule ``aggregate``
+reads them): its analysis table on the preset as the config gives it, without the
+dataset's own ``peak_tflops``/``peak_bandwidth``. Parquet, read back as written."""
 
 OVERVIEW_PLOT = "results/plots/{preset}/all.png"
 """Every dataset of one preset on one plot (rule ``aggregate``)."""

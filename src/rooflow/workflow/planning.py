@@ -633,6 +633,15 @@ class Plan:
         """The points tables of the datasets drawn on ``preset``."""
         return [points_file(*self.datasets[d]) for d in self.preset_datasets(preset)]
 
+    def aggregate_rows(self, preset: str) -> list[str]:
+        """The overview rows of the datasets drawn on ``preset``.
+
+        :data:`rooflow.workflow.paths.DATASET_OVERVIEW_ROWS`, in :meth:`aggregate_points`'
+        order.
+        """
+        return [paths.fill(paths.DATASET_OVERVIEW_ROWS, preset=preset, kind=kind, name=name)
+                for kind, name in (self.datasets[d] for d in self.preset_datasets(preset))]
+
     def roofs_text(self, preset: str) -> str:
         """The preset's default roofs in words, for the report captions."""
         if preset in self.measured:
