@@ -532,8 +532,6 @@ def test_targets(res):
         "results/summary.md",
         "results/datasets_read.txt",
     ]
-    assert plan.aggregate_points("h100-sxm") == [
-        "results/points/roofline/a.parquet", "results/points/roofline/b.parquet"]
     assert plan.aggregate_rows("h100-sxm") == [
         "results/overview/h100-sxm/roofline-a.parquet",
         "results/overview/h100-sxm/roofline-b.parquet"]

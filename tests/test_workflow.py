@@ -172,6 +172,8 @@ def test_subfolders_are_not_inputs(examples_build):
 
 
 def test_bad_file_fails_its_dataset_only(examples_build):
+    import polars as pl
+
     bad = examples_build / "resources/roofline/broken.csv"
     bad.write_text("series,ai,tflops\nkernel,10,1\nkernel,12,-5\n")
     good = examples_build / "resources/roofline/fine.csv"
@@ -192,6 +194,11 @@ def test_bad_file_fails_its_dataset_only(examples_build):
         assert (examples_build / "results/plots/h100-sxm/roofline-fine.png").exists()
         overview = (examples_build / "results/tables/h100-sxm/all.csv").read_text()
         assert "roofline-fine" in overview and "roofline-broken" not in overview
+        # Left out from its placeholder rows (rooflow.workflow.paths.DATASET_OVERVIEW_ROWS).
+        rows = examples_build / "results/overview/h100-sxm/roofline-broken.parquet"
+        assert pl.read_parquet(rows).columns == ["dataset", "error"]
+        assert "left out, not built: roofline-broken" in (
+            examples_build / "logs/aggregate/h100-sxm.log").read_text()
         assert "| roofline-broken | " + line in (
             examples_build / "results/summary.md").read_text()
         assert "Traceback" not in dataset_log(examples_build, "roofline-broken")

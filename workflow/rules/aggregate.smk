@@ -26,13 +26,14 @@ rule aggregate:
     conda:
         ROOFLOW_ENV
     resources:
-        mem_mb=jobmemory.preset_job(aggregate_points),
+        mem_mb=jobmemory.preset_job(aggregate_rows),
         runtime=30,
     params:
         options=report_param(config["plot_defaults"]),
         preset="{preset}",
-        points=aggregate_points,
-        # Each dataset's rows of the table, as its batch's job analysed them.
+        # Each dataset's rows of the table, as its batch's job analysed them: params, the
+        # batches' manifests standing for them as inputs (thousands of files would be
+        # thousands of DAG edges).
         rows=aggregate_rows,
         roofs_at=config["roofs_at"],
         datasets=aggregate_datasets,

@@ -72,15 +72,11 @@ def preset_input(wildcards):
 
 
 def aggregate_input(wildcards):
-    """The manifests of the batches drawing on the preset (their points: aggregate_points)."""
+    """The manifests of the batches drawing on the preset (their rows: aggregate_rows)."""
     return {
         "manifests": PLAN.manifests(PLAN.preset_datasets(wildcards.preset)),
         **preset_input(wildcards),
     }
-
-
-def aggregate_points(wildcards):
-    return PLAN.aggregate_points(wildcards.preset)
 
 
 def compare_input(wildcards):

@@ -8,31 +8,35 @@ def step(log):
 
     import polars as pl
 
+    from rooflow.errors import InputError
     from rooflow.escape import from_report_param
     from rooflow.io import write_csv, write_parquet
     from rooflow.pipeline import plot_options
     from rooflow.plotting import plot_roofline
     from rooflow.points import concat_tables
     from rooflow.roofs import load_preset
-    from rooflow.workflow.failed import failure, write_placeholders
+    from rooflow.workflow.failed import is_whole_parquet, write_placeholders
 
     sm = snakemake  # noqa: F821
     preset = load_preset(sm.params.preset, sm.input.hardware,
                          sm.input.get("measured")).with_roofs_at(sm.params.roofs_at)
-    # Datasets whose input could not be read, or whose options did not fit their data
-    # (their rows a placeholder), are left out (results/summary.md lists them).
+    # Datasets not built (an input that could not be read, options that did not fit the
+    # data: their rows a placeholder) are left out; results/summary.md lists them.
     tables = []
-    for dataset, points, rows in zip(sm.params.datasets, sm.params.points, sm.params.rows,
-                                     strict=True):
-        table = None if failure(points) else pl.read_parquet(rows)
-        if table is None or "kernel" not in table.columns:
+    for dataset, rows in zip(sm.params.datasets, sm.params.rows, strict=True):
+        if not is_whole_parquet(rows):  # the manifests stand for these files, not they
+            raise InputError(rows, f"dataset {dataset}'s rows are missing or cut short: run "
+                             "the whole workflow (its batch job writes them)",
+                             check="overview rows")
+        table = pl.read_parquet(rows)
+        if "kernel" not in table.columns:
             log(f"left out, not built: {dataset}")
             continue
         tables.append(table.insert_column(0, pl.lit(dataset).alias("dataset")))
     if not tables:
         write_placeholders([sm.output.table, sm.output.parquet, sm.output.plot],
                            f"{preset.key}: all datasets",
-                           "no dataset drawn on this preset could be read")
+                           "no dataset drawn on this preset was built")
         return
     # each dataset has the per-call and traffic ratio columns of its own (concat_tables)
     table = concat_tables(tables)

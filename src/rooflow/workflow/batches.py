@@ -2,7 +2,8 @@
 
 A dataset is one raw input under ``resources/``. From it the workflow makes its canonical
 points (:data:`rooflow.workflow.paths.POINTS`) and, per preset it is drawn on, an analysis
-table, a roofline plot (PNG and the config's other ``formats``) and an interactive page.
+table, a roofline plot (PNG and the config's other ``formats``), an interactive page and
+its rows of the preset's overview (rule ``aggregate`` concatenates them).
 Each of those used to be two jobs of their own, a Python process each: in a project of
 1,000 small files the interpreter's and the libraries' start-up, and Snakemake's work per
 job, cost more than the analysis (bench/NOTES.md, "Workflow"). So the datasets are dealt
@@ -132,8 +133,8 @@ class Batch:
         """One dataset's outputs as ``(path, preset, report)``: its points, then per preset.
 
         ``report``: ``"table"`` or ``"plot"`` for the outputs shown in the Snakemake report
-        (CSV, PNG), else None (points, other image formats, pages; ``preset`` is ``""``
-        for the points).
+        (CSV, PNG), else None (points, other image formats, pages, overview rows; ``preset``
+        is ``""`` for the points).
         """
         return dataset_outputs(kind, name, self.presets, self.formats)
 

@@ -1,7 +1,8 @@
 """One dataset drawn on its presets.
 
 Per preset an analysis table (CSV), a roofline plot (PNG, and the config's other
-``formats``) and an interactive page (HTML).
+``formats``), an interactive page (HTML) and the dataset's rows of the preset's overview
+(Parquet, :data:`rooflow.workflow.paths.DATASET_OVERVIEW_ROWS`).
 
 The workflow's batch jobs (:mod:`rooflow.workflow.batches`) call :func:`draw_dataset`
 for each dataset of theirs that changed.

@@ -5,8 +5,9 @@ The batch job (:mod:`rooflow.workflow.batches`) of an input it cannot read write
 one error line in the file's metadata. Everything downstream therefore still runs:
 
 - the per-preset aggregates (``all.png``, ``all.csv``, ``all.html``) leave the dataset out;
-- its own outputs (table, plot, page) and a comparison that names it become placeholders
-  that say it failed and why (:func:`write_placeholders`), so the Snakemake report builds;
+- its own outputs (table, plot, page, overview rows) and a comparison that names it
+  become placeholders that say it failed and why (:func:`write_placeholders`), so the
+  Snakemake report builds;
 - ``summary.md`` lists it with its error line;
 - rule ``datasets_read`` fails, printing each failed dataset's line (from the batches'
   manifests): the run ends with a non-zero exit status until the input is fixed (its

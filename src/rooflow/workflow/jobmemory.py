@@ -19,10 +19,11 @@ rounded up to a multiple of :data:`STEP_MB`.
   (:func:`points_job_mem_mb`): its floats compress little, but it is read whole into
   columns, 120 MB per million rows (``rooflow convert`` of 10⁶ rows, 16 MB of Parquet,
   204 MB peak), where its bytes declared 4.5 × 15.4 = 69 MB per million rows.
-* ``draw`` (:func:`draw_mem_mb`; any job that analyses and draws one dataset, or every
-  dataset of a preset: ``aggregate``; ``html_overview`` draws ``aggregate``'s table of
-  as many rows): the input is the rows of the points files (:func:`points_rows`, from
-  the Parquet footer; the table's for ``html_overview``). Their bytes would not do:
+* ``draw`` (:func:`draw_mem_mb`; any job that analyses and draws one dataset, or draws
+  every dataset of a preset: ``aggregate`` from each dataset's overview rows,
+  ``html_overview`` from ``aggregate``'s table): the input is the rows of the points
+  files (:func:`points_rows`, from the Parquet footer; of those tables for the two).
+  Their bytes would not do:
   Parquet compresses repeated labels and values many times over, the analysis table in
   memory does not. The job draws its presets one after the other, but
   holds one preset's table while it analyses the next: the factor is measured on the
@@ -78,8 +79,8 @@ DRAW_MB_PER_MILLION_ROWS = 1700.0
 """An analysis job's growth per million rows of its points files: 1.5 × the largest
 measured on 10⁷ rows, ``html_overview``'s 1,120 MB per million rows (11,346 MB peak;
 ``draw`` on the config's four presets 10,708 MB, ``aggregate`` 10,013 MB), measured when
-``html_overview`` still analysed every dataset's points (it now reads ``aggregate``'s
-table: not measured again, at most as much). At 5 M rows
+``html_overview`` and ``aggregate`` still analysed every dataset's points (they now read
+tables the batch jobs wrote: not measured again, at most as much). At 5 M rows
 they peaked at 3,622–4,377 MB: they grow faster than their rows, so the larger input
 sets the factor."""
 
@@ -227,11 +228,12 @@ def analysis_job(wildcards, input) -> int:  # noqa: A002 - the name Snakemake pa
 
 
 def preset_job(points: Callable[[Any], list[str]]) -> Callable[[Any, Any], int]:
-    """``mem_mb`` of a job analysing every dataset of a preset.
+    """``mem_mb`` of a job drawing every dataset of a preset.
 
-    ``aggregate``: :func:`draw_mem_mb` of the rows of the points files
-    ``points(wildcards)`` gives. Its inputs are the batches' manifests, so Snakemake
-    calls it once they are made (it asks for ``input``).
+    ``aggregate``: :func:`draw_mem_mb` of the rows of the Parquet files ``points(wildcards)``
+    gives (each dataset's overview rows, as many as its points or fewer). Its inputs are
+    the batches' manifests, so Snakemake calls it once they are made (it asks for
+    ``input``).
     """
 
     def mem_mb(wildcards, input) -> int:  # noqa: A002 - the name Snakemake passes

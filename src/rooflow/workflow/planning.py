@@ -629,14 +629,10 @@ class Plan:
                              "disk?): removed, rebuilt in this run")
         return lines
 
-    def aggregate_points(self, preset: str) -> list[str]:
-        """The points tables of the datasets drawn on ``preset``."""
-        return [points_file(*self.datasets[d]) for d in self.preset_datasets(preset)]
-
     def aggregate_rows(self, preset: str) -> list[str]:
         """The overview rows of the datasets drawn on ``preset``.
 
-        :data:`rooflow.workflow.paths.DATASET_OVERVIEW_ROWS`, in :meth:`aggregate_points`'
+        :data:`rooflow.workflow.paths.DATASET_OVERVIEW_ROWS`, in :meth:`preset_datasets`'
         order.
         """
         return [paths.fill(paths.DATASET_OVERVIEW_ROWS, preset=preset, kind=kind, name=name)
