@@ -129,3 +129,34 @@ def test_a_real_trace_page_keeps_roof_and_ridge_labels_off_the_points(shared_dat
         clear = covered(label_corners(fig, label), obstacles(fig, leave_out=[label]))
         assert clear == 0, label.text
     assert "bf16-tensor, fp16-tensor:\n1,307 TFLOP/s" in [a.text for a in labels]
+
+
+@pytest.mark.shared
+def test_a_ridge_label_sits_beside_its_own_point_not_by_the_next(shared_data):
+    """bert_flashattn on a100-sxm: fp32 ridges at 1.85 (L2) and 6.56 FLOP/byte (HBM), at
+    13.4 TFLOP/s (roofs at the 968 MHz held). The L2 label on one line (31 × 5.6 = 174 px
+    on the page) has no room up-left of its point (161 px from the frame's left edge:
+    1.27 decades of 6 over 760 px) and crosses the dashed roof rising up-right from it; it
+    took the first clear one-line place, 40 pt right and 18 pt down: under the HBM ridge
+    point, reading as that one's label. Places beside a ridge point now come first in
+    every wording: two lines, up-left of its own point, on the page and the PNG alike."""
+    from bokeh.models.annotations import Label
+
+    from rooflow.adapters import load_points
+    from rooflow.analysis import analyze
+    from rooflow.html.page import page_items
+    from rooflow.plotting import PlotOptions, figure
+    from rooflow.plotting.roofs import RIDGE_BESIDE_PT
+    from rooflow.roofs import load_preset
+
+    a100 = load_preset("a100-sxm")
+    table = analyze(load_points(
+        "ncu", shared_data / "ncu/legacy-kerneltime-a100/bert_flashattn_nsight.csv"), a100)
+    page = page_items(table, a100, title="t", color_by="family", max_points=4000, top_n=10,
+                      series_order=())[0]
+    label = next(a for a in page.center if isinstance(a, Label) and "L2 ridge" in a.text)
+    assert label.text == "fp32 / L2 ridge:\n1.85 FLOP/byte"
+    assert (label.x_offset, label.y_offset) == (-RIDGE_BESIDE_PT * 4 / 3, 6 * 4 / 3)
+    png = figure(table, a100, PlotOptions())
+    text = next(t for t in png.axes[0].texts if "L2 ridge" in t.get_text())
+    assert text.get_text() == label.text and tuple(text.get_position()) == (-6, 6)

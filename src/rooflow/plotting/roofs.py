@@ -183,11 +183,15 @@ def ridge_label_places(label) -> list[tuple[str, float, float, str, str]]:
 
     The offsets and alignments of :data:`RIDGE_PLACES`, with the text on one line, then
     with the value on a line of its own, then a long name ("fp32 per instruction / HBM
-    ridge") cut after its "/" too. The PNG's and the page's.
+    ridge") cut after its "/" too: first at the places beside the point, in every
+    wording, then at those further off. A label 40 pt off its point can sit beside the
+    next ridge point and read as its label; on two lines beside its own it cannot. The
+    PNG's and the page's.
     """
     texts = dict.fromkeys((label.text, label.text.replace(": ", ":\n"),
                            label.text.replace(" / ", " /\n").replace(": ", ":\n")))
-    return [(t, dx, dy, ha, va) for t in texts for dx, dy, ha, va in RIDGE_PLACES]
+    return [(t, dx, dy, ha, va) for group in (RIDGE_NEAR, RIDGE_FAR) for t in texts
+            for dx, dy, ha, va in group]
 
 
 def seen(label, limits: Limits, scale: float, bandwidth: float) -> bool:
@@ -204,10 +208,14 @@ def seen(label, limits: Limits, scale: float, bandwidth: float) -> bool:
     return label.y < top
 
 
+RIDGE_BESIDE_PT = 6
+"""A ridge label beside its point: this many points off it sideways (else 40)."""
 RIDGE_PLACES = [(dx, dy, "right" if dx < 0 else "left", "bottom" if dy > 0 else "top")
-                for dx in (6, 40) for dy in (6, 18, 30, 42, 54, 66, -6, -18, -30, -42)
-                for dx in (-dx, dx)]
+                for dx in (RIDGE_BESIDE_PT, 40)
+                for dy in (6, 18, 30, 42, 54, 66, -6, -18, -30, -42) for dx in (-dx, dx)]
 """A ridge label's places (offset points from the ridge point, alignment), best first."""
+RIDGE_NEAR = [p for p in RIDGE_PLACES if abs(p[0]) == RIDGE_BESIDE_PT]
+RIDGE_FAR = [p for p in RIDGE_PLACES if abs(p[0]) != RIDGE_BESIDE_PT]
 NOTE_PLACES = [(0.01, 0.99, "left", "top"), (0.99, 0.01, "right", "bottom"),
                (0.01, 0.01, "left", "bottom"), (0.99, 0.99, "right", "top"),
                (0.5, 0.01, "center", "bottom"), (0.5, 0.99, "center", "top")]
