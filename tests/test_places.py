@@ -146,7 +146,6 @@ def test_a_ridge_label_sits_beside_its_own_point_not_by_the_next(shared_data):
     from rooflow.analysis import analyze
     from rooflow.html.page import page_items
     from rooflow.plotting import PlotOptions, figure
-    from rooflow.plotting.roofs import RIDGE_BESIDE_PT
     from rooflow.roofs import load_preset
 
     a100 = load_preset("a100-sxm")
@@ -156,7 +155,7 @@ def test_a_ridge_label_sits_beside_its_own_point_not_by_the_next(shared_data):
                       series_order=())[0]
     label = next(a for a in page.center if isinstance(a, Label) and "L2 ridge" in a.text)
     assert label.text == "fp32 / L2 ridge:\n1.85 FLOP/byte"
-    assert (label.x_offset, label.y_offset) == (-RIDGE_BESIDE_PT * 4 / 3, 6 * 4 / 3)
+    assert (label.x_offset, label.y_offset) == (-8.0, 8.0)  # 6 pt × 4/3 px a point
     png = figure(table, a100, PlotOptions())
     text = next(t for t in png.axes[0].texts if "L2 ridge" in t.get_text())
     assert text.get_text() == label.text and tuple(text.get_position()) == (-6, 6)

@@ -206,3 +206,26 @@ def test_bad_file_fails_its_dataset_only(examples_build):
         bad.unlink()
         good.unlink()
         snakemake(examples_build, *EXAMPLE_CONFIG)  # back to a complete state for the other tests
+
+
+def test_a_cut_overview_rows_file_is_one_line_naming_it(examples_build):
+    """Rule aggregate's inputs are the batches' manifests, which stand for each dataset's
+    overview rows (rooflow.workflow.paths.DATASET_OVERVIEW_ROWS): a rows file cut short
+    (a killed run, a full disk) is said in one line naming it, and once removed, its batch
+    job makes it again."""
+    from rooflow.workflow.failed import is_whole_parquet
+
+    rows = examples_build / "results/overview/arc-pro-b70/roofline-flash_attention.parquet"
+    whole = rows.read_bytes()
+    rows.write_bytes(whole[: len(whole) // 2])
+    try:
+        proc = snakemake(examples_build, "--forcerun", "aggregate", *EXAMPLE_CONFIG,
+                         check=False)
+        screen = proc.stdout + proc.stderr
+        assert proc.returncode != 0 and "Traceback" not in screen
+        assert ("rooflow: error: results/overview/arc-pro-b70/roofline-flash_attention.parquet: "
+                "dataset roofline-flash_attention's overview rows are cut short") in screen
+    finally:
+        rows.unlink()
+        snakemake(examples_build, *EXAMPLE_CONFIG)
+    assert is_whole_parquet(rows)

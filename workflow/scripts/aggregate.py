@@ -4,6 +4,7 @@ from rooflow.workflow.rulescript import run
 
 
 def step(log):
+    import os
     from dataclasses import replace
 
     import polars as pl
@@ -15,7 +16,7 @@ def step(log):
     from rooflow.plotting import plot_roofline
     from rooflow.points import concat_tables
     from rooflow.roofs import load_preset
-    from rooflow.workflow.failed import is_whole_parquet, write_placeholders
+    from rooflow.workflow.failed import is_placeholder, is_whole_parquet, write_placeholders
 
     sm = snakemake  # noqa: F821
     preset = load_preset(sm.params.preset, sm.input.hardware,
@@ -24,12 +25,16 @@ def step(log):
     # data: their rows a placeholder) are left out; results/summary.md lists them.
     tables = []
     for dataset, rows in zip(sm.params.datasets, sm.params.rows, strict=True):
-        if not is_whole_parquet(rows):  # the manifests stand for these files, not they
-            raise InputError(rows, f"dataset {dataset}'s rows are missing or cut short: run "
-                             "the whole workflow (its batch job writes them)",
+        # The manifests stand for these files as inputs: a file gone or cut is said here.
+        if not os.path.exists(rows):
+            raise InputError(rows, f"dataset {dataset}'s overview rows are missing: run the "
+                             "whole workflow (its batch job writes them)", check="overview rows")
+        if not is_whole_parquet(rows):
+            raise InputError(rows, f"dataset {dataset}'s overview rows are cut short: delete "
+                             "the file and run the workflow again (its batch job remakes it)",
                              check="overview rows")
         table = pl.read_parquet(rows)
-        if "kernel" not in table.columns:
+        if is_placeholder(table.columns):
             log(f"left out, not built: {dataset}")
             continue
         tables.append(table.insert_column(0, pl.lit(dataset).alias("dataset")))

@@ -11,18 +11,18 @@ def step(log):
 
     from rooflow.html.page import roofline_page
     from rooflow.roofs import load_preset
-    from rooflow.workflow.failed import write_placeholders
+    from rooflow.workflow.failed import is_placeholder, write_placeholders
 
     sm = snakemake  # noqa: F821
     preset = load_preset(sm.params.preset, sm.input.hardware,
                          sm.input.get("measured")).with_roofs_at(sm.params.roofs_at)
-    # Rule aggregate's table of the datasets that were read (its placeholder, with an
-    # `error` column, when none was).
+    # Rule aggregate's table of the datasets that were built (its placeholder when none
+    # was).
     table = pl.read_parquet(sm.input.table)
-    if "kernel" not in table.columns:
+    if is_placeholder(table.columns):
         write_placeholders(sm.output, f"{preset.key}: all datasets",
-                           "no dataset drawn on this preset could be read")
-        log("no dataset read")
+                           "no dataset drawn on this preset was built")
+        log("no dataset built")
         return
     roofline_page(table, preset, sm.output[0], title=f"{preset.name}: all datasets",
                   color_by="dataset", bokehjs=list(sm.input.bokehjs))

@@ -10,6 +10,7 @@ def step(log):
     from rooflow.io import atomic_path
     from rooflow.summary import summary_markdown
     from rooflow.workflow.batches import failed_lines
+    from rooflow.workflow.failed import is_placeholder
 
     sm = snakemake  # noqa: F821
     lines = failed_lines(sm.input.manifests)  # unread inputs, and options that did not fit
@@ -19,7 +20,7 @@ def step(log):
         # The aggregate's table as it made it, read when its preset's turn comes: one
         # preset's table in memory at a time (rooflow.summary.summary_markdown).
         table = pl.scan_parquet(path)
-        if "kernel" in table.collect_schema().names():  # else no dataset of the preset built
+        if not is_placeholder(table.collect_schema().names()):  # a dataset of it was built
             tables[preset] = table
     from rooflow.escape import markdown_text
     from rooflow.kinds import KINDS

@@ -26,6 +26,7 @@ from rooflow.levels import LEVELS
 from rooflow.plotting import core
 from rooflow.plotting.roofs import (
     compute_label_places,
+    compute_label_region,
     memory_label_places,
     ridge_label_places,
     seen,
@@ -117,13 +118,11 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
         elif label.kind == "compute":
             text = Label(x=label.x, y=label.y, text=label.text, text_align="right",
                          text_font_size="8pt", name="roof-label:compute")
-            # On its flat part, clear of the ridge marker at the data's roof's left end (a
-            # thin roof has none).
-            flat = (screen_xy(fig, label.roof * scale / steepest, label.roof)[0]
-                    + (6 * PX_PER_PT if label.main else 0))
+            flat, clear_pt = compute_label_region(label, preset, memory_keys, scale)
             register(text, [{"x": x, "y": y, "text_baseline": va, "text": t}
                             for t, x, y, va in compute_label_places(label, limits)],
-                     region=flat, optional=not label.main)
+                     region=screen_xy(fig, flat, label.roof)[0] + clear_pt * PX_PER_PT,
+                     optional=not label.main)
         else:
             add_glyph(fig, Scatter(x="x", y="y", size=9, fill_color="white", line_color="black"),
                       {"x": [label.x], "y": [label.y]})

@@ -119,19 +119,17 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
         elif label.kind == "compute":
             text = ax.text(label.x, label.y, label.text, ha="right", va="bottom", fontsize=8,
                            gid="roof-label:compute")
-            # Its roof is flat from where it meets the steepest memory roof drawn.
-            flat = label.roof * scale / max(preset.memory[m] for m in memory_keys)
+            flat, clear_pt = compute_label_region(label, preset, memory_keys, scale)
             register(ax, text, [{"x": x, "y": y, "va": va, "text": t}
                                 for t, x, y, va in compute_label_places(label, limits)],
-                     # clear of the ridge marker (7 pt) at the data's roof's left end (a
-                     # thin roof has none)
                      region=ax.transData.transform((flat, label.roof))[0]
-                     + (6 * ax.figure.dpi / 72 if label.main else 0), optional=not label.main)
+                     + clear_pt * ax.figure.dpi / 72, optional=not label.main)
         else:
             ax.plot([label.x], [label.y], marker="o", ms=7, mfc="white", mec="black",
                     zorder=3, gid="ridge")
             # Up and left of the ridge is above the roof, where no measured point is.
-            text = ax.annotate(label.text, (label.x, label.y), xytext=(-6, 6),
+            text = ax.annotate(label.text, (label.x, label.y),
+                               xytext=(-RIDGE_BESIDE_PT, RIDGE_BESIDE_PT),
                                textcoords="offset points", fontsize=8, ha="right",
                                va="bottom", gid="ridge-label")
             register(ax, text, [{"position": (dx, dy), "ha": ha, "va": va, "text": t}
@@ -163,6 +161,18 @@ def memory_label_places(label, limits: Limits, scale: float,
                                               (1.8, "bottom"), (1 / 1.8, "top")) for v in xs]
 
 
+def compute_label_region(label, preset: Preset, memory_keys: Sequence[str],
+                         scale: float) -> tuple[float, float]:
+    """Where a compute roof's label may start: (x in FLOP/byte, then points right of it).
+
+    Its roof is flat from where it meets the steepest memory roof drawn (``label.roof`` ×
+    ``scale`` / that bandwidth); the data's roof has its ridge marker (7 pt) there, which
+    its label keeps 6 pt clear of; a thin roof has none. The PNG's and the page's.
+    """
+    flat = label.roof * scale / max(preset.memory[m] for m in memory_keys)
+    return flat, (RIDGE_BESIDE_PT if label.main else 0.0)
+
+
 def compute_label_places(label, limits: Limits) -> list[tuple[str, float, float, str]]:
     """A compute roof label's places: (text, x, y in axis units, alignment), best first.
 
@@ -181,7 +191,8 @@ def compute_label_places(label, limits: Limits) -> list[tuple[str, float, float,
 def ridge_label_places(label) -> list[tuple[str, float, float, str, str]]:
     """A ridge label's places: (text, x and y offset in points, alignments), best first.
 
-    The offsets and alignments of :data:`RIDGE_PLACES`, with the text on one line, then
+    The offsets and alignments of :data:`RIDGE_NEAR` and :data:`RIDGE_FAR`, with the text
+    on one line, then
     with the value on a line of its own, then a long name ("fp32 per instruction / HBM
     ridge") cut after its "/" too: first at the places beside the point, in every
     wording, then at those further off. A label 40 pt off its point can sit beside the
@@ -209,13 +220,22 @@ def seen(label, limits: Limits, scale: float, bandwidth: float) -> bool:
 
 
 RIDGE_BESIDE_PT = 6
-"""A ridge label beside its point: this many points off it sideways (else 40)."""
-RIDGE_PLACES = [(dx, dy, "right" if dx < 0 else "left", "bottom" if dy > 0 else "top")
-                for dx in (RIDGE_BESIDE_PT, 40)
-                for dy in (6, 18, 30, 42, 54, 66, -6, -18, -30, -42) for dx in (-dx, dx)]
-"""A ridge label's places (offset points from the ridge point, alignment), best first."""
-RIDGE_NEAR = [p for p in RIDGE_PLACES if abs(p[0]) == RIDGE_BESIDE_PT]
-RIDGE_FAR = [p for p in RIDGE_PLACES if abs(p[0]) != RIDGE_BESIDE_PT]
+"""A ridge label beside its point: this many points off it sideways."""
+RIDGE_OFF_PT = 40
+"""A ridge label further off its point sideways, where there is no room beside it."""
+
+
+def _ridge_places(dx: float) -> list[tuple[float, float, str, str]]:
+    return [(x, dy, "right" if x < 0 else "left", "bottom" if dy > 0 else "top")
+            for dy in (6, 18, 30, 42, 54, 66, -6, -18, -30, -42) for x in (-dx, dx)]
+
+
+RIDGE_NEAR = _ridge_places(RIDGE_BESIDE_PT)
+"""A ridge label's places beside its point (offset points from it, alignment), best first:
+up (above the roof, where no measured point is), then down; left, then right."""
+RIDGE_FAR = _ridge_places(RIDGE_OFF_PT)
+"""The same places :data:`RIDGE_OFF_PT` off the point sideways, tried after
+:data:`RIDGE_NEAR` in every wording (:func:`ridge_label_places`)."""
 NOTE_PLACES = [(0.01, 0.99, "left", "top"), (0.99, 0.01, "right", "bottom"),
                (0.01, 0.01, "left", "bottom"), (0.99, 0.99, "right", "top"),
                (0.5, 0.01, "center", "bottom"), (0.5, 0.99, "center", "top")]

@@ -90,6 +90,15 @@ def is_whole_parquet(path: str | Path) -> bool:
     return head == _MAGIC and tail[4:] == _MAGIC and footer <= size - 12
 
 
+def is_placeholder(columns: Iterable[str]) -> bool:
+    """Whether a table with ``columns`` is a placeholder, not an analysis table.
+
+    A placeholder (:func:`write_placeholders`) has ``dataset`` and ``error``; an analysis
+    table has ``kernel``.
+    """
+    return "kernel" not in columns
+
+
 def _message(title: str, line: str) -> str:
     return f"{title}: not built\n\n" + "\n".join(textwrap.wrap(line, 100))
 

@@ -227,10 +227,10 @@ def analysis_job(wildcards, input) -> int:  # noqa: A002 - the name Snakemake pa
     return draw_mem_mb(rows_of_parquets(input))
 
 
-def preset_job(points: Callable[[Any], list[str]]) -> Callable[[Any, Any], int]:
+def preset_job(rows: Callable[[Any], list[str]]) -> Callable[[Any, Any], int]:
     """``mem_mb`` of a job drawing every dataset of a preset.
 
-    ``aggregate``: :func:`draw_mem_mb` of the rows of the Parquet files ``points(wildcards)``
+    ``aggregate``: :func:`draw_mem_mb` of the rows of the Parquet files ``rows(wildcards)``
     gives (each dataset's overview rows, as many as its points or fewer). Its inputs are
     the batches' manifests, so Snakemake calls it once they are made (it asks for
     ``input``).
@@ -239,7 +239,7 @@ def preset_job(points: Callable[[Any], list[str]]) -> Callable[[Any, Any], int]:
     def mem_mb(wildcards, input) -> int:  # noqa: A002 - the name Snakemake passes
         for path in input:  # a manifest not made yet: Snakemake asks again once it is
             os.stat(path)
-        return draw_mem_mb(rows_of_parquets(points(wildcards)))
+        return draw_mem_mb(rows_of_parquets(rows(wildcards)))
 
     return mem_mb
 
