@@ -80,7 +80,7 @@ DRAW_MB_PER_MILLION_ROWS = 1700.0
 measured on 10⁷ rows, ``html_overview``'s 1,120 MB per million rows (11,346 MB peak;
 ``draw`` on the config's four presets 10,708 MB, ``aggregate`` 10,013 MB), measured when
 ``html_overview`` and ``aggregate`` still analysed every dataset's points (they now read
-tables the batch jobs wrote: not measured again, at most as much). At 5 M rows
+tables the batch jobs wrote: 10,211 and 9,922 MB on 2026-11-29, docs/speed.md). At 5 M rows
 they peaked at 3,622–4,377 MB: they grow faster than their rows, so the larger input
 sets the factor."""
 
