@@ -226,6 +226,10 @@ def settle_labels(fig) -> None:
     lines = roof_samples(fig)
     boxes: dict = {}
 
+    def others_of(label) -> np.ndarray:  # the fixed obstacles and the other labels' boxes
+        return np.concatenate([fixed, np.array(
+            [b for a, b in boxes.items() if a is not label]).reshape(-1, 4, 2)])
+
     def cost_at(label, box: np.ndarray, others: np.ndarray, region: float) -> int:
         # A memory roof's label runs along its own line: lines count for upright labels.
         return covered(box, others, region, None if label.angle else lines)
@@ -233,8 +237,7 @@ def settle_labels(fig) -> None:
     for second in (False, True):
         for label in moving:
             places, region, _ = registered[label]
-            others = np.concatenate([fixed, np.array(
-                [b for a, b in boxes.items() if a is not label]).reshape(-1, 4, 2)])
+            others = others_of(label)
             if second and not cost_at(label, boxes[label], others, region):
                 continue
 
@@ -246,9 +249,7 @@ def settle_labels(fig) -> None:
             boxes[label] = label_corners(fig, label)
     # A thin roof's label with no clear place is left out, as on the PNG: judged where
     # every label now is.
-    left = [a for a in moving if registered[a][2] and cost_at(
-        a, boxes[a], np.concatenate([fixed, np.array(
-            [b for o, b in boxes.items() if o is not a]).reshape(-1, 4, 2)]),
-        registered[a][1])]
+    left = [a for a in moving
+            if registered[a][2] and cost_at(a, boxes[a], others_of(a), registered[a][1])]
     for label in left:
         fig.center.remove(label)

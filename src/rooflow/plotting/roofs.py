@@ -192,12 +192,11 @@ def ridge_label_places(label) -> list[tuple[str, float, float, str, str]]:
     """A ridge label's places: (text, x and y offset in points, alignments), best first.
 
     The offsets and alignments of :data:`RIDGE_NEAR` and :data:`RIDGE_FAR`, with the text
-    on one line, then
-    with the value on a line of its own, then a long name ("fp32 per instruction / HBM
-    ridge") cut after its "/" too: first at the places beside the point, in every
-    wording, then at those further off. A label 40 pt off its point can sit beside the
-    next ridge point and read as its label; on two lines beside its own it cannot. The
-    PNG's and the page's.
+    on one line, then with the value on a line of its own, then a long name ("fp32 per
+    instruction / HBM ridge") cut after its "/" too: first at the places beside the
+    point, in every wording, then at those further off. A label 40 pt off its point can
+    sit beside the next ridge point and read as its label; on two lines beside its own it
+    cannot. The PNG's and the page's.
     """
     texts = dict.fromkeys((label.text, label.text.replace(": ", ":\n"),
                            label.text.replace(" / ", " /\n").replace(": ", ":\n")))

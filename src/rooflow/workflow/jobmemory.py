@@ -23,11 +23,10 @@ rounded up to a multiple of :data:`STEP_MB`.
   every dataset of a preset: ``aggregate`` from each dataset's overview rows,
   ``html_overview`` from ``aggregate``'s table): the input is the rows of the points
   files (:func:`points_rows`, from the Parquet footer; of those tables for the two).
-  Their bytes would not do:
-  Parquet compresses repeated labels and values many times over, the analysis table in
-  memory does not. The job draws its presets one after the other, but
-  holds one preset's table while it analyses the next: the factor is measured on the
-  config's four presets.
+  Their bytes would not do: Parquet compresses repeated labels and values many times
+  over, the analysis table in memory does not. The job draws its presets one after the
+  other, but holds one preset's table while it analyses the next: the factor is measured
+  on the config's four presets.
 * ``project`` (:func:`project_mem_mb`): the rows of its dataset's points file and the
   presets it is projected on. It keeps a table of every kernel on every preset
   (:func:`rooflow.project.project`), so it grows with rows × presets besides the rows
