@@ -764,3 +764,28 @@ def test_launches_of_equal_performance_are_still_joined_apart_and_hide_with_thei
     b = next(item for item in series.items if item.label.value == "B")
     hidden = [r for r in b.renderers if r.name == "kernel-levels"]
     assert [list(map(tuple, r.data_source.data["xs"])) for r in hidden] == [[(3.0, 30.0)]]
+
+
+def test_plots_drawn_on_a_shared_renderer_have_the_pixels_of_their_own(tmp_path):
+    # shared_renderer (a batch job's plots): the figures made in it draw on one renderer
+    # per size, and every picture is the one drawn alone. Two tables with other texts and
+    # limits, a third plot of another size (its renderer replaces the first), then the
+    # first again; each PNG byte for byte as drawn outside the block.
+    from rooflow.plotting.roofline import new_figure, shared_renderer
+
+    plots = [(table(4), 60), (table(6, family=["a", "b"] * 3), 60), (table(4), 50),
+             (table(4), 60)]
+
+    def draw(folder) -> list[bytes]:
+        folder.mkdir()
+        return [plot_roofline(t, PRESET, folder / f"{i}.png",
+                              options=PlotOptions(dpi=dpi))[0].read_bytes()
+                for i, (t, dpi) in enumerate(plots)]
+
+    alone = draw(tmp_path / "alone")
+    with shared_renderer():
+        shared = draw(tmp_path / "shared")
+        first, second = new_figure(60), new_figure(60)
+        assert first.canvas.get_renderer() is second.canvas.get_renderer()
+    assert shared == alone
+    assert new_figure(60).canvas.get_renderer() is not first.canvas.get_renderer()

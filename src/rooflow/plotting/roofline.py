@@ -28,7 +28,9 @@ when present.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
@@ -164,11 +166,56 @@ def new_figure(dpi: float = _D["dpi"]) -> Figure:
     with it (hinting), so a place found clear at 100 dpi could touch a line at 200.
 
     No pyplot: no global figure manager, so a figure needs no closing (chosen for that,
-    not for speed: an A/B showed no difference; bench/NOTES.md).
+    not for speed: an A/B showed no difference; bench/NOTES.md). Made inside a
+    :func:`shared_renderer` block, it draws on that block's renderer.
     """
     fig = Figure(figsize=(11, 6.5), dpi=dpi)
-    FigureCanvasAgg(fig)  # a renderer for text extents (the layout pass) before saving
+    _Canvas(fig)  # a renderer for text extents (the layout pass) before saving
     return fig
+
+
+_SHARED: ContextVar[dict | None] = ContextVar("rooflow_shared_renderer", default=None)
+"""The renderer the figures of a :func:`shared_renderer` block draw on, by size; None
+outside one."""
+
+
+@contextmanager
+def shared_renderer() -> Iterator[None]:
+    """Within it, the figures :func:`new_figure` makes share one Agg renderer per size.
+
+    Made for a job that draws many plots one after another (a workflow batch job,
+    :func:`rooflow.workflow.batches.build_batch`). Agg's canvas makes a renderer per
+    figure: an 11 MB picture buffer at 200 dpi and, keyed by that renderer, matplotlib's
+    cache of text sizes (``matplotlib.text._get_text_metrics_with_cache``), so each plot
+    measured its tick labels, titles and roof labels anew. Shared, the texts the plots
+    have in common are measured once (bench/NOTES.md, "shared renderer"). The pictures are
+    the same: a canvas clears its renderer before it draws a figure (``FigureCanvasAgg.draw``).
+
+    The figures must be drawn one at a time (one thread), each saved before the next is
+    drawn: they draw on one buffer. Only figures made in the block share; nothing lasts
+    after it.
+    """
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+class _Canvas(FigureCanvasAgg):
+    """Agg's canvas, drawing on the :func:`shared_renderer` block's renderer inside one."""
+
+    def get_renderer(self):
+        shared = _SHARED.get()
+        if shared is None:
+            return super().get_renderer()
+        w, h = self.get_width_height(physical=True)
+        key = w, h, self.figure.dpi
+        if key not in shared:
+            shared.clear()  # one size at a time: a figure of another size replaces it
+            shared[key] = super().get_renderer()
+        self.renderer = shared[key]
+        return self.renderer
 
 
 def save(fig: Figure, path: str | Path, fmt: str, dpi: int) -> None:

@@ -382,6 +382,7 @@ def build_batch(found: Members, presets: Sequence[str], formats: Sequence[str],
     """
     from rooflow.errors import InputError, WriteError, internal_error_line
     from rooflow.io import atomic_path
+    from rooflow.plotting.roofline import shared_renderer
     from rooflow.workflow.draw import Target, draw_dataset
     from rooflow.workflow.failed import failure, is_whole_parquet, write_placeholders
 
@@ -389,38 +390,40 @@ def build_batch(found: Members, presets: Sequence[str], formats: Sequence[str],
     after: dict[str, dict] = {}
     datasheets: dict[str, Mapping] = {}  # hardware.yaml read once for the batch
     made = 0
-    for m in found.members:
-        outputs = dataset_outputs(m.kind, m.name, presets, formats)
-        old = before.get(m.dataset, {})
-        if old.get("fingerprint") == m.fingerprint and all(
-                os.path.exists(p) for p, _, _ in outputs):
-            after[m.dataset] = old
-            continue
-        made += 1
+    # The plots one after another on one renderer (its text sizes measured once).
+    with shared_renderer():
+        for m in found.members:
+            outputs = dataset_outputs(m.kind, m.name, presets, formats)
+            old = before.get(m.dataset, {})
+            if old.get("fingerprint") == m.fingerprint and all(
+                    os.path.exists(p) for p, _, _ in outputs):
+                after[m.dataset] = old
+                continue
+            made += 1
 
-        def say(line: str, dataset: str = m.dataset) -> None:
-            log(f"{dataset}: {line}")
+            def say(line: str, dataset: str = m.dataset) -> None:
+                log(f"{dataset}: {line}")
 
-        points = points_file(m.kind, m.name)
-        if old.get("points") == m.points and is_whole_parquet(points):  # options changed
-            line = failure(points)
-        else:
-            line = make_points(m, found.settings, points, say, traceback_file)
-        targets = [Target(preset, hardware, measured, *draw_paths(m.kind, m.name, preset))
-                   for preset, (hardware, measured) in zip(presets, preset_inputs, strict=True)]
-        if line is not None:
-            say(line)  # draw_dataset writes the failed points' placeholders
-        try:
-            draw_dataset(points, m.dataset, targets, m.options, say, roofs_at=roofs_at,
-                         bokehjs=bokehjs, datasheets=datasheets)
-        except (WriteError, OSError):  # the machine's trouble: the job fails
-            raise
-        except Exception as err:  # noqa: BLE001 - its options, or a bug: the rest built
-            line = (f"rooflow: error: {err}" if isinstance(err, InputError)
-                    else internal_error_line(err, traceback_file))
-            say(line)
-            write_placeholders([p for p, _, _ in outputs[1:]], m.dataset, line)
-        after[m.dataset] = {"fingerprint": m.fingerprint, "points": m.points, "failed": line}
+            points = points_file(m.kind, m.name)
+            if old.get("points") == m.points and is_whole_parquet(points):  # options changed
+                line = failure(points)
+            else:
+                line = make_points(m, found.settings, points, say, traceback_file)
+            targets = [Target(preset, hardware, measured, *draw_paths(m.kind, m.name, preset))
+                       for preset, (hardware, measured) in zip(presets, preset_inputs, strict=True)]
+            if line is not None:
+                say(line)  # draw_dataset writes the failed points' placeholders
+            try:
+                draw_dataset(points, m.dataset, targets, m.options, say, roofs_at=roofs_at,
+                             bokehjs=bokehjs, datasheets=datasheets)
+            except (WriteError, OSError):  # the machine's trouble: the job fails
+                raise
+            except Exception as err:  # noqa: BLE001 - its options, or a bug: the rest built
+                line = (f"rooflow: error: {err}" if isinstance(err, InputError)
+                        else internal_error_line(err, traceback_file))
+                say(line)
+                write_placeholders([p for p, _, _ in outputs[1:]], m.dataset, line)
+            after[m.dataset] = {"fingerprint": m.fingerprint, "points": m.points, "failed": line}
     with atomic_path(manifest) as tmp:
         tmp.write_text(json.dumps(after, indent=1, sort_keys=True) + "\n")
     log(f"{made} of {len(found.members)} datasets made; the others were up to date")
