@@ -295,3 +295,22 @@ def test_a_datasets_overview_rows_are_its_table_on_the_configs_roofs(tmp_path, r
         assert rows["pct_of_roof"][0] == pytest.approx(50.536, abs=1e-3)  # 500 / 989.4
         assert rows["compute_roof"][0] == 989.4e12
         assert rows.columns == table.columns
+
+
+def test_a_batch_draws_its_plots_on_one_renderer(plan, monkeypatch):
+    # build_batch opens rooflow.plotting.roofline.shared_renderer: every plot of the batch
+    # is drawn on one renderer, so the texts its plots share are measured once.
+    from rooflow.plotting import roofline
+
+    renderers = []
+    real = roofline.save
+
+    def spy(fig, path, fmt, dpi):
+        renderers.append(fig.canvas.get_renderer())  # held, so no id is reused
+        real(fig, path, fmt, dpi)
+
+    monkeypatch.setattr(roofline, "save", spy)
+    batch = next(b for b in dataset_batches(plan) if "roofline-a" in b.datasets)
+    build(plan, batch, [])
+    assert len(renderers) >= 2 * len(batch.presets)
+    assert all(r is renderers[0] for r in renderers)

@@ -789,3 +789,24 @@ def test_plots_drawn_on_a_shared_renderer_have_the_pixels_of_their_own(tmp_path)
         assert first.canvas.get_renderer() is second.canvas.get_renderer()
     assert shared == alone
     assert new_figure(60).canvas.get_renderer() is not first.canvas.get_renderer()
+
+
+def test_a_figure_saved_at_other_dpis_in_a_shared_renderer_block_is_drawn_at_each(tmp_path):
+    # A figure measured at 60 dpi (its layout pass), saved at 50 dpi after another figure
+    # of 50 dpi, then at its own 60 again: each picture as the same saves make outside the
+    # block (not the 50-dpi renderer's 550 × 325 pixels for the 60-dpi save).
+    from rooflow.plotting.roofline import save, shared_renderer
+
+    def saves(folder) -> list[bytes]:
+        folder.mkdir()
+        first = figure(table(4), PRESET, PlotOptions(dpi=60))
+        other = figure(table(6), PRESET, PlotOptions(dpi=50))
+        for name, fig, dpi in (("other", other, 50), ("first-50", first, 50),
+                               ("first-60", first, 60)):
+            save(fig, folder / f"{name}.png", "png", dpi)
+        return [(folder / f"{n}.png").read_bytes() for n in ("other", "first-50", "first-60")]
+
+    alone = saves(tmp_path / "alone")
+    with shared_renderer():
+        shared = saves(tmp_path / "shared")
+    assert shared == alone

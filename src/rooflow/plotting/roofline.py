@@ -38,7 +38,7 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 import polars as pl
-from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
@@ -175,25 +175,27 @@ def new_figure(dpi: float = _D["dpi"]) -> Figure:
 
 
 _SHARED: ContextVar[dict | None] = ContextVar("rooflow_shared_renderer", default=None)
-"""The renderer the figures of a :func:`shared_renderer` block draw on, by size; None
-outside one."""
+"""The renderer the figures of a :func:`shared_renderer` block draw on, by pixel size and
+dpi; None outside one."""
 
 
 @contextmanager
 def shared_renderer() -> Iterator[None]:
-    """Within it, the figures :func:`new_figure` makes share one Agg renderer per size.
+    """Within it, :func:`new_figure`'s figures share one Agg renderer per pixel size and dpi.
 
     Made for a job that draws many plots one after another (a workflow batch job,
     :func:`rooflow.workflow.batches.build_batch`). Agg's canvas makes a renderer per
     figure: an 11 MB picture buffer at 200 dpi and, keyed by that renderer, matplotlib's
-    cache of text sizes (``matplotlib.text._get_text_metrics_with_cache``), so each plot
+    cache of text metrics (``matplotlib.text._get_text_metrics_with_cache``), so each plot
     measured its tick labels, titles and roof labels anew. Shared, the texts the plots
-    have in common are measured once (bench/NOTES.md, "shared renderer"). The pictures are
-    the same: a canvas clears its renderer before it draws a figure (``FigureCanvasAgg.draw``).
+    have in common are measured once (bench/NOTES.md, ``shared_renderer``). The pictures
+    are the same: a canvas clears its renderer's pixels before it draws a figure
+    (``FigureCanvasAgg.draw``). Agg also keeps the mask of the last clip path it drew
+    through; rooflow's plots clip to rectangles only, so no mask is carried over.
 
     The figures must be drawn one at a time (one thread), each saved before the next is
     drawn: they draw on one buffer. Only figures made in the block share; nothing lasts
-    after it.
+    after it (a figure drawn after the block draws on a renderer of its own).
     """
     token = _SHARED.set({})
     try:
@@ -203,18 +205,25 @@ def shared_renderer() -> Iterator[None]:
 
 
 class _Canvas(FigureCanvasAgg):
-    """Agg's canvas, drawing on the :func:`shared_renderer` block's renderer inside one."""
+    """Agg's canvas, drawing on the :func:`shared_renderer` block's renderer inside one.
 
-    def get_renderer(self):
-        shared = _SHARED.get()
-        if shared is None:
-            return super().get_renderer()
+    Outside a block it keeps a renderer of its own, as Agg's canvas does: one at a time,
+    made again when the figure's pixel size or dpi changes.
+    """
+
+    def __init__(self, figure: Figure) -> None:
+        super().__init__(figure)
+        self._own: dict = {}  # (width, height, dpi) → this canvas's renderer, one at a time
+
+    def get_renderer(self) -> RendererAgg:
         w, h = self.get_width_height(physical=True)
         key = w, h, self.figure.dpi
-        if key not in shared:
-            shared.clear()  # one size at a time: a figure of another size replaces it
-            shared[key] = super().get_renderer()
-        self.renderer = shared[key]
+        block = _SHARED.get()
+        held = self._own if block is None else block
+        if key not in held:
+            held.clear()  # one at a time: a figure of another size or dpi replaces it
+            held[key] = RendererAgg(w, h, self.figure.dpi)
+        self.renderer = held[key]
         return self.renderer
 
 
