@@ -1,14 +1,16 @@
 """CPU per plot of a workflow batch job on small datasets (issue 33 §4, full-build throughput).
 
-    python bench/draw_cost.py [DATASETS] [--profile FILE] [--keep DIR]
+    python bench/draw_cost.py [DATASETS] [--profile FILE] [--keep DIR] [--own-renderers]
 
 Makes a workflow copy of 20 4-row roofline CSVs (bench/generate.py ``workflow_copy``),
 reads ``DATASETS`` of them (default 10) as a batch job does (``rooflow.workflow.batches``:
 ``load_points``, ``check_plottable``, Parquet), then, in this one process, writes each
 dataset's analysis table and roofline PNG on the config's presets as that job does
-(:func:`rooflow.workflow.draw.draw_dataset` up to ``report``; the interactive page is not
-drawn: its cost is measured apart). The first dataset warms the process up (imports, font
-cache); the others are the steady state, one sample per plot (dataset and preset).
+(:func:`rooflow.workflow.draw.draw_dataset` up to ``report``, the plots on one shared
+renderer, :func:`rooflow.plotting.roofline.shared_renderer`; ``--own-renderers``: each
+figure its own, as outside a batch job; the interactive page is not drawn: its cost is
+measured apart). The first dataset warms the process up (imports, font cache); the
+others are the steady state, one sample per plot (dataset and preset).
 
 Prints the median and mean process (CPU) time per plot of ``report``, split into: the
 analysis and warnings (the rest of ``report``), table write (``write_table``), figure
@@ -26,6 +28,7 @@ The parts are timed by wrapping those functions here, in this script only.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import os
 import shutil
@@ -156,6 +159,8 @@ def main() -> None:
     parser.add_argument("datasets", type=int, nargs="?", default=10)
     parser.add_argument("--profile", type=Path, help="cProfile the steady-state plots")
     parser.add_argument("--keep", type=Path, help="copy the tables and PNGs written here")
+    parser.add_argument("--own-renderers", action="store_true",
+                        help="each figure its own renderer (no shared_renderer block)")
     args = parser.parse_args()
     import matplotlib
 
@@ -163,7 +168,11 @@ def main() -> None:
     clock = Clock()
     _instrument(clock)
     samples: list[dict[str, float]] = []
-    with tempfile.TemporaryDirectory() as tmp:
+    from rooflow.plotting.roofline import shared_renderer
+
+    # As a batch job draws its plots (rooflow.workflow.batches.build_batch), unless asked not.
+    block = contextlib.nullcontext() if args.own_renderers else shared_renderer()
+    with tempfile.TemporaryDirectory() as tmp, block:
         work = Path(tmp)
         out = work / "out"
         out.mkdir()
