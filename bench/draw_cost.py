@@ -7,7 +7,7 @@ reads ``DATASETS`` of them (default 10) as a batch job does (``rooflow.workflow.
 ``load_points``, ``check_plottable``, Parquet), then, in this one process, writes each
 dataset's analysis table and roofline PNG on the config's presets as that job does
 (:func:`rooflow.workflow.draw.draw_dataset` up to ``report``, the plots on one shared
-renderer, :func:`rooflow.plotting.roofline.shared_renderer`; ``--own-renderers``: each
+renderer, :func:`rooflow.plotting.canvas.shared_renderer`; ``--own-renderers``: each
 figure its own, as outside a batch job; the interactive page is not drawn: its cost is
 measured apart). The first dataset warms the process up (imports, font cache); the
 others are the steady state, one sample per plot (dataset and preset).
@@ -168,7 +168,7 @@ def main() -> None:
     clock = Clock()
     _instrument(clock)
     samples: list[dict[str, float]] = []
-    from rooflow.plotting.roofline import shared_renderer
+    from rooflow.plotting.canvas import shared_renderer
 
     # As a batch job draws its plots (rooflow.workflow.batches.build_batch), unless asked not.
     block = contextlib.nullcontext() if args.own_renderers else shared_renderer()

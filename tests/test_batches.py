@@ -298,7 +298,7 @@ def test_a_datasets_overview_rows_are_its_table_on_the_configs_roofs(tmp_path, r
 
 
 def test_a_batch_draws_its_plots_on_one_renderer(plan, monkeypatch):
-    # build_batch opens rooflow.plotting.roofline.shared_renderer: every plot of the batch
+    # build_batch opens rooflow.plotting.canvas.shared_renderer: every plot of the batch
     # is drawn on one renderer, so the texts its plots share are measured once.
     from rooflow.plotting import roofline
 

@@ -771,7 +771,8 @@ def test_plots_drawn_on_a_shared_renderer_have_the_pixels_of_their_own(tmp_path)
     # per size, and every picture is the one drawn alone. Two tables with other texts and
     # limits, a third plot of another size (its renderer replaces the first), then the
     # first again; each PNG byte for byte as drawn outside the block.
-    from rooflow.plotting.roofline import new_figure, shared_renderer
+    from rooflow.plotting.canvas import shared_renderer
+    from rooflow.plotting.roofline import new_figure
 
     plots = [(table(4), 60), (table(6, family=["a", "b"] * 3), 60), (table(4), 50),
              (table(4), 60)]
@@ -795,7 +796,8 @@ def test_a_figure_saved_at_other_dpis_in_a_shared_renderer_block_is_drawn_at_eac
     # A figure measured at 60 dpi (its layout pass), saved at 50 dpi after another figure
     # of 50 dpi, then at its own 60 again: each picture as the same saves make outside the
     # block (not the 50-dpi renderer's 550 × 325 pixels for the 60-dpi save).
-    from rooflow.plotting.roofline import save, shared_renderer
+    from rooflow.plotting.canvas import shared_renderer
+    from rooflow.plotting.roofline import save
 
     def saves(folder) -> list[bytes]:
         folder.mkdir()
@@ -810,3 +812,83 @@ def test_a_figure_saved_at_other_dpis_in_a_shared_renderer_block_is_drawn_at_eac
     with shared_renderer():
         shared = saves(tmp_path / "shared")
     assert shared == alone
+
+
+def test_plots_of_a_block_drawn_on_kept_static_layers_have_the_pixels_of_their_own(tmp_path):
+    # In a shared_renderer block a plot whose axes, roofs and ridges were drawn alike by an
+    # earlier plot starts from that plot's pixels (rooflow.plotting.canvas). Every kind of
+    # plot, in an order where layers are kept, reused, pushed out and told apart, must be
+    # byte for byte the picture drawn alone: single-level, hierarchical (three levels),
+    # dense, above-roof, integer-OP, bandwidth-only panel, unjudged points; the same
+    # limits with other roofs (mi300a on fp64 vs fp64 and bf16-tensor data), the same
+    # table under another matplotlib style (thicker frame), and another dpi.
+    import matplotlib
+
+    from rooflow.analysis import analyze
+    from rooflow.plotting.canvas import shared_renderer
+
+    mi300a = _mi300a()
+    fp64 = to_points(pl.DataFrame({"arithmetic_intensity": [2.0, 30.0],
+                                   "performance": [5e12, 4e13], "precision": "fp64"}))
+    both = to_points(pl.DataFrame({"arithmetic_intensity": [2.0, 30.0],
+                                   "performance": [5e12, 4e13],
+                                   "precision": ["fp64", "bf16-tensor"]}))
+    unjudged, fp64_preset = fp64_only_table(("HBM", "L2"))
+    bandwidth = table(4).with_columns(
+        bandwidth_only=pl.Series([False, False, True, True]),
+        arithmetic_intensity=pl.Series([1.0, 10.0, None, None]),
+        achieved_bandwidth=pl.Series([None, None, 5e11, 8e11]))
+    plots = [
+        (table(4), PRESET, {}), (table(6, family=["a", "b"] * 3), PRESET, {}),
+        (analyze(timed_points(12, ("DRAM", "L2", "L1")), _mi300a()), mi300a, {}),
+        (table(4), PRESET, {}), (table(200, time_s=None), PRESET, {"density": True}),
+        (table(4).with_columns(above_roof=pl.Series([True, False, True, True])), PRESET, {}),
+        (table(4, unit=pl.Series(["FLOP", "FLOP", "OP", "OP"])), PRESET, {}),
+        (bandwidth, PRESET, {}), (unjudged, fp64_preset, {"key": True}),
+        (analyze(fp64, mi300a), mi300a, {}), (analyze(both, mi300a), mi300a, {}),
+        (analyze(fp64, mi300a), mi300a, {}), (table(4), PRESET, {"dpi": 50}),
+        (table(4), PRESET, {"style": {"axes.linewidth": 3.0}}), (table(4), PRESET, {}),
+    ]
+
+    def draw(folder) -> list[bytes]:
+        folder.mkdir()
+        out = []
+        for i, (t, preset, opts) in enumerate(plots):
+            opts = dict(opts)
+            with matplotlib.rc_context(opts.pop("style", {})):
+                (png,) = plot_roofline(t, preset, folder / f"{i}.png",
+                                       options=PlotOptions(dpi=opts.pop("dpi", 60), **opts))
+            out.append(png.read_bytes())
+        return out
+
+    alone = draw(tmp_path / "alone")
+    with shared_renderer():
+        shared = draw(tmp_path / "shared")
+    assert [i for i, (a, b) in enumerate(zip(alone, shared, strict=True)) if a != b] == []
+    # Each its own picture but the repeats: table(4) on PRESET thrice, fp64 on mi300a twice.
+    assert len(set(alone)) == len(plots) - 3
+
+
+def test_a_block_draws_the_axes_of_plots_alike_once(tmp_path, monkeypatch):
+    # Three plots on one preset with one window: in a block, their axes' ticks are drawn
+    # for the first alone (the others start from its pixels); outside, for each.
+    from matplotlib.axis import Tick
+
+    from rooflow.plotting.canvas import shared_renderer
+
+    drawn: list[Tick] = []
+    real = Tick.draw
+    monkeypatch.setattr(Tick, "draw", lambda self, renderer: drawn.append(self)
+                        or real(self, renderer))
+
+    def ticks_drawn(folder) -> int:
+        folder.mkdir()
+        drawn.clear()
+        for i, t in enumerate((table(4), table(6, family=["a", "b"] * 3), table(4))):
+            plot_roofline(t, PRESET, folder / f"{i}.png", options=PlotOptions(dpi=60))
+        return len(drawn)
+
+    alone = ticks_drawn(tmp_path / "alone")
+    with shared_renderer():
+        shared = ticks_drawn(tmp_path / "shared")
+    assert alone > 0 and shared * 3 == alone

@@ -28,9 +28,7 @@ when present.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Sequence
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
@@ -38,7 +36,6 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 import polars as pl
-from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
@@ -51,6 +48,7 @@ from rooflow.levels import marker as level_marker
 from rooflow.plotting import core
 from rooflow.plotting import markers as mk
 from rooflow.plotting.bandwidth import bandwidth_only_rows, draw_bandwidth_panel, key_floor
+from rooflow.plotting.canvas import Canvas
 from rooflow.plotting.density import draw_density, log_counts, use_density
 from rooflow.plotting.labels import (
     AUTO_LABEL_MAX,
@@ -167,64 +165,12 @@ def new_figure(dpi: float = _D["dpi"]) -> Figure:
 
     No pyplot: no global figure manager, so a figure needs no closing (chosen for that,
     not for speed: an A/B showed no difference; bench/NOTES.md). Made inside a
-    :func:`shared_renderer` block, it draws on that block's renderer.
+    :func:`rooflow.plotting.canvas.shared_renderer` block, it draws on that block's
+    renderer and static layers.
     """
     fig = Figure(figsize=(11, 6.5), dpi=dpi)
-    _Canvas(fig)  # a renderer for text extents (the layout pass) before saving
+    Canvas(fig)  # a renderer for text extents (the layout pass) before saving
     return fig
-
-
-_SHARED: ContextVar[dict | None] = ContextVar("rooflow_shared_renderer", default=None)
-"""The renderer the figures of a :func:`shared_renderer` block draw on, by pixel size and
-dpi; None outside one."""
-
-
-@contextmanager
-def shared_renderer() -> Iterator[None]:
-    """Within it, :func:`new_figure`'s figures share one Agg renderer per pixel size and dpi.
-
-    Made for a job that draws many plots one after another (a workflow batch job,
-    :func:`rooflow.workflow.batches.build_batch`). Agg's canvas makes a renderer per
-    figure: an 11 MB picture buffer at 200 dpi and, keyed by that renderer, matplotlib's
-    cache of text metrics (``matplotlib.text._get_text_metrics_with_cache``), so each plot
-    measured its tick labels, titles and roof labels anew. Shared, the texts the plots
-    have in common are measured once (bench/NOTES.md, ``shared_renderer``). The pictures
-    are the same: a canvas clears its renderer's pixels before it draws a figure
-    (``FigureCanvasAgg.draw``). Agg also keeps the mask of the last clip path it drew
-    through; rooflow's plots clip to rectangles only, so no mask is carried over.
-
-    The figures must be drawn one at a time (one thread), each saved before the next is
-    drawn: they draw on one buffer. Only figures made in the block share; nothing lasts
-    after it (a figure drawn after the block draws on a renderer of its own).
-    """
-    token = _SHARED.set({})
-    try:
-        yield
-    finally:
-        _SHARED.reset(token)
-
-
-class _Canvas(FigureCanvasAgg):
-    """Agg's canvas, drawing on the :func:`shared_renderer` block's renderer inside one.
-
-    Outside a block it keeps a renderer of its own, as Agg's canvas does: one at a time,
-    made again when the figure's pixel size or dpi changes.
-    """
-
-    def __init__(self, figure: Figure) -> None:
-        super().__init__(figure)
-        self._own: dict = {}  # (width, height, dpi) → this canvas's renderer, one at a time
-
-    def get_renderer(self) -> RendererAgg:
-        w, h = self.get_width_height(physical=True)
-        key = w, h, self.figure.dpi
-        block = _SHARED.get()
-        held = self._own if block is None else block
-        if key not in held:
-            held.clear()  # one at a time: a figure of another size or dpi replaces it
-            held[key] = RendererAgg(w, h, self.figure.dpi)
-        self.renderer = held[key]
-        return self.renderer
 
 
 def save(fig: Figure, path: str | Path, fmt: str, dpi: int) -> None:

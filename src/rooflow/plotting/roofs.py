@@ -42,6 +42,8 @@ def roofline_axes(fig, rect: tuple[float, float, float, float], preset: Preset,
     """
     from matplotlib.ticker import FuncFormatter
 
+    from rooflow.plotting.canvas import static_layer  # matplotlib: the pages import this module
+
     bold = core.bold_keys(preset, levels, precisions)
     ridges = [(r.intensity, r.performance) for r in core.ridge_points(preset, bold)]
     limits = core.axis_limits(preset, list(frames), ridges, fixed)
@@ -53,14 +55,19 @@ def roofline_axes(fig, rect: tuple[float, float, float, float], preset: Preset,
     ax.grid(True, which="major", ls=":", lw=0.6, color="0.8")
     for axis in (ax.xaxis, ax.yaxis):
         axis.set_major_formatter(FuncFormatter(core.decade_label))
-    draw_minor_ticks(ax)
-    draw_roofs(ax, preset, *core.roof_keys(preset, levels, precisions), limits, scale, unit,
-               bold)
+    ticks = draw_minor_ticks(ax)
+    drawn, lines = draw_roofs(ax, preset, *core.roof_keys(preset, levels, precisions), limits,
+                              scale, unit, bold)
+    # What the plots of a batch job draw alike (rooflow.plotting.canvas): the frame, ticks,
+    # grid, axis titles, roofs and ridge points, each drawn from these values alone; the
+    # roof labels move with the data (settle_labels).
+    static_layer(ax, (rect, limits, scale, xlabel, ylabel, drawn),
+                 [ax.xaxis, ax.yaxis, *ax.spines.values(), *ticks, *lines])
     return ax, limits, scale, unit
 
 
-def draw_minor_ticks(ax) -> None:
-    """Minor ticks at 2× and 5× of each decade on the bottom and left log axes.
+def draw_minor_ticks(ax) -> list:
+    """Minor ticks at 2× and 5× of each decade on the bottom and left log axes; their lines.
 
     Drawn as two lines of tick-shaped markers, in the style of matplotlib's minor ticks
     (rcParams ``xtick.minor.*``): as ``Tick`` objects (five artists each, two of them
@@ -71,6 +78,7 @@ def draw_minor_ticks(ax) -> None:
     from matplotlib.markers import TICKDOWN, TICKLEFT
 
     ax.minorticks_off()
+    lines = []
     # (size, width, colour) of each axis' minor ticks; rcParams keys spelt out for mypy.
     x_style = rcParams["xtick.minor.size"], rcParams["xtick.minor.width"], rcParams["xtick.color"]
     y_style = rcParams["ytick.minor.size"], rcParams["ytick.minor.width"], rcParams["ytick.color"]
@@ -82,27 +90,35 @@ def draw_minor_ticks(ax) -> None:
                  if lim[0] < v < lim[1]]
         at = [0.0] * len(ticks)
         xy = (ticks, at) if key == "xtick" else (at, ticks)
-        ax.plot(*xy, transform=transform, ls="", marker=marker, clip_on=False,
-                ms=size, mew=width, color=color, zorder=2.5, gid=f"minor-ticks:{key[0]}")
+        lines += ax.plot(*xy, transform=transform, ls="", marker=marker, clip_on=False,
+                         ms=size, mew=width, color=color, zorder=2.5,
+                         gid=f"minor-ticks:{key[0]}")
+    return lines
 
 
 def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Sequence[str],
                limits: Limits, scale: float, unit: str,
-               bold: tuple[Sequence[str], Sequence[str]] | None = None) -> None:
+               bold: tuple[Sequence[str], Sequence[str]] | None = None) -> tuple[tuple, list]:
     """The roofs of :func:`.core.roof_keys`, their labels and the ridge points.
 
     The data's roofs (``bold``, :func:`.core.bold_keys`) are drawn bold, each with its
     ridge point; the others thin and dashed. ``scale``, ``unit``: :func:`.core.perf_unit`.
     The labels' places are tried along their roof by :func:`settle_labels`.
+
+    Returns:
+        ``(drawn, lines)``: the roofs (:class:`.core.Roof`) and ridge points (x, y) drawn,
+        and their lines (the labels are not among them).
     """
     x = np.geomspace(limits.xmin, limits.xmax, 512)
-    for roof in roofs(preset, compute_keys, memory_keys, bold):
+    lines, ridges = [], []
+    drawn_roofs = roofs(preset, compute_keys, memory_keys, bold)
+    for roof in drawn_roofs:
         # The thin roofs under the bold: where a memory roof's slope is shared, the data's
         # roof reads solid, not dashed over.
-        ax.plot(x, np.minimum(roof.peak, x * roof.bandwidth) / scale,
-                color="black" if roof.main else "0.45", lw=2.0 if roof.main else 1.0,
-                ls="-" if roof.main else "--", zorder=2 if roof.main else 1.9,
-                gid=f"roof:{roof.compute}:{roof.memory}")
+        lines += ax.plot(x, np.minimum(roof.peak, x * roof.bandwidth) / scale,
+                         color="black" if roof.main else "0.45", lw=2.0 if roof.main else 1.0,
+                         ls="-" if roof.main else "--", zorder=2 if roof.main else 1.9,
+                         gid=f"roof:{roof.compute}:{roof.memory}")
     for label in roof_labels(preset, compute_keys, memory_keys, limits, scale, unit, bold):
         if not seen(label, limits, scale, max(preset.memory[m] for m in memory_keys)):
             continue  # a roof above the fitted axes, or flat only past their right end
@@ -125,8 +141,9 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
                      region=ax.transData.transform((flat, label.roof))[0]
                      + clear_pt * ax.figure.dpi / 72, optional=not label.main)
         else:
-            ax.plot([label.x], [label.y], marker="o", ms=7, mfc="white", mec="black",
-                    zorder=3, gid="ridge")
+            lines += ax.plot([label.x], [label.y], marker="o", ms=7, mfc="white",
+                             mec="black", zorder=3, gid="ridge")
+            ridges.append((label.x, label.y))
             # Up and left of the ridge is above the roof, where no measured point is.
             text = ax.annotate(label.text, (label.x, label.y),
                                xytext=(-RIDGE_BESIDE_PT, RIDGE_BESIDE_PT),
@@ -134,6 +151,7 @@ def draw_roofs(ax, preset: Preset, compute_keys: Sequence[str], memory_keys: Seq
                                va="bottom", gid="ridge-label")
             register(ax, text, [{"position": (dx, dy), "ha": ha, "va": va, "text": t}
                                 for t, dx, dy, ha, va in ridge_label_places(label)])
+    return (tuple(drawn_roofs), tuple(ridges)), lines
 
 
 def _steps(limits: Limits) -> np.ndarray:

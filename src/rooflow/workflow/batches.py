@@ -382,7 +382,7 @@ def build_batch(found: Members, presets: Sequence[str], formats: Sequence[str],
     """
     from rooflow.errors import InputError, WriteError, internal_error_line
     from rooflow.io import atomic_path
-    from rooflow.plotting.roofline import shared_renderer
+    from rooflow.plotting.canvas import shared_renderer
     from rooflow.workflow.draw import Target, draw_dataset
     from rooflow.workflow.failed import failure, is_whole_parquet, write_placeholders
 
