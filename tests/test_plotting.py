@@ -814,18 +814,28 @@ def test_a_figure_saved_at_other_dpis_in_a_shared_renderer_block_is_drawn_at_eac
     assert shared == alone
 
 
-def test_plots_of_a_block_drawn_on_kept_static_layers_have_the_pixels_of_their_own(tmp_path):
+def test_plots_of_a_block_drawn_on_kept_static_layers_have_the_pixels_of_their_own(
+        tmp_path, monkeypatch):
     # In a shared_renderer block a plot whose axes, roofs and ridges were drawn alike by an
     # earlier plot starts from that plot's pixels (rooflow.plotting.canvas). Every kind of
     # plot, in an order where layers are kept, reused, pushed out and told apart, must be
     # byte for byte the picture drawn alone: single-level, hierarchical (three levels),
     # dense, above-roof, integer-OP, bandwidth-only panel, unjudged points; the same
     # limits with other roofs (mi300a on fp64 vs fp64 and bf16-tensor data), the same
-    # table under another matplotlib style (thicker frame), and another dpi.
+    # table under another matplotlib style (thicker frame), another dpi, and OP/s on the
+    # FLOP/s window. Kept layers are pushed out (room for two here) and drawn again.
     import matplotlib
+    from matplotlib.backends.backend_agg import RendererAgg
 
     from rooflow.analysis import analyze
+    from rooflow.plotting import canvas
     from rooflow.plotting.canvas import shared_renderer
+
+    monkeypatch.setattr(canvas, "LAYER_BYTES", 2 * 4 * 660 * 390)  # two 60-dpi canvases
+    restored = []
+    real = RendererAgg.restore_region
+    monkeypatch.setattr(RendererAgg, "restore_region",
+                        lambda self, *a: restored.append(1) or real(self, *a))
 
     mi300a = _mi300a()
     fp64 = to_points(pl.DataFrame({"arithmetic_intensity": [2.0, 30.0],
@@ -848,6 +858,7 @@ def test_plots_of_a_block_drawn_on_kept_static_layers_have_the_pixels_of_their_o
         (analyze(fp64, mi300a), mi300a, {}), (analyze(both, mi300a), mi300a, {}),
         (analyze(fp64, mi300a), mi300a, {}), (table(4), PRESET, {"dpi": 50}),
         (table(4), PRESET, {"style": {"axes.linewidth": 3.0}}), (table(4), PRESET, {}),
+        (table(4, unit="OP"), PRESET, {}), (table(4), PRESET, {}),
     ]
 
     def draw(folder) -> list[bytes]:
@@ -862,11 +873,18 @@ def test_plots_of_a_block_drawn_on_kept_static_layers_have_the_pixels_of_their_o
         return out
 
     alone = draw(tmp_path / "alone")
+    assert not restored
     with shared_renderer():
         shared = draw(tmp_path / "shared")
     assert [i for i, (a, b) in enumerate(zip(alone, shared, strict=True)) if a != b] == []
-    # Each its own picture but the repeats: table(4) on PRESET thrice, fp64 on mi300a twice.
-    assert len(set(alone)) == len(plots) - 3
+    # Drawn on kept layers: 1 and 3–7 on 0's (the 4-row, 6-row, dense, above-roof,
+    # integer-OP and bandwidth-panel plots share one window), 11 on 9's, 16 on 14's. New
+    # layers: 2, 8, 9, 10 (two bold roofs), 12 (dpi), 13 (style), 14 (0's pushed out by
+    # 12 and 13), 15 (OP/s).
+    assert len(restored) == 8
+    # Each its own picture but the repeats: table(4) on PRESET four times, fp64 on mi300a
+    # twice.
+    assert len(set(alone)) == len(plots) - 4
 
 
 def test_a_block_draws_the_axes_of_plots_alike_once(tmp_path, monkeypatch):
@@ -892,3 +910,33 @@ def test_a_block_draws_the_axes_of_plots_alike_once(tmp_path, monkeypatch):
     with shared_renderer():
         shared = ticks_drawn(tmp_path / "shared")
     assert alone > 0 and shared * 3 == alone
+
+
+def test_a_plot_saved_in_a_block_is_freed_and_left_as_it_was(tmp_path):
+    # The layer registry holds no figure alive, and a save on a kept layer leaves every
+    # artist shown or hidden as before; saved again (PNG, then SVG) it is the same plot.
+    import gc
+    import weakref
+
+    from rooflow.plotting.canvas import shared_renderer
+    from rooflow.plotting.roofline import save
+
+    def visibility(fig) -> list[bool]:
+        return [a.get_visible() for a in fig.findobj()]
+
+    with shared_renderer():
+        plot_roofline(table(4), PRESET, tmp_path / "first.png", options=PlotOptions(dpi=60))
+        fig = figure(table(6), PRESET, PlotOptions(dpi=60))
+        fig.axes[0].get_legend().set_visible(False)
+        before = visibility(fig)
+        save(fig, tmp_path / "a.png", "png", 60)
+        assert visibility(fig) == before
+        save(fig, tmp_path / "b.png", "png", 60)
+        save(fig, tmp_path / "c.svg", "svg", 60)
+        assert visibility(fig) == before
+    assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()
+    assert b"<svg" in (tmp_path / "c.svg").read_bytes()[:400]
+    gone = weakref.ref(fig)
+    del fig
+    gc.collect()
+    assert gone() is None

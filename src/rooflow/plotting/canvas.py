@@ -38,7 +38,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
-from weakref import WeakKeyDictionary
+from weakref import WeakKeyDictionary, ref
 
 import matplotlib
 from matplotlib.axes import Axes
@@ -74,7 +74,9 @@ _SHARED: ContextVar[_Block | None] = ContextVar("rooflow_shared_renderer", defau
 @dataclass(frozen=True)
 class _Layer:
     key: tuple
-    artists: tuple  # as made, in the order made
+    # As made, in the order made; weak, as the artists lead back to their axes, the
+    # registry's key: held strongly, every figure would stay alive.
+    artists: tuple[ref, ...]
 
 
 _LAYERS: WeakKeyDictionary[Axes, _Layer] = WeakKeyDictionary()
@@ -105,7 +107,7 @@ def static_layer(ax: Axes, key: tuple, artists: Iterable) -> None:
     these artists' every pixel. Call it when they are made: whoever changes one of them
     afterwards must not draw ``ax`` in a :func:`shared_renderer` block.
     """
-    _LAYERS[ax] = _Layer((key, matplotlib.rcParams.copy()), tuple(artists))
+    _LAYERS[ax] = _Layer((key, matplotlib.rcParams.copy()), tuple(ref(a) for a in artists))
 
 
 class Canvas(FigureCanvasAgg):
@@ -134,6 +136,11 @@ class Canvas(FigureCanvasAgg):
     def print_raw(self, filename_or_obj, *, metadata=None, **_applied) -> None:
         """Agg's ``print_raw`` (RGBA bytes), drawn on a kept static layer where there is one.
 
+        A figure that draws a new layer draws twice (its layer alone, then the rest): a
+        ``draw_event`` callback is called twice. One that starts from a kept layer does
+        not draw the layer's artists: their tick and axis-title positions are those of
+        before the save until the figure is drawn whole.
+
         ``_applied``: what ``print_figure`` passes a print method not matplotlib's own
         (dpi, face and edge colour, ...), already set on the figure by it.
         """
@@ -152,7 +159,10 @@ class Canvas(FigureCanvasAgg):
         block = _SHARED.get()
         w, h = self.get_width_height(physical=True)
         size = 4 * w * h  # RGBA
-        layer = None if block is None or size > LAYER_BYTES else _first_drawn(self.figure)
+        # A canvas of a fractional pixel size: copy_from_bbox would keep a pixel less.
+        whole = (w, h) == (self.figure.bbox.width, self.figure.bbox.height)
+        layer = (None if block is None or size > LAYER_BYTES or not whole
+                 else _first_drawn(self.figure))
         if block is None or layer is None:
             FigureCanvasAgg.draw(self)
             return
@@ -169,6 +179,7 @@ class Canvas(FigureCanvasAgg):
             renderer.restore_region(pixels)
         with _hidden(drawn):
             self.figure.draw(renderer)
+        self.figure.stale = False  # drawn, as after Agg's draw (showing the layer again set it)
         FigureCanvasBase.draw(self)  # as Agg's draw ends (a GUI canvas updates there)
 
 
@@ -197,7 +208,7 @@ def _first_drawn(fig: Figure) -> tuple[Axes, tuple, Any, set] | None:
             or ax.get_rasterization_zorder() is not None or ax.get_axes_locator() is not None
             or (placed and any(ax.get_title(loc) for loc in ("left", "center", "right")))):
         return None
-    static = {id(a): i for i, a in enumerate(layer.artists)}
+    static = {id(a()): i for i, a in enumerate(layer.artists) if a() is not None}
     run: list = []
     for a in sorted((a for a in ax.get_children() if a is not ax.patch),
                     key=attrgetter("zorder")):
@@ -210,7 +221,7 @@ def _first_drawn(fig: Figure) -> tuple[Axes, tuple, Any, set] | None:
     patches = fig.patch, ax.patch
     key = (layer.key, fig.canvas.get_width_height(physical=True), fig.dpi,
            tuple(_patch_look(p) for p in patches), tuple(ax.get_position().bounds),
-           ax.get_xlim(), ax.get_ylim(), tuple(static[id(a)] for a in run))
+           ax.get_xlim(), ax.get_ylim(), tuple((static[id(a)], a.get_visible()) for a in run))
     return ax, key, matplotlib.rcParams.copy(), {*patches, *run}
 
 
