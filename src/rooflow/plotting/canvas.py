@@ -14,7 +14,7 @@ another, :func:`rooflow.workflow.batches.build_batch`) the figures share two thi
   with a key of everything it is drawn from. Saved as a PNG (``savefig`` to ``rgba``),
   a figure whose layer's key is one the block has drawn starts from those pixels and
   draws the rest on them; else it draws its layer alone first and keeps its pixels
-  (bench/NOTES.md, ``static layer``). Axis ticks and their labels are half of a small
+  (bench/NOTES.md, static layers). Axis ticks and their labels are half of a small
   plot's Agg drawing.
 
 The pictures are the same: Agg draws a figure's artists one after another onto its
