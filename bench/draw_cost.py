@@ -7,10 +7,11 @@ reads ``DATASETS`` of them (default 10) as a batch job does (``rooflow.workflow.
 ``load_points``, ``check_plottable``, Parquet), then, in this one process, writes each
 dataset's analysis table and roofline PNG on the config's presets as that job does
 (:func:`rooflow.workflow.draw.draw_dataset` up to ``report``, the plots on one shared
-renderer, :func:`rooflow.plotting.canvas.shared_renderer`; ``--own-renderers``: each
-figure its own, as outside a batch job; the interactive page is not drawn: its cost is
-measured apart). The first dataset warms the process up (imports, font cache); the
-others are the steady state, one sample per plot (dataset and preset).
+renderer and its static layers, :func:`rooflow.plotting.canvas.shared_renderer`;
+``--own-renderers``: each figure its own renderer, drawn whole, as outside a batch job;
+the interactive page is not drawn: its cost is measured apart). The first dataset warms
+the process up (imports, font cache); the others are the steady state, one sample per
+plot (dataset and preset).
 
 Prints the median and mean process (CPU) time per plot of ``report``, split into: the
 analysis and warnings (the rest of ``report``), table write (``write_table``), figure
@@ -160,7 +161,7 @@ def main() -> None:
     parser.add_argument("--profile", type=Path, help="cProfile the steady-state plots")
     parser.add_argument("--keep", type=Path, help="copy the tables and PNGs written here")
     parser.add_argument("--own-renderers", action="store_true",
-                        help="each figure its own renderer (no shared_renderer block)")
+                        help="each figure its own renderer, drawn whole (no shared_renderer block)")
     args = parser.parse_args()
     import matplotlib
 
