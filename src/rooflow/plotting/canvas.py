@@ -105,9 +105,11 @@ def static_layer(ax: Axes, key: tuple, artists: Iterable) -> None:
     ``ax``'s position, limits and patch, and matplotlib's rcParams when the artists were
     made and when they are drawn (each part of the key :class:`Canvas` looks up), give
     these artists' every pixel. Call it when they are made: whoever changes one of them
-    afterwards must not draw ``ax`` in a :func:`shared_renderer` block.
+    afterwards must not draw ``ax`` in a :func:`shared_renderer` block. Outside a block it
+    does nothing: only the figures made in one share.
     """
-    _LAYERS[ax] = _Layer((key, matplotlib.rcParams.copy()), tuple(ref(a) for a in artists))
+    if _SHARED.get() is not None:
+        _LAYERS[ax] = _Layer((key, matplotlib.rcParams.copy()), tuple(ref(a) for a in artists))
 
 
 class Canvas(FigureCanvasAgg):

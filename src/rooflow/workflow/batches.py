@@ -390,7 +390,8 @@ def build_batch(found: Members, presets: Sequence[str], formats: Sequence[str],
     after: dict[str, dict] = {}
     datasheets: dict[str, Mapping] = {}  # hardware.yaml read once for the batch
     made = 0
-    # The plots one after another on one renderer (their common texts' metrics measured once).
+    # The plots one after another on one renderer (their common texts' metrics measured
+    # once), each starting from the pixels of an earlier plot's axes and roofs drawn alike.
     with shared_renderer():
         for m in found.members:
             outputs = dataset_outputs(m.kind, m.name, presets, formats)
