@@ -8,7 +8,10 @@ throw-away venv with matplotlib, numpy and pyyaml, made by
 :func:`baseline.original_python` as for ``run.py``) over the same files and presets, as a
 shell loop would run it: one process per file and preset. The loop is estimated from
 ``--sample`` runs (the presets in turn, each on its own file): mean wall time × files ×
-presets, said so in the output.
+presets, said so in the output. Half the runs come right before the build, half right
+after it, so a drift of the machine's speed while it builds hits both sides of the ratio
+(this machine's speed moves by tens of per cent between hours); the output gives each
+half's mean too.
 
 Target (issue 33): F = 1,000 files × 4 presets in ≤ 300 s, and ≥ 10× faster than the
 loop. Prints one Markdown table and writes it to ``results/benchmarks/fullbuild.md``.
@@ -53,16 +56,16 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def loop_estimate(python: Path, work: Path, presets: list[str], sample: int
-                  ) -> tuple[float, float]:
-    """Mean wall and CPU seconds of one original-script run (file, preset), over
-    ``sample`` runs."""
+def original_runs(python: Path, work: Path, presets: list[str], runs: range
+                  ) -> tuple[list[float], float]:
+    """Wall seconds of each original-script run (file, preset) of ``runs`` (run i: preset
+    i mod presets, file i), and their CPU seconds together."""
     hardware = yaml.safe_load((REPO / "config/hardware.yaml").read_text())["presets"]
     files = sorted((work / "resources/roofline").glob("*.csv"))
     out = Path(tempfile.mkdtemp(prefix="fullbuild-original-"))
     times = []
     cpu = children_cpu()
-    for i in range(sample):
+    for i in runs:
         preset = presets[i % len(presets)]
         start = time.perf_counter()
         subprocess.run([python, str(ORIGINAL), str(files[i % len(files)]),
@@ -71,7 +74,7 @@ def loop_estimate(python: Path, work: Path, presets: list[str], sample: int
         times.append(time.perf_counter() - start)
     cpu = children_cpu() - cpu
     shutil.rmtree(out)
-    return sum(times) / len(times), cpu / sample
+    return times, cpu
 
 
 def build(work: Path, cores: int) -> tuple[float, float, int]:
@@ -104,8 +107,14 @@ def main() -> None:
     work = args.work or Path(tempfile.mkdtemp(prefix="fullbuild-"))
     workflow_copy(work, args.files)
     presets = yaml.safe_load((work / "config/config.yaml").read_text())["presets"]
+    before, before_cpu = original_runs(python, work, presets, range(args.sample // 2))
     wall, cpu, jobs = build(work, args.cores)
-    per_run, per_run_cpu = loop_estimate(python, work, presets, args.sample)
+    after, after_cpu = original_runs(python, work, presets,
+                                     range(args.sample // 2, args.sample))
+    per_run = sum(before + after) / args.sample
+    per_run_cpu = (before_cpu + after_cpu) / args.sample
+    halves = ", ".join(f"{name} {sum(t) / len(t):.2f} s" for name, t
+                       in (("before the build", before), ("after", after)) if t)
     runs = args.files * len(presets)
     loop = per_run * runs
     ratio = loop / wall
@@ -117,7 +126,7 @@ def main() -> None:
                          "CPU", "target met?"),
              f"| {args.files:,} | {len(presets)} | {jobs:,} | {wall:.0f} | {cpu:.0f} "
              f"| {loop:.0f} ({per_run:.2f} s × {args.files:,} × {len(presets)}, estimated "
-             f"from {args.sample} runs) | {per_run_cpu * runs:.0f} | {ratio:.1f}× "
+             f"from {args.sample} runs: {halves}) | {per_run_cpu * runs:.0f} | {ratio:.1f}× "
              f"| {per_run_cpu * runs / cpu:.1f}× | {'yes' if met else 'no'} (≤ "
              f"{TARGET_S:.0f} s and ≥ {TARGET_RATIO:.0f}× by wall time) |"]
     text = "\n".join(lines) + "\n"
