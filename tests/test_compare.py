@@ -6,6 +6,7 @@ import math
 
 import polars as pl
 import pytest
+from page_models import bokeh_models
 
 from rooflow.compare import (
     ONLY_BASELINE,
@@ -196,7 +197,8 @@ def test_a_large_comparison_page_draws_the_most_changed_and_bins_the_rest(monkey
     new = table([r | {"performance": (1 + i / 100) * 1e12} for i, r in enumerate(rows)]
                 + only)
     written = []
-    monkeypatch.setattr(page, "write_page", lambda items, out, title: written.append(items))
+    monkeypatch.setattr(page, "write_page",
+                        lambda items, out, title: written.append(bokeh_models(items)))
     page.comparison_page(compare_tables(base, new), load_preset("h100-sxm"), "c.html",
                          title="many", max_points=2)
     fig = written[0][0]

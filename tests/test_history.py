@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from page_models import bokeh_models
 
 from rooflow.analysis import analyze
 from rooflow.history import FIRST, history
@@ -219,7 +220,8 @@ def test_no_kernel_is_drawn_in_the_rings_red(monkeypatch):
              if line.get_linestyle() != "None"}
     assert REGRESSED_COLOR not in lines and set(colors) <= lines
     written = []
-    monkeypatch.setattr(page, "write_page", lambda items, out, title: written.append(items))
+    monkeypatch.setattr(page, "write_page",
+                        lambda items, out, title: written.append(bokeh_models(items)))
     page.history_page(table, "h.html", title="t")
     page_lines = {r.glyph.line_color for r in written[0][0].renderers
                   if isinstance(r.glyph, Line)}
@@ -259,7 +261,8 @@ def test_a_large_history_page_draws_the_coloured_kernels_and_few_grey_ones(monke
     table = fifteen_kernels_k14_slower()
     assert table.filter(pl.col("regressed"))["kernel"].to_list() == ["k14"]
     written = []
-    monkeypatch.setattr(page, "write_page", lambda items, out, title: written.append(items))
+    monkeypatch.setattr(page, "write_page",
+                        lambda items, out, title: written.append(bokeh_models(items)))
     page.history_page(table, "h.html", title="t", max_points=4)
     fig = written[0][0]
     sources = {id(r.data_source): r.data_source.data for r in fig.renderers  # line + dot
@@ -329,7 +332,8 @@ def test_the_history_page_counts_the_regressed_steps_it_leaves_out(monkeypatch):
 
     table = fifteen_kernels_k14_slower(also=(9, 12, 13))
     written = []
-    monkeypatch.setattr(page, "write_page", lambda items, out, title: written.append(items))
+    monkeypatch.setattr(page, "write_page",
+                        lambda items, out, title: written.append(bokeh_models(items)))
     page.history_page(table, "h.html", title="t", max_points=4)
     notes = " ".join(x.text for x in written[0][1:])
     assert ("3 more kernels not drawn (the table lists them); 1 regressed steps among them."

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from page_models import spec
 from workflow_copy import EXAMPLE_CONFIG, snakemake
 
 from rooflow.analysis import analyze
@@ -158,8 +159,7 @@ def test_pages_pass_bokehs_document_validation(b70):
     from bokeh.core.validation.check import check_integrity
     from bokeh.layouts import column
     from bokeh.settings import settings
-
-    from rooflow.html.page import page_items
+    from page_models import page_items
 
     setup = (Path(__file__).resolve().parents[1] / "workflow/rules/setup.smk").read_text()
     assert 'os.environ.setdefault("BOKEH_VALIDATE_DOC", "false")' in setup
@@ -301,18 +301,17 @@ def test_page_draws_the_pngs_bold_roofs_each_with_its_ridge():
     FLOP/byte; the preset's other precisions' roofs are not drawn solid.
     """
     from bokeh.models import GlyphRenderer
-
-    from rooflow.html.figure import roofline_figure
+    from page_models import roofline_figure
 
     h100 = load_preset("h100-sxm")
     table = analyze(points(["dgemm", "hgemm"]).with_columns(
         level=pl.lit("HBM"), precision=pl.Series(["fp64", "fp16-tensor"])), h100)
     fig, _, _ = roofline_figure(h100, [table], "two precisions")
     glyphs = [r.glyph for r in fig.renderers if isinstance(r, GlyphRenderer)]
-    solid = [g for g in glyphs if type(g).__name__ == "Line" and g.line_width == 2]
+    solid = [g for g in glyphs if type(g).__name__ == "Line" and spec(g.line_width) == 2]
     assert len(solid) == 2
     ridges = sorted(x for r in fig.renderers if isinstance(r, GlyphRenderer)
-                    and type(r.glyph).__name__ == "Scatter" and r.glyph.fill_color == "white"
+                    and type(r.glyph).__name__ == "Scatter" and spec(r.glyph.fill_color) == "white"
                     for x in r.data_source.data["x"])
     assert ridges == pytest.approx([34 / 3.35, 989.4 / 3.35], rel=1e-6)
 
@@ -333,8 +332,7 @@ def test_legends_past_the_window_go_below_the_plot_in_columns(b70):
     The series legend (45 + 29 × 5.6 = 207) and the points legend (title 148) go below,
     in as many columns as fit the frame: 760 // 207 = 3."""
     from bokeh.models import Legend
-
-    from rooflow.html.page import page_items
+    from page_models import page_items
 
     fig = page_items(many_long_names(b70), b70, title="t", color_by="family", max_points=100,
                      top_n=20, series_order=())[0]
@@ -378,8 +376,9 @@ def test_the_page_says_what_the_pngs_notes_box_says(b70):
     import html as html_text
 
     from bokeh.models import Div
+    from page_models import page_items
 
-    from rooflow.html.page import MAX_POINTS, page_items
+    from rooflow.html.page import MAX_POINTS
     from rooflow.plotting import PlotOptions, figure
 
     pts = points(["gemm", "copy"])

@@ -88,7 +88,7 @@ def test_real_pages_keep_every_label_clear(shared_data, tmp_path, monkeypatch, p
         assert done.code in (0, None)
     assert len(figures) == 1
     fig = figures[0]
-    labels = [a for a in fig.center if isinstance(a, Label)]
+    labels = [a for a in fig.center if a.is_a(Label)]
     assert any(a.name == "ridge-label" for a in labels)
     lines = roof_samples(fig)
     assert len(lines) > 500  # every roof, sampled every 3 px or closer
@@ -122,7 +122,7 @@ def test_a_real_trace_page_keeps_roof_and_ridge_labels_off_the_points(shared_dat
     table = analyze(load_points("pytorch", trace), mi300x)
     fig = page_items(table, mi300x, title="t", color_by="family", max_points=4000, top_n=10,
                      series_order=())[0]
-    labels = [a for a in fig.center if isinstance(a, Label)]
+    labels = [a for a in fig.center if a.is_a(Label)]
     named = {a.name for a in labels}
     assert {"ridge-label", "roof-label:compute", "roof-label:memory"} <= named
     for label in labels:
@@ -153,7 +153,7 @@ def test_a_ridge_label_sits_beside_its_own_point_not_by_the_next(shared_data):
         "ncu", shared_data / "ncu/legacy-kerneltime-a100/bert_flashattn_nsight.csv"), a100)
     page = page_items(table, a100, title="t", color_by="family", max_points=4000, top_n=10,
                       series_order=())[0]
-    label = next(a for a in page.center if isinstance(a, Label) and "L2 ridge" in a.text)
+    label = next(a for a in page.center if a.is_a(Label) and "L2 ridge" in a.text)
     assert label.text == "fp32 / L2 ridge:\n1.85 FLOP/byte"
     assert (label.x_offset, label.y_offset) == (-8.0, 8.0)  # 6 pt × 4/3 px a point
     png = figure(table, a100, PlotOptions())

@@ -267,8 +267,7 @@ def test_a_thin_roofs_label_with_no_clear_place_is_left_out_on_png_and_page():
     # data's roof keeps its label. At 500 TFLOP/s (room above it under the top) it is kept.
     # The flat part's start needs no room for a ridge marker: a thin roof has none.
     from bokeh.models.annotations import Label
-
-    from rooflow.html.page import page_items
+    from page_models import page_items
 
     for tensor, kept in ((989, False), (500, True)):
         analysed, preset = _thin_roof_at_the_top(tensor)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
+from page_models import spec
 
 from rooflow.plotting import PlotOptions, axis_limits, figure, plot_roofline
 from rooflow.plotting.labels import short_names
@@ -319,8 +320,9 @@ def page_renderers(items) -> list:
 
 
 def test_png_and_page_draw_the_same_top_points():
+    from page_models import page_items
+
     from rooflow.analysis import analyze
-    from rooflow.html.page import page_items
     from rooflow.plotting import drawn_columns
     from rooflow.roofs import load_preset
 
@@ -347,9 +349,9 @@ def test_png_and_page_draw_the_same_top_points():
 
 def test_png_and_page_give_a_kernel_the_same_colour():
     from matplotlib.colors import to_hex
+    from page_models import page_items
 
     from rooflow.analysis import analyze
-    from rooflow.html.page import page_items
     from rooflow.plotting.core import GREY
     from rooflow.roofs import load_preset
 
@@ -367,7 +369,7 @@ def test_png_and_page_give_a_kernel_the_same_colour():
     page: dict[str, set] = {}
     for r in page_renderers(items):
         for kernel in r.data_source.data["kernel"]:
-            page.setdefault(kernel, set()).add(r.glyph.line_color)
+            page.setdefault(kernel, set()).add(spec(r.glyph.line_color))
     assert {k: page[k] for k in top} == {k: {c} for k, c in key.items()}
     assert len(set(key.values())) == 5
     assert all(page[k] == {GREY} for k in page if k not in top)
@@ -483,17 +485,18 @@ def test_points_without_a_compute_roof_are_drawn_apart_and_named_in_the_legend()
 
 
 def test_page_draws_points_without_a_compute_roof_apart_with_a_legend_entry():
-    from rooflow.html.page import page_items
+    from page_models import page_items
+
     from rooflow.plotting.core import NO_ROOF_COLOR, NO_ROOF_MARKER
 
     t, preset = fp64_only_table()
     items = page_items(t, preset, title="t", color_by="family", max_points=4000, top_n=5,
                        series_order=())
     fig = items[0]
-    unjudged = [r for r in page_renderers(items) if r.glyph.marker == NO_ROOF_MARKER]
-    assert len(unjudged) == 1 and unjudged[0].glyph.line_color == NO_ROOF_COLOR
+    unjudged = [r for r in page_renderers(items) if spec(r.glyph.marker) == NO_ROOF_MARKER]
+    assert len(unjudged) == 1 and spec(unjudged[0].glyph.line_color) == NO_ROOF_COLOR
     assert sorted(unjudged[0].data_source.data["kernel"]) == ["saxpy", "sgemm"]
-    others = {k for r in page_renderers(items) if r.glyph.marker != NO_ROOF_MARKER
+    others = {k for r in page_renderers(items) if spec(r.glyph.marker) != NO_ROOF_MARKER
               for k in r.data_source.data["kernel"]}
     assert others == {"dgemm", "fast"}
     legend = [i.label.value for lg in fig.legend for i in lg.items]
@@ -691,8 +694,7 @@ def test_a_kernels_launches_are_joined_each_across_its_own_levels():
     # The page joins them alike: the same two segments, in the kernel's colour, hidden by
     # its colour's legend entry and never hovered (a line has no kernel's numbers).
     from bokeh.models import HoverTool, Legend
-
-    from rooflow.html.page import page_items
+    from page_models import page_items
 
     page = page_items(analyze(to_points(kernels), preset), preset, title="t",
                       color_by="family", max_points=4000, top_n=5, series_order=())[0]
@@ -713,9 +715,9 @@ def test_the_datas_roofs_are_drawn_over_the_thin_ones_in_png_and_page():
     # precisions, other levels) share its slope below their ridges. Drawn after it, their
     # dashes striped the bold slope; now they lie under it, in both.
     from bokeh.models import Line
+    from page_models import page_items
 
     from rooflow.analysis import analyze
-    from rooflow.html.page import page_items
     from rooflow.roofs import load_preset
 
     a100 = load_preset("a100-sxm")
@@ -738,9 +740,9 @@ def test_launches_of_equal_performance_are_still_joined_apart_and_hide_with_thei
     # A; one launch in series B. Joined by measurement (input row, kernel, series, …), not
     # by performance: two lines for A, never one from launch 1's DRAM to launch 2's L2.
     from bokeh.models import Legend
+    from page_models import page_items
 
     from rooflow.analysis import analyze
-    from rooflow.html.page import page_items
 
     kernels = pl.DataFrame({
         "kernel": ["k"] * 6, "series": ["A"] * 4 + ["B"] * 2, "level": ["DRAM", "L2"] * 3,

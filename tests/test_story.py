@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import polars as pl
 import pytest
+from page_models import page_items, spec
 
 from rooflow.analysis import analyze
-from rooflow.html.page import page_items
 from rooflow.plotting import core
 from rooflow.plotting.roofline import PlotOptions, figure
 from rooflow.points import to_points
@@ -63,10 +63,10 @@ def test_png_and_page_share_legend_words_colours_and_markers(table):
         data = glyph.data_source.data
         family, series = data["group"][0], data["series"][0]
         # One colour per family: the page's fill is the PNG legend's colour of the family.
-        assert glyph.glyph.fill_color == handles[family].get_color(), family
+        assert spec(glyph.glyph.fill_color) == handles[family].get_color(), family
         # One marker per series: the same entry of core.SERIES_MARKERS on both.
         i = ["Original", "Optimized"].index(series)
-        assert glyph.glyph.marker == core.series_marker(i).bokeh
+        assert spec(glyph.glyph.marker) == core.series_marker(i).bokeh
         assert handles[series].get_marker() == core.series_marker(i).mpl
 
 

@@ -250,8 +250,7 @@ def test_a_benchmark_sweep_draws_one_path_per_family_and_series(repo, sweep, h10
 def test_the_page_draws_the_paths_as_the_png(repo, sweep, h100):
     from bokeh.models import Arrow
     from bokeh.models.annotations import Label
-
-    from rooflow.html.page import page_items
+    from page_models import page_items
 
     table = sweep_table(repo, sweep, h100)
     fig = page_items(table, h100, title="sweep", color_by="family", max_points=4000, top_n=40,
@@ -378,7 +377,7 @@ def test_page_end_labels_clear_the_roof_labels(repo, h100):
     table = analyze(load_points("specs", repo / "resources/specs/1_BatchedMoE.yaml"), h100)
     fig = page_items(table, h100, title="t", color_by="family", max_points=4000, top_n=10,
                      series_order=(), trajectory="M")[0]
-    labels = [a for a in fig.center if isinstance(a, Label)]
+    labels = [a for a in fig.center if a.is_a(Label)]
     ends = [a for a in labels if a.name == "trajectory-label"]
     assert sorted(a.text for a in ends) == ["M=256", "M=64"]
     for end in ends:
@@ -411,8 +410,7 @@ def test_the_page_cuts_long_path_names_in_the_middle_and_keeps_them_apart(repo, 
     # Families of 80 characters that differ only at their ends: cut at the end (as before),
     # two paths read the same; cut in the middle (short_names, 50), each keeps its end.
     from bokeh.models import Legend
-
-    from rooflow.html.page import page_items
+    from page_models import page_items
 
     table = sweep_table(repo, sweep, h100).with_columns(
         family=pl.lit("F" * 70) + pl.col("family").cast(pl.String))

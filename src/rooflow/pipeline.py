@@ -85,7 +85,8 @@ def report(
             f"warning: {r['source']} row {r['row']} ({r['label'] or r['kernel']}, {r['series']}, "
             f"{r['level']}) is above the roof of {preset.key}: {beyond}; drawn, not clipped"
         )
-    unroofed = table.filter(pl.col("memory_roof_name").is_null())["level"].unique().to_list()
+    unroofed = (table.filter(pl.col("memory_roof_name").is_null())["level"]
+                .unique(maintain_order=True).to_list())
     if unroofed:
         log(f"note: {preset.key} has no memory roof for level(s) {', '.join(unroofed)}")
     line = clock_note(table, preset)[1] if "clock_hz" in table.columns else ""

@@ -8,6 +8,8 @@ module              holds
 :mod:`.page`        one analysis table as points with hover, toggling legends and, for
                     big tables, the top-N points plus a density layer for the rest
 :mod:`.compare`     a run-to-run comparison (:mod:`rooflow.compare`) as arrows
+:mod:`.bokehdoc`    the pages' models written as Bokeh's document JSON (each property
+                    checked by Bokeh's), the figure ``bokeh.plotting`` makes, the HTML
 :mod:`.bokehjs`     one shared copy of Bokeh's JS for the workflow's pages
 =================== ===================================================================
 

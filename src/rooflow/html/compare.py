@@ -66,8 +66,10 @@ def comparison_page(comp: Comparison, preset: Preset, out: str | Path, *, title:
     run only; the rest are density cells.
     """
     # Legend from its subpackage: bokeh.models re-exports it through an __all__ mypy can't read.
-    from bokeh.models import ColumnDataSource, HoverTool
-    from bokeh.models.annotations import Legend, LegendItem
+    from bokeh.models import ColumnDataSource, HoverTool, Scatter, Segment
+    from bokeh.models.annotations import Legend
+
+    from rooflow.html.bokehdoc import Model, legend_item
 
     t = comp.table
     fig, scale, _ = roofline_figure(
@@ -87,13 +89,15 @@ def comparison_page(comp: Comparison, preset: Preset, out: str | Path, *, title:
         part = shown.filter(pl.col("_g") == group)
         if not part.height:
             continue
-        src = ColumnDataSource(_columns(part, scale))
-        seg = fig.segment("x0", "y0", "x1", "y1", source=src, line_color=color, line_width=1.5)
-        b = fig.scatter("x0", "y0", source=src, size=8, fill_color="white", line_color=color)
-        n = fig.scatter("x1", "y1", source=src, size=9, fill_color=color, line_color="black")
+        src = Model(ColumnDataSource, data=_columns(part, scale))
+        seg = fig.add_glyph(src, Model(Segment, x0="x0", y0="y0", x1="x1", y1="y1",
+                                       line_color=color, line_width=1.5))
+        b = fig.add_glyph(src, Model(Scatter, x="x0", y="y0", size=8, fill_color="white",
+                                     line_color=color))
+        n = fig.add_glyph(src, Model(Scatter, x="x1", y="y1", size=9, fill_color=color,
+                                     line_color="black"))
         total = matched.filter(pl.col("_g") == group).height
-        items.append(LegendItem(label=f"{total} {SPEEDUP_LEGEND[group]}",
-                                renderers=[seg, b, n]))
+        items.append(legend_item(f"{total} {SPEEDUP_LEGEND[group]}", [seg, b, n]))
         hover += [b, n]
     one_run = 0
     for status, suffix, fill, total in (
@@ -105,13 +109,14 @@ def comparison_page(comp: Comparison, preset: Preset, out: str | Path, *, title:
         if not part.height:
             continue
         rest.append(side(part.slice(max_points), suffix).select(xy))
-        src = ColumnDataSource(_columns(part.head(max_points), scale))
-        r = fig.scatter(f"x{suffix == '_new':d}", f"y{suffix == '_new':d}", source=src,
-                        marker="square", size=8, fill_color=fill, line_color="#999999")
-        items.append(LegendItem(label=only_label(status, total, part.height), renderers=[r]))
+        src = Model(ColumnDataSource, data=_columns(part.head(max_points), scale))
+        r = fig.add_glyph(src, Model(Scatter, x=f"x{suffix == '_new':d}",
+                                     y=f"y{suffix == '_new':d}", marker="square", size=8,
+                                     fill_color=fill, line_color="#999999"))
+        items.append(legend_item(only_label(status, total, part.height), [r]))
         hover.append(r)
     if hover:
-        fig.add_tools(HoverTool(renderers=hover, tooltips=TOOLTIPS))
+        fig.add_tools(Model(HoverTool, renderers=hover, tooltips=TOOLTIPS))
     settle_labels(fig)  # roof and ridge labels clear of both runs' points
     notes = [comp.summary() + ".",
              f"Roofs: {preset.name} ({preset.key}), {preset.source}; hollow = baseline, "
@@ -119,14 +124,15 @@ def comparison_page(comp: Comparison, preset: Preset, out: str | Path, *, title:
     cells = pl.concat(rest)
     if cells.height:
         drawn = density(fig, cells, scale)
-        fig.add_tools(HoverTool(renderers=[drawn], tooltips=[("more points here", "@count")]))
+        fig.add_tools(Model(HoverTool, renderers=[drawn],
+                            tooltips=[("more points here", "@count")]))
         notes.append(f"Drawn one by one: the {min(matched.height, max_points)} matched kernels "
                      f"that changed most and up to {max_points} rows of each run only; "
                      f"{cells.height} more as grey density cells (hover: count; matched "
                      "kernels at their new point).")
     if items:
-        fig.add_layout(Legend(items=items, title="click to hide", click_policy="hide",
-                              label_text_font_size="8pt"), "right")
+        fig.add_layout(Model(Legend, items=items, title="click to hide", click_policy="hide",
+                             label_text_font_size="8pt"), "right")
     undrawn = t.height - matched.height - one_run
     if undrawn:
         notes.append(f"{undrawn} rows not drawn (bandwidth-only or no roof); see the table.")

@@ -58,7 +58,8 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
     # Label from its subpackage: bokeh.models re-exports it through an __all__ mypy can't read.
     from bokeh.models import Line, Range1d, Scatter
     from bokeh.models.annotations import Label
-    from bokeh.plotting import figure
+
+    from rooflow.html.bokehdoc import Model, figure
 
     title = canvas_text(title)
 
@@ -82,8 +83,8 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
     xlabel, ylabel = core.axis_titles(per, unit)
     fig = figure(
         title=title, x_axis_type="log", y_axis_type="log",
-        x_range=Range1d(start=limits.xmin, end=limits.xmax),
-        y_range=Range1d(start=limits.ymin / scale, end=limits.ymax / scale),
+        x_range=Model(Range1d, start=limits.xmin, end=limits.xmax),
+        y_range=Model(Range1d, start=limits.ymin / scale, end=limits.ymax / scale),
         frame_width=FRAME[0], frame_height=FRAME[1], x_axis_label=xlabel, y_axis_label=ylabel,
         tools="pan,wheel_zoom,box_zoom,reset,save", active_scroll="wheel_zoom",
     )
@@ -92,7 +93,7 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
     # The thin roofs first, under the bold (as the PNG's): a shared slope reads solid.
     for roof in sorted(core.roofs(preset, compute_keys, memory_keys, bold),
                        key=lambda r: r.main):
-        add_glyph(fig, Line(x="x", y="y", line_color="black" if roof.main else "#737373",
+        add_glyph(fig, Model(Line, x="x", y="y", line_color="black" if roof.main else "#737373",
                             line_width=2 if roof.main else 1,
                             line_dash="solid" if roof.main else "dashed"),
                   {"x": x, "y": np.minimum(roof.peak, x * roof.bandwidth) / scale},
@@ -111,12 +112,12 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
         if not seen(label, limits, scale, steepest):
             continue  # as on the PNG: a roof above the axes, or flat only past their right end
         if label.kind == "memory":
-            text = Label(x=label.x, y=label.y, text=label.text, angle=angle, angle_units="deg",
-                         text_font_size="8pt", name="roof-label:memory")
+            text = Model(Label, x=label.x, y=label.y, text=label.text, angle=angle,
+                         angle_units="deg", text_font_size="8pt", name="roof-label:memory")
             register(text, [{"x": x, "y": y, "text_baseline": va} for x, y, va
                             in memory_label_places(label, limits, scale, low)])
         elif label.kind == "compute":
-            text = Label(x=label.x, y=label.y, text=label.text, text_align="right",
+            text = Model(Label, x=label.x, y=label.y, text=label.text, text_align="right",
                          text_font_size="8pt", name="roof-label:compute")
             flat, clear_pt = compute_label_region(label, preset, memory_keys, scale)
             register(text, [{"x": x, "y": y, "text_baseline": va, "text": t}
@@ -124,13 +125,13 @@ def roofline_figure(preset: Preset, tables: Sequence[pl.DataFrame], title: str):
                      region=screen_xy(fig, flat, label.roof)[0] + clear_pt * PX_PER_PT,
                      optional=not label.main)
         else:
-            add_glyph(fig, Scatter(x="x", y="y", size=9, fill_color="white", line_color="black"),
-                      {"x": [label.x], "y": [label.y]})
+            add_glyph(fig, Model(Scatter, x="x", y="y", size=9, fill_color="white",
+                                 line_color="black"), {"x": [label.x], "y": [label.y]})
             places: list[dict[str, Any]] = [
                 {"x_offset": dx * PX_PER_PT, "y_offset": dy * PX_PER_PT, "text_align": ha,
                  "text_baseline": va, "text": t}
                 for t, dx, dy, ha, va in ridge_label_places(label)]
-            text = Label(x=label.x, y=label.y, text_font_size="8pt", name="ridge-label",
+            text = Model(Label, x=label.x, y=label.y, text_font_size="8pt", name="ridge-label",
                          **places[0])
             register(text, places)
         fig.add_layout(text)
@@ -149,7 +150,9 @@ def add_glyph(fig, glyph, data: Mapping[str, Any], **renderer: Any):
     """
     from bokeh.models import ColumnDataSource
 
-    return fig.add_glyph(ColumnDataSource(dict(data)), glyph, **renderer)
+    from rooflow.html.bokehdoc import Model
+
+    return fig.add_glyph(Model(ColumnDataSource, data=dict(data)), glyph, **renderer)
 
 
 def add_legends(fig, legends: Sequence[tuple[str, Sequence[tuple[str, list]]]]) -> None:
@@ -161,14 +164,16 @@ def add_legends(fig, legends: Sequence[tuple[str, Sequence[tuple[str, list]]]]) 
     frame's width, so a page of many long kernel names grows down, never sideways.
     """
     # From its subpackage: bokeh.models re-exports it through an __all__ mypy can't read.
-    from bokeh.models.annotations import Legend, LegendItem
+    from bokeh.models.annotations import Legend
+
+    from rooflow.html.bokehdoc import Model, legend_item
 
     room: float = WINDOW - FRAME[0] - _BESIDE_PX
     for title, entries in legends:
         item = _ITEM_PX + CHAR_PX * max(len(label) for label, _ in entries)
         width = max(item, _TITLE_PX * len(title) + 20)
-        legend = Legend(items=[LegendItem(label=label, renderers=r) for label, r in entries],
-                        title=title, click_policy="hide", label_text_font_size="8pt")
+        legend = Model(Legend, items=[legend_item(label, r) for label, r in entries],
+                       title=title, click_policy="hide", label_text_font_size="8pt")
         if width <= room:
             room -= width
             fig.add_layout(legend, "right")
@@ -204,7 +209,9 @@ def note(text: str):
     # From its subpackage: bokeh.models re-exports it through an __all__ mypy can't read.
     from bokeh.models.widgets import Div
 
-    return Div(text=f"<p>{html.escape(text)}</p>", width=FRAME[0] + 300)
+    from rooflow.html.bokehdoc import Model
+
+    return Model(Div, text=f"<p>{html.escape(text)}</p>", width=FRAME[0] + 300)
 
 
 def write_page(items: Sequence, path: str | Path, title: str,
@@ -219,14 +226,14 @@ def write_page(items: Sequence, path: str | Path, title: str,
             Else the shared bundle files (:mod:`rooflow.html.bokehjs`, the workflow's)
             that the page loads by paths relative to ``path``.
     """
-    from bokeh.embed import file_html
-    from bokeh.layouts import column
+    from bokeh.models import Column
     from bokeh.resources import INLINE
 
+    from rooflow.html.bokehdoc import Model, page_html
     from rooflow.html.bokehjs import resources
 
     js = INLINE if bokehjs is None else resources(bokehjs, path)
-    page = file_html(column(*items), js, title=title)
+    page = page_html([Model(Column, children=list(items))], title, js)
     path = Path(path)
     with atomic_path(path) as tmp:
         tmp.write_text(page, encoding="utf-8")  # shared as any output (atomic_path)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import polars as pl
 
-from rooflow.html.figure import canvas_text, note, write_page
+from rooflow.html.figure import add_glyph, canvas_text, note, write_page
 from rooflow.html.page import num_text, time_text
 from rooflow.plotting.history import (
     GREY_POINTS,
@@ -61,11 +61,11 @@ def history_page(table: pl.DataFrame, out: str | Path, *, title: str,
     ``max_points``: points of grey kernels drawn at most (whole kernels,
     :func:`rooflow.plotting.history.grey_kernels`).
     """
-    from bokeh.models import ColumnDataSource, FixedTicker, HoverTool
-    from bokeh.models.annotations import Legend, LegendItem
-    from bokeh.plotting import figure
+    from bokeh.models import ColumnDataSource, FixedTicker, HoverTool, Line, Scatter
+    from bokeh.models.annotations import Legend
 
     from rooflow.history import summary
+    from rooflow.html.bokehdoc import Model, figure, legend_item
 
     column, axis_title, scale = trend(table)
     if column == "time_s":  # in ms, as the PNG's tick labels
@@ -75,8 +75,8 @@ def history_page(table: pl.DataFrame, out: str | Path, *, title: str,
     fig = figure(title=canvas_text(title), y_axis_type="log", frame_width=760,
                  frame_height=420, x_axis_label="Run", y_axis_label=axis_title,
                  tools="pan,wheel_zoom,box_zoom,reset,save")
-    fig.xaxis.ticker = FixedTicker(ticks=list(range(len(runs))))
-    fig.xaxis.major_label_overrides = {i: canvas_text(r) for i, r in enumerate(runs)}
+    fig.xaxis[0].update(ticker=Model(FixedTicker, ticks=list(range(len(runs)))),
+                        major_label_overrides={i: canvas_text(r) for i, r in enumerate(runs)})
     names = coloured(table, column)
     items: list = []
     dots: list = []
@@ -85,29 +85,29 @@ def history_page(table: pl.DataFrame, out: str | Path, *, title: str,
     grey_item: list = []
     if shown.height:  # drawn first: under the coloured kernels
         x, y = broken_paths(shown, column)
-        line = fig.line(x, y / scale, line_color=GREY, line_width=1.0)
-        dot = fig.scatter("x", "y", source=ColumnDataSource(_source(shown, column, scale)), size=6,
-                          fill_color=GREY, line_color="ring", line_width=3)
+        line = add_glyph(fig, Model(Line, x="x", y="y", line_color=GREY, line_width=1.0),
+                         {"x": x, "y": y / scale})
+        dot = fig.add_glyph(Model(ColumnDataSource, data=_source(shown, column, scale)),
+                            Model(Scatter, x="x", y="y", size=6, fill_color=GREY,
+                                  line_color="ring", line_width=3))
         kernels = shown["name"].n_unique()
-        drawn: list = [line, dot]  # mypy: a list of GlyphRenderer[Glyph]
-        grey_item.append(LegendItem(label=f"{kernels} other kernel{'s' if kernels > 1 else ''}",
-                                    renderers=drawn))
+        grey_item.append(legend_item(f"{kernels} other kernel{'s' if kernels > 1 else ''}",
+                                     [line, dot]))
         dots.append(dot)
     key = dict(zip(names, key_names(names), strict=True))
     for name, color in zip(names, kernel_colors(len(names)), strict=True):
         rows = table.filter(name=name).sort("step")
-        src = ColumnDataSource(_source(rows, column, scale))
-        line = fig.line("x", "y", source=src, line_color=color, line_width=1.5)
-        dot = fig.scatter("x", "y", source=src, size=8, fill_color=color,
-                          line_color="ring", line_width=3)
-        drawn = [line, dot]
-        items.append(LegendItem(label=canvas_text(key[name]), renderers=drawn))
+        src = Model(ColumnDataSource, data=_source(rows, column, scale))
+        line = fig.add_glyph(src, Model(Line, x="x", y="y", line_color=color, line_width=1.5))
+        dot = fig.add_glyph(src, Model(Scatter, x="x", y="y", size=8, fill_color=color,
+                                       line_color="ring", line_width=3))
+        items.append(legend_item(canvas_text(key[name]), [line, dot]))
         dots.append(dot)
     items += grey_item
     if dots:
-        fig.add_tools(HoverTool(renderers=dots, tooltips=TOOLTIPS))
-        fig.add_layout(Legend(items=items, title="click to hide", click_policy="hide",
-                              label_text_font_size="8pt"), "right")
+        fig.add_tools(Model(HoverTool, renderers=dots, tooltips=TOOLTIPS))
+        fig.add_layout(Model(Legend, items=items, title="click to hide", click_policy="hide",
+                             label_text_font_size="8pt"), "right")
     notes = [summary(table.drop("name"))]
     if left:
         drawn_names = pl.col("name").is_in([*names, *shown["name"].unique().to_list()])

@@ -56,7 +56,7 @@ from rooflow.style import (
 )
 
 if TYPE_CHECKING:
-    from bokeh.models.renderers import GlyphRenderer
+    from rooflow.html.bokehdoc import Model
 
 MAX_POINTS = 4000
 _D = plot_defaults()
@@ -143,6 +143,8 @@ def density(fig, rest: pl.DataFrame, scale: float, bins: int = 60):
     """The binned rows as grey log-space cells (alpha grows with the count); the renderer."""
     from bokeh.models import Quad
 
+    from rooflow.html.bokehdoc import Model
+
     x = np.log10(rest["arithmetic_intensity"].to_numpy())
     y = np.log10(rest["performance"].to_numpy() / scale)
     counts, xe, ye = np.histogram2d(x, y, bins=bins)
@@ -153,7 +155,7 @@ def density(fig, rest: pl.DataFrame, scale: float, bins: int = 60):
         "top": 10 ** ye[iy + 1], "count": n.astype(int),
         "alpha": 0.15 + 0.75 * np.log1p(n) / np.log1p(n.max()),
     }
-    return add_glyph(fig, Quad(left="left", right="right", bottom="bottom", top="top",
+    return add_glyph(fig, Model(Quad, left="left", right="right", bottom="bottom", top="top",
                                fill_color="#808080", fill_alpha="alpha", line_alpha=0), source)
 
 
@@ -202,6 +204,8 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
     """The Bokeh models of :func:`roofline_page`, top to bottom: the figure, then notes."""
     from bokeh.models import HoverTool, Scatter
 
+    from rooflow.html.bokehdoc import Model
+
     bandwidth = (table.filter(pl.col("bandwidth_only").fill_null(False))
                  if "bandwidth_only" in table.columns else table.clear())
     drawable = table.filter(pl.col("arithmetic_intensity").is_not_null()
@@ -238,7 +242,7 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
                                .replace_strict(colored, colored, default=other))
     data = shown.with_columns(_x=pl.col("arithmetic_intensity"),
                               _y=pl.col("performance") / scale)
-    renderers: list[tuple[dict, GlyphRenderer[Any]]] = []
+    renderers: list[tuple[dict, Model]] = []
     # Under the points; hidden with their colour's legend entry, never hovered.
     by_series = hierarchical and shown["series"].n_unique() > 1
     joins = _level_joins(fig, data, color, by_series) if hierarchical else []
@@ -249,13 +253,13 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
         cols = hover_columns(part) | {"group": part["_group"].to_list(),
                                       "rank_txt": part["_rank"].to_list(),
                                       "x": part["_x"].to_list(), "y": part["_y"].to_list()}
-        r = add_glyph(fig, Scatter(x="x", y="y", marker=marker[shape], size=9,
+        r = add_glyph(fig, Model(Scatter, x="x", y="y", marker=marker[shape], size=9,
                                    fill_color="white" if theo else color[group],
                                    line_color=color[group], fill_alpha=0.85,
                                    line_width=1.5 if theo else 1), cols)
         renderers.append(({shape_col: shape, "_group": group, "_style": theo,
                            "series": part["series"][0]}, r))
-    fig.add_tools(HoverTool(renderers=[r for _, r in renderers], tooltips=TOOLTIPS))
+    fig.add_tools(Model(HoverTool, renderers=[r for _, r in renderers], tooltips=TOOLTIPS))
     legends: list[tuple[str, list[Any]]] = [(shape_col, shapes), ("_group", [*colored, other])]
     if by_series:
         legends.append(("series", shown["series"].unique(maintain_order=True).to_list()))
@@ -293,7 +297,8 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
     notes += [clock_line + "."] if clock_line else []
     if rest.height:
         cells = density(fig, rest, scale)
-        fig.add_tools(HoverTool(renderers=[cells], tooltips=[("more points here", "@count")]))
+        fig.add_tools(Model(HoverTool, renderers=[cells],
+                            tooltips=[("more points here", "@count")]))
         notes.append(f"{shown.height} points drawn ({core.ranked_by(drawable)}); "
                      f"{rest.height} more as grey density cells (hover: count).")
     if unjudged.height:
@@ -325,7 +330,7 @@ def page_items(table: pl.DataFrame, preset: Preset, *, title: str, color_by: str
 
 
 def _level_joins(fig, data: pl.DataFrame, color: dict[str, str],
-                 by_series: bool) -> list[tuple[dict, GlyphRenderer[Any]]]:
+                 by_series: bool) -> list[tuple[dict, Model]]:
     """The PNG's faint lines joining one measurement's levels, in intensity order.
 
     A measurement is :func:`rooflow.plotting.core.measurement_key`'s rows, as
@@ -336,14 +341,16 @@ def _level_joins(fig, data: pl.DataFrame, color: dict[str, str],
     """
     from bokeh.models import MultiLine
 
+    from rooflow.html.bokehdoc import Model
+
     keys = ["_group", "theoretical", *(["series"] if by_series else [])]
     measurement = list(dict.fromkeys([*keys, *core.measurement_key(data)]))
     lines = (data.select(*measurement, "_x", "_y").sort("_x")
              .group_by(measurement, maintain_order=True)
              .agg("_x", "_y").filter(pl.col("_x").list.len() > 1))
-    out: list[tuple[dict, GlyphRenderer[Any]]] = []
+    out: list[tuple[dict, Model]] = []
     for (group, theoretical, *series), part in lines.group_by(keys, maintain_order=True):
-        r = add_glyph(fig, MultiLine(xs="xs", ys="ys", line_color=color[group],
+        r = add_glyph(fig, Model(MultiLine, xs="xs", ys="ys", line_color=color[group],
                                      line_width=1, line_alpha=0.35),
                       {"xs": part["_x"].to_list(), "ys": part["_y"].to_list()},
                       name="kernel-levels")
@@ -379,6 +386,8 @@ def _draw_no_roof(fig, rows: pl.DataFrame, scale: float) -> tuple[str, list[tupl
     """
     from bokeh.models import HoverTool, Scatter
 
+    from rooflow.html.bokehdoc import Model
+
     cols = hover_columns(rows) | {
         "note": rows["roof_note"].cast(pl.String).fill_null("").to_list(),
         "rank_txt": rows["_rank"].to_list(),
@@ -388,9 +397,9 @@ def _draw_no_roof(fig, rows: pl.DataFrame, scale: float) -> tuple[str, list[tupl
     if "dataset" in rows.columns:
         cols["dataset"] = rows["dataset"].cast(pl.String).to_list()
         tooltips.insert(0, ("dataset", "@dataset"))
-    r = add_glyph(fig, Scatter(x="x", y="y", marker=core.NO_ROOF_MARKER, size=11, fill_alpha=0,
-                               line_color=core.NO_ROOF_COLOR, line_width=1.3), cols)
-    fig.add_tools(HoverTool(renderers=[r], tooltips=tooltips))
+    r = add_glyph(fig, Model(Scatter, x="x", y="y", marker=core.NO_ROOF_MARKER, size=11,
+                             fill_alpha=0, line_color=core.NO_ROOF_COLOR, line_width=1.3), cols)
+    fig.add_tools(Model(HoverTool, renderers=[r], tooltips=tooltips))
     return "not judged (click to hide)", [(canvas_text(core.no_roof_label(rows)), [r])]
 
 
@@ -402,12 +411,14 @@ def _draw_above_roof(fig, drawable: pl.DataFrame,
     """
     from bokeh.models import Scatter
 
+    from rooflow.html.bokehdoc import Model
+
     if "above_roof" not in drawable.columns:
         return "", []
     above = drawable.filter(pl.col("above_roof").fill_null(False))
     if not above.height:
         return "", []
-    r = add_glyph(fig, Scatter(x="x", y="y", marker="x", size=13, line_color="red",
+    r = add_glyph(fig, Model(Scatter, x="x", y="y", marker="x", size=13, line_color="red",
                                line_width=2),
                   {"x": above["arithmetic_intensity"].to_list(),
                    "y": (above["performance"] / scale).to_list()})
@@ -422,12 +433,13 @@ def bandwidth_figure(rows: pl.DataFrame):
     the roofline.
     """
     from bokeh.models import FactorRange, HoverTool, Scatter
-    from bokeh.plotting import figure
+
+    from rooflow.html.bokehdoc import Model, figure
 
     rows = rows.filter(pl.col("achieved_bandwidth") > 0)
     levels = core.order(rows["level"], list(LEVELS))
     fig = figure(title=bandwidth_title(rows.height), x_axis_type="log",
-                 y_range=FactorRange(factors=levels[::-1]),
+                 y_range=Model(FactorRange, factors=levels[::-1]),
                  frame_width=FRAME[0] // 2, frame_height=40 + 30 * len(levels),
                  x_axis_label=BANDWIDTH_AXIS, tools="pan,wheel_zoom,reset,save")
     source = {
@@ -436,15 +448,15 @@ def bandwidth_figure(rows: pl.DataFrame):
         "series": [s or "" for s in rows["series"].to_list()],
         "time_txt": [time_text(t) for t in rows["time_s"].to_list()],
         "pct_txt": [num_text(p, ".1f", " %") for p in rows["pct_of_memory_roof"].to_list()]}
-    dots = add_glyph(fig, Scatter(x="x", y="level", size=7, fill_color=BANDWIDTH_COLOR,
+    dots = add_glyph(fig, Model(Scatter, x="x", y="level", size=7, fill_color=BANDWIDTH_COLOR,
                                   line_color=BANDWIDTH_COLOR, fill_alpha=0.6), source)
     roofs = rows.group_by("level", maintain_order=True).agg(pl.col("memory_roof").first() / 1e9)
     roofs = roofs.filter(pl.col("memory_roof") > 0)
     # A bar across the level's row, as the PNG's: a dash marker turned upright.
-    add_glyph(fig, Scatter(x="x", y="level", marker="dash", angle=math.pi / 2, size=22,
+    add_glyph(fig, Model(Scatter, x="x", y="level", marker="dash", angle=math.pi / 2, size=22,
                            line_color="black", line_width=3),
               {"x": roofs["memory_roof"].to_list(), "level": roofs["level"].to_list()})
-    fig.add_tools(HoverTool(renderers=[dots], tooltips=[
+    fig.add_tools(Model(HoverTool, renderers=[dots], tooltips=[
         ("kernel", "@kernel"), ("series", "@series"), ("level", "@level"),
         ("achieved", "@x{0.[000]} GB/s"), ("% of memory roof", "@pct_txt"),
         ("time", "@time_txt")]))

@@ -146,7 +146,7 @@ def markers(fig) -> np.ndarray:
     boxes = [np.empty((0, 4, 2))]
     for r in fig.renderers:
         glyph, data = r.glyph, r.data_source.data
-        if not (isinstance(glyph, Scatter) and isinstance(glyph.x, str)
+        if not (glyph.is_a(Scatter) and isinstance(glyph.x, str)
                 and isinstance(glyph.y, str) and glyph.x in data and glyph.y in data):
             continue
         half = float(glyph.size) / 2 if isinstance(glyph.size, (int, float)) else 4.5
@@ -185,7 +185,7 @@ def obstacles(fig, leave_out=()) -> np.ndarray:
     from bokeh.models.annotations import Label
 
     texts = [label_corners(fig, a) for a in fig.center
-             if isinstance(a, Label) and a not in leave_out]
+             if a.is_a(Label) and a not in leave_out]
     return np.concatenate([markers(fig), np.array(texts).reshape(-1, 4, 2)])
 
 
@@ -218,7 +218,7 @@ def settle_labels(fig) -> None:
     """
     from bokeh.models.annotations import Label
 
-    moving = [a for a in fig.center if isinstance(a, Label) and a in _PLACES]
+    moving = [a for a in fig.center if a.is_a(Label) and a in _PLACES]
     rank = {"ridge-label": 0, "roof-label:compute": 1, "roof-label:memory": 2}
     moving.sort(key=lambda a: rank.get(a.name or "", 3))
     registered = {a: _PLACES.pop(a) for a in moving}

@@ -29,12 +29,16 @@ TOOLTIPS = [("kernel", "@name"), ("preset", "@preset"), ("limiter", "@limiter"),
 
 def projection_page(result: Projection, presets: Mapping[str, Preset], out: str | Path) -> Path:
     """Write the projection page of ``result`` (on ``presets``, by key) to ``out``."""
-    from bokeh.models import ColumnDataSource, HoverTool
+    from bokeh.models import ColumnDataSource, HoverTool, Scatter
+
+    from rooflow.html.bokehdoc import Model
 
     points = drawn(result)
     order = result.totals["preset"].to_list()
     windows = [core.axis_limits(presets[p], [points.filter(preset=p)]) for p in order]
-    precisions = result.kernels["precision"].drop_nulls().unique().to_list() or [""]
+    # In table order: a run of the same inputs draws the same page.
+    precisions = (result.kernels["precision"].drop_nulls().unique(maintain_order=True)
+                  .to_list() or [""])
     # The corners of every preset's window: every figure opens on the same axes.
     corners = pl.DataFrame({
         "arithmetic_intensity": [min(w.xmin for w in windows) * 2.0001,
@@ -53,7 +57,7 @@ def projection_page(result: Projection, presets: Mapping[str, Preset], out: str 
         fig, scale, _ = roofline_figure(
             presets[key], [corners, shown.select(corners.columns)],
             f"{total['rank']}. {key}: " + (time_text(proj) if proj is not None else "—"))
-        src = ColumnDataSource({
+        src = Model(ColumnDataSource, data={
             "x": shown["arithmetic_intensity"].to_list(),
             "y": (shown["performance"] / scale).to_list(),
             "fill": ["#1f77b4" if t is not None else "white"
@@ -65,9 +69,9 @@ def projection_page(result: Projection, presets: Mapping[str, Preset], out: str 
             "projected": [time_text(v) for v in shown["projected_time_s"].to_list()],
             "pct": [num_text(v, ".1f", " %") for v in shown["pct_of_roof"].to_list()],
         })
-        dots = fig.scatter("x", "y", source=src, size=9, fill_color="fill",
-                           line_color="#1f77b4")
-        fig.add_tools(HoverTool(renderers=[dots], tooltips=TOOLTIPS))
+        dots = fig.add_glyph(src, Model(Scatter, x="x", y="y", size=9, fill_color="fill",
+                                        line_color="#1f77b4"))
+        fig.add_tools(Model(HoverTool, renderers=[dots], tooltips=TOOLTIPS))
         settle_labels(fig)  # roof and ridge labels clear of the kernels
         figures.append(fig)
     notes = [line.strip() for line in result.summary().splitlines()]

@@ -56,6 +56,8 @@ def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, col
     from bokeh.models.annotations import Arrow, Label
     from bokeh.models.annotations.arrows import VeeHead
 
+    from rooflow.html.bokehdoc import Model
+
     every = trajectories(table, dim, color_col)
     blocked = obstacles(fig)
     paths = every[:MAX_PATHS]
@@ -69,16 +71,16 @@ def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, col
     for path, name in zip(paths, names, strict=True):
         color = colors.get(path.group, core.GREY)
         y = [v / scale for v in path.y]
-        line = add_glyph(fig, Line(x="x", y="y", line_color=color, line_width=2,
+        line = add_glyph(fig, Model(Line, x="x", y="y", line_color=color, line_width=2,
                                    line_alpha=0.85), {"x": list(path.x), "y": y},
                          name="trajectory")
         mid = path.midpoints()
         heads = arrow_segments(len(mid))
         # The shaft's line properties: Bokeh's type stubs name them otherwise.
         shaft: dict[str, Any] = {"line_color": color, "line_width": 2, "line_alpha": 0.85}
-        arrows = Arrow(end=VeeHead(size=9, fill_color=color, line_color=color), **shaft,
-                       name="trajectory-arrow",
-                       source=ColumnDataSource({
+        arrows = Model(Arrow, end=Model(VeeHead, size=9, fill_color=color, line_color=color),
+                       **shaft, name="trajectory-arrow",
+                       source=Model(ColumnDataSource, data={
                            "x0": [path.x[i] for i in heads], "y0": [y[i] for i in heads],
                            "x1": [mid[i][0] for i in heads],
                            "y1": [mid[i][1] / scale for i in heads]}),
@@ -92,7 +94,7 @@ def draw_page_trajectories(fig, table: pl.DataFrame, dim: str, scale: float, col
                         px[1] * math.log10(y[i] / y[j])))
             align: dict[str, Any] = {"text_align": ha,
                                      "text_baseline": _BASELINE.get(va, va)}
-            label = Label(x=path.x[i], y=y[i], text=text, x_offset=dx, y_offset=dy, **align,
+            label = Model(Label, x=path.x[i], y=y[i], text=text, x_offset=dx, y_offset=dy, **align,
                           text_font_size="8pt", text_color=color, name="trajectory-label",
                           background_fill_color="white", background_fill_alpha=0.7)
             fig.add_layout(label)

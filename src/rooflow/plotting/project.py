@@ -83,7 +83,7 @@ def figure(result: Projection, presets: Mapping[str, Preset], dpi: int = 150):
     width = key_left + KEY_IN
     height = TOP_IN + rows_n * PANEL_H_IN + (rows_n - 1) * VGAP_IN + BOTTOM_IN
     fig.set_size_inches(width, height)
-    precisions = result.kernels["precision"].drop_nulls().unique().to_list()
+    precisions = result.kernels["precision"].drop_nulls().unique(maintain_order=True).to_list()
     for i, key in enumerate(order):
         row, col = divmod(i, cols)
         bottom = BOTTOM_IN + (rows_n - 1 - row) * (PANEL_H_IN + VGAP_IN)
