@@ -5,9 +5,8 @@
 Writes the page of a 4-row dataset (the rows of `bench/generate.py` `workflow_copy`'s
 files: two kernels, Original and Optimized) on h100-sxm ``REPEATS`` times (default 20)
 each way, in turn, in one process after a first page of each (imports, caches): inlined
-(the CLI's pages, and the workflow's before they shared Bokeh's JS), shared with Bokeh's
-document validation, and shared without it (the workflow's jobs: BOKEH_VALIDATE_DOC=false,
-workflow/rules/setup.smk).
+(the CLI's pages, and the workflow's before they shared Bokeh's JS) and shared (the
+workflow's).
 Prints the median and range of process (CPU) time per page and each page's size. CPU
 time is the figure to read on a shared machine.
 """
@@ -21,7 +20,6 @@ import time
 from pathlib import Path
 
 import polars as pl
-from bokeh.settings import settings
 
 from rooflow.analysis import analyze
 from rooflow.html.bokehjs import BUNDLES, write_bundles
@@ -45,13 +43,11 @@ def main(repeats: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         shared = [str(Path(tmp) / "bokeh" / "js" / f"{b}.min.js") for b in BUNDLES]
         write_bundles(shared)
-        ways = {"inlined": (None, True), "shared": (shared, True),
-                "shared, no validation": (shared, False)}
+        ways = {"inlined": None, "shared": shared}
         times: dict[str, list[float]] = {way: [] for way in ways}
         sizes: dict[str, int] = {}
         for i in range(repeats + 1):
-            for n, (way, (js, validate)) in enumerate(ways.items()):
-                settings.perform_document_validation.set_value(validate)
+            for n, (way, js) in enumerate(ways.items()):
                 page = Path(tmp) / str(n) / f"p{i}.html"
                 start = time.process_time()
                 roofline_page(table, preset, page, title=f"roofline-sweep_{i} on H100",

@@ -43,3 +43,32 @@ def spec(value: Any) -> Any:
     if isinstance(value, Value):
         return value.value
     return value.field if isinstance(value, Field) else value
+
+
+def bokeh_objects(models: Any) -> Any:
+    """``models`` (one page model, or a list) made by Bokeh's own constructors from the same
+    properties: the objects Bokeh would have for the page, serialised by Bokeh itself.
+
+    A figure is made as a ``Plot``: ``bokeh.plotting.figure``'s constructor adds axes and
+    tools of its own, and a page's figure already holds them.
+    """
+    from bokeh.models import Plot
+    from bokeh.plotting import figure
+
+    from rooflow.html.bokehdoc import Model
+
+    made: dict[int, Any] = {}
+
+    def make(value: Any) -> Any:
+        if isinstance(value, Model):
+            if id(value) not in made:
+                cls = Plot if value.model is figure else value.model
+                made[id(value)] = cls(**{k: make(v) for k, v in value.props.items()})
+            return made[id(value)]
+        if isinstance(value, (list, tuple)):
+            return [make(v) for v in value]
+        if isinstance(value, dict):
+            return {k: make(v) for k, v in value.items()}
+        return value
+
+    return [make(m) for m in models] if isinstance(models, (list, tuple)) else make(models)

@@ -12,6 +12,7 @@ import numpy as np
 import polars as pl
 import pytest
 from page_models import bokeh_models
+from test_html import chromium, headless  # noqa: F401 - the browser fixture
 
 from rooflow.analysis import analyze
 from rooflow.html.bokehdoc import Model, components, figure, legend_item, page_html
@@ -30,7 +31,9 @@ def canon(obj, seen: dict | None = None):
             return ("ref", seen[id(obj)])
         seen[id(obj)] = len(seen)
         props = obj.properties_with_values(include_defaults=True)
-        return (type(obj).__name__, {k: canon(v, seen) for k, v in sorted(props.items())})
+        # bokeh.plotting's figure is a Plot with glyph methods: the same properties.
+        name = {"figure": "Plot"}.get(type(obj).__name__, type(obj).__name__)
+        return (name, {k: canon(v, seen) for k, v in sorted(props.items())})
     if isinstance(obj, np.ndarray):
         return canon(obj.tolist(), seen)
     if isinstance(obj, (list, tuple)):
@@ -105,64 +108,161 @@ def test_a_figure_is_bokeh_plottings_with_its_glyphs_and_annotations(shape):
     assert canon(bokeh_models(ours)) == canon(read_back(theirs))
 
 
-def test_a_pages_html_is_bokehs_file_html_of_the_same_models(tmp_path):
-    """A whole roofline page (levels, ridges, legends, notes): ``page_html`` against
-    ``bokeh.embed.file_html`` of its models as Bokeh objects, with the shared bundles. The
-    same scripts load, in order, and the same document is drawn."""
-    from bokeh.document import Document
-    from bokeh.embed import file_html
-    from bokeh.models import Column
+def rich_page():
+    """A roofline page of every part: two levels (their joins), a precision without a roof
+    (⊗), a point above its roof (red X), more points than drawn (density cells), a copy
+    (the bandwidth panel), the notes."""
     from test_html import points
 
-    from rooflow.html.bokehdoc import document
-    from rooflow.html.bokehjs import BUNDLES, resources, write_bundles
     from rooflow.html.page import page_items
 
     b70 = load_preset("arc-pro-b70")
-    pts = points(["gemm_a", "gemm_b"])
-    table = analyze(pl.concat([pts, pts.with_columns(level=pl.lit("L2"))]), b70)
-    items = page_items(table, b70, title="two levels", color_by="family", max_points=100,
-                       top_n=10, series_order=())
+    pts = points([f"k{i}" for i in range(30)])
+    two = pl.concat([pts, pts.with_columns(level=pl.lit("L2"))])
+    odd = points(["odd", "fast", "copy"]).with_columns(
+        precision=pl.Series(["int2", "fp16-tensor", "fp16-tensor"]),
+        performance=pl.Series([1e12, 500e12, None]),
+        flop=pl.Series([1e9, 1e9, 0.0]),
+        arithmetic_intensity=pl.Series([1.0, 1000.0, None]), row=pl.Series([201, 202, 203]))
+    table = analyze(pl.concat([two, odd]), b70)
+    return page_items(table, b70, title="every part", color_by="family", max_points=40,
+                      top_n=10, series_order=())
+
+
+def scripts(html: str) -> list[str]:
+    return re.findall(r"<script src=\"([^\"]+)\">", html)
+
+
+def doc_of(html: str):
+    from bokeh.document import Document
+
+    text = re.search(r'<script type="application/json" id="[^"]+">\s*(.*?)\s*</script>',
+                     html, re.S).group(1)
+    return Document.from_json(list(json.loads(text).values())[0]).roots[0]
+
+
+def both_pages(tmp_path, js):
+    """The rich page written by ``page_html`` and by ``bokeh.embed.file_html`` of the same
+    models made as Bokeh's objects (tests/page_models.py ``bokeh_objects``)."""
+    from bokeh.embed import file_html
+    from bokeh.models import Column
+    from page_models import bokeh_objects
+
+    items = rich_page()
+    assert {"Quad", "MultiLine", "FactorRange"} <= {
+        m.model.__name__ for m in _all(items)}, "not every part drawn"
+    ours = page_html([Model(Column, children=items)], "every part", js)
+    theirs = file_html(Column(children=bokeh_objects(items)), js, title="every part")
+    return ours, theirs
+
+
+def _all(items):
+    from rooflow.html.bokehdoc import _models
+
+    return _models(items)
+
+
+def test_a_pages_html_is_bokehs_file_html_of_the_same_models(tmp_path):
+    """Every part of a roofline page, written by ``page_html`` and by Bokeh (``file_html``
+    of the same models made by Bokeh's constructors, serialised by Bokeh): the same
+    scripts load, in order, and Bokeh reads back the same document."""
+    from rooflow.html.bokehjs import BUNDLES, resources, write_bundles
+
     shared = [str(tmp_path / "bokeh" / "js" / f"{b}.min.js") for b in BUNDLES]
     write_bundles(shared)
-    js = resources(shared, tmp_path / "p.html")
-    page = [Model(Column, children=items)]
-    ours = page_html(page, "two levels", js)
-    theirs = file_html(Document.from_json(document(page, "two levels")), js,
-                       title="two levels")
-
-    def scripts(html: str) -> list[str]:
-        return re.findall(r"<script src=\"([^\"]+)\">", html)
-
-    def doc(html: str):
-        text = re.search(r'<script type="application/json" id="[^"]+">\s*(.*?)\s*</script>',
-                         html, re.S).group(1)
-        return Document.from_json(list(json.loads(text).values())[0]).roots[0]
-
+    ours, theirs = both_pages(tmp_path, resources(shared, tmp_path / "p.html"))
     assert scripts(ours) == scripts(theirs) == ["bokeh/js/bokeh.min.js",
                                                  "bokeh/js/bokeh-widgets.min.js"]
-    assert "<title>two levels</title>" in ours
-    assert canon(doc(ours)) == canon(doc(theirs))
+    assert "<title>every part</title>" in ours
+    assert canon(doc_of(ours)) == canon(doc_of(theirs))
 
 
-@pytest.mark.parametrize("text, tex", [("plain roof", False), ("$$\\beta$$ roof", True),
-                                       ("\\(x^2\\) roof", True)])
-def test_the_bundles_a_page_loads_are_those_bokeh_picks(text, tex):
-    """MathJax's bundle only where a text Bokeh would typeset holds TeX delimiters (a
-    preset's own label text), widgets' only for a Div: Bokeh's own choice
-    (``bundle_for_objs_and_resources``) for the same models, read back."""
+@pytest.mark.browser
+def test_chromium_draws_a_page_as_bokehs_own(tmp_path, chromium):  # noqa: F811
+    """What a page leaves out (the defaults BokehJS makes: each source's selection, each
+    renderer's view, the box zoom's overlay) changes nothing drawn: Chromium's screenshots
+    of the rich page as rooflow writes it and as Bokeh writes it are the same pixels."""
+    from bokeh.resources import INLINE
+    from PIL import Image, ImageChops
+
+    ours, theirs = both_pages(tmp_path, INLINE)
+    shots = []
+    for name, html in (("ours", ours), ("theirs", theirs)):
+        (tmp_path / f"{name}.html").write_text(html)
+        headless(chromium, tmp_path / f"profile-{name}", tmp_path / f"{name}.html",
+                 f"--screenshot={tmp_path / name}.png")
+        shots.append(Image.open(tmp_path / f"{name}.png").convert("RGB"))
+    assert shots[0].getextrema() != ((255, 255), (255, 255), (255, 255))  # drawn
+    assert ImageChops.difference(*shots).getbbox() is None
+
+
+def _label(text):
     import bokeh.models as bm
-    from bokeh.embed.bundle import bundle_for_objs_and_resources
-    from bokeh.resources import Resources
 
     fig = figure(title="t", frame_width=100, frame_height=100, tools="pan")
     fig.add_layout(Model(bm.Label, x=1.0, y=1.0, text=text))
-    for roots in ([fig], [fig, Model(bm.Div, text="<p>note</p>")]):
-        want = bundle_for_objs_and_resources(bokeh_models(roots), Resources(mode="cdn"))
-        got = bundle_for_objs_and_resources(
-            None, Resources(mode="cdn", components=components(roots)))
-        assert [str(u) for u in got.js_files] == [str(u) for u in want.js_files]
-        assert any("mathjax" in str(u) for u in got.js_files) == tex
+    return [fig]
+
+
+def _axis_title(text):
+    return [figure(title="t", frame_width=100, frame_height=100, tools="pan",
+                   x_axis_label=text)]
+
+
+def _tick_label(text):
+    fig = figure(title="t", frame_width=100, frame_height=100, tools="pan")
+    fig.xaxis[0].major_label_overrides = {1.0: text}
+    return [fig]
+
+
+def _title(text):
+    return [figure(title=text, frame_width=100, frame_height=100, tools="pan")]
+
+
+def _div(text, **kw):
+    import bokeh.models as bm
+
+    return [Model(bm.Div, text=text, **kw)]
+
+
+def _paragraph(text):
+    import bokeh.models as bm
+
+    return [Model(bm.Paragraph, text=text)]
+
+
+@pytest.mark.parametrize("page", [_label, _axis_title, _tick_label, _title, _div, _paragraph,
+                                  lambda t: _div(t, render_as_text=True),
+                                  lambda t: _div(t, disable_math=True)])
+@pytest.mark.parametrize("text", ["plain roof", "$$\\beta$$ roof", "\\(x^2\\) roof",
+                                  "\\[y\\] roof"])
+def test_the_bundles_a_page_loads_are_those_bokeh_picks(page, text):
+    """MathJax's bundle only where a text Bokeh would typeset holds TeX delimiters (a
+    preset's own label text), widgets' only for a widget: Bokeh's own choice
+    (``bundle_for_objs_and_resources``) for the same models made as Bokeh's objects."""
+    from bokeh.embed.bundle import bundle_for_objs_and_resources
+    from bokeh.resources import Resources
+    from page_models import bokeh_objects
+
+    roots = page(text)
+    want = bundle_for_objs_and_resources(bokeh_objects(roots), Resources(mode="cdn"))
+    got = Resources(mode="cdn", components=components(roots))
+    assert [str(u) for u in got.js_files] == [str(u) for u in want.js_files]
+
+
+def test_a_specs_units_go_in_its_value_as_bokeh_writes_them():
+    """``angle_units`` is no attribute of its own in Bokeh's JSON (BokehJS would refuse the
+    page): it goes into the angle's value, as Bokeh's serialiser puts it."""
+    import bokeh.models as bm
+    from bokeh.core.serialization import Serializer
+
+    ours = Model(bm.Scatter, x="x", y="y", angle=90, angle_units="deg")
+    theirs = bm.Scatter(x="x", y="y", angle=90, angle_units="deg")
+    rep = Serializer(deferred=False).encode(ours)
+    want = Serializer(deferred=False).encode(theirs)
+    assert "angle_units" not in rep["attributes"]
+    assert rep["attributes"] == want["attributes"]
+    assert rep["attributes"]["angle"] == {"type": "value", "value": 90, "units": "deg"}
 
 
 def test_a_property_is_checked_by_bokeh_when_set():
@@ -178,3 +278,17 @@ def test_a_property_is_checked_by_bokeh_when_set():
     assert (scatter.x, scatter.size, scatter.marker) == ("x", 9, "circle")
     scatter.update(marker="square")
     assert scatter.marker == "square" and scatter.is_a(bm.Marker)
+    # A default changed in place would be lost: it reads as read-only, and a model a
+    # property holds by default is BokehJS's to make.
+    plot = Model(bm.Plot)
+    with pytest.raises(AttributeError):
+        plot.renderers.append(scatter)
+    with pytest.raises(AttributeError, match="made in the browser"):
+        Model(bm.GlyphRenderer).view  # noqa: B018 - the read is the test
+    with pytest.raises(AttributeError, match="visibel"):
+        Model(bm.GlyphRenderer).js_link("visibel", scatter, "visible")
+    # A list handed over is copied, as Bokeh copies it: changing it later changes no page.
+    renderers = [Model(bm.GlyphRenderer)]
+    plot.renderers = renderers
+    renderers.append(Model(bm.GlyphRenderer))
+    assert len(plot.renderers) == 1

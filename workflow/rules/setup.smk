@@ -18,11 +18,6 @@ except ImportError as _err:
 # freed pages back at once (rooflow.cli.program.release_freed_memory).
 release_freed_memory()
 
-# Bokeh's document validation is skipped in the jobs' pages: it only logs what it finds,
-# and tests/test_html.py runs it on the pages' models instead (its share of a page's
-# time: bench/NOTES.md). BOKEH_VALIDATE_DOC=true in the environment turns it back on.
-os.environ.setdefault("BOKEH_VALIDATE_DOC", "false")
-
 # The jobs' conda environment under --sdm conda (a path from rules/), and the checkout it
 # installs rooflow from (ROOFLOW_SOURCE, which pip expands in that file).
 ROOFLOW_ENV = "../envs/rooflow.yaml"

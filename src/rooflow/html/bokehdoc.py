@@ -26,14 +26,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
 
+from bokeh.core.has_props import HasProps
 from bokeh.core.property.descriptors import DataSpecPropertyDescriptor
 from bokeh.core.serialization import Serializable, Serializer
 from bokeh.util.serialization import make_id
 
 if TYPE_CHECKING:
-    from bokeh.core.has_props import HasProps
     from bokeh.resources import Resources
 
 
@@ -63,11 +64,16 @@ class Model(Serializable):
     def update(self, **props: Any) -> None:
         """Set ``props``, each checked and converted by the class's property."""
         for name, value in props.items():
-            descriptor = self.model.lookup(name)
-            # A value holding page models (renderers, tools, items) is this module's: its
-            # references are checked when Bokeh reads the document back (tests).
-            self.props[name] = (value if _holds_models(value) else
-                                descriptor.property.prepare_value(self.model, name, value))
+            prop = self.model.lookup(name).property
+            # A value holding page models (renderers, tools, items; only a property that
+            # can refer to a model may) is kept as given, its containers copied as Bokeh
+            # copies them; its references are checked when Bokeh reads the page back.
+            if prop.has_ref and _holds_models(value):
+                value = (list(value) if isinstance(value, (list, tuple))
+                         else dict(value) if isinstance(value, dict) else value)
+            else:
+                value = prop.prepare_value(self.model, name, value)
+            self.props[name] = value
 
     def js_link(self, attr: str, other: Model, other_attr: str) -> None:
         """Set ``other``'s ``other_attr`` to this model's ``attr`` whenever it changes.
@@ -77,6 +83,8 @@ class Model(Serializable):
         """
         from bokeh.models import CustomJS
 
+        self.model.lookup(attr)  # each a property of its model, else AttributeError
+        other.model.lookup(other_attr)
         event = f"change:{attr}"
         callbacks = dict(self.props.get("js_property_callbacks", {}))
         callbacks[event] = [*callbacks.get(event, []), Model(
@@ -94,7 +102,17 @@ class Model(Serializable):
         descriptor = self.model.lookup(name, raises=False)
         if descriptor is None:
             raise AttributeError(f"{self.model.__name__} has no property {name!r}")
-        return descriptor.class_default(self.model)
+        default = descriptor.class_default(self.model)
+        # A default is a fresh copy: changed in place, the change would be lost. Read-only,
+        # such a change fails; a model a property holds by default is made by BokehJS.
+        if isinstance(default, list):
+            return tuple(default)
+        if isinstance(default, dict):
+            return MappingProxyType(dict(default))
+        if isinstance(default, HasProps):
+            raise AttributeError(f"{self.model.__name__}.{name} is not set: its default "
+                                 "model is made in the browser")
+        return default
 
     def __setattr__(self, name: str, value: Any) -> None:
         self.update(**{name: value})
@@ -110,6 +128,8 @@ class Model(Serializable):
         attributes = {}
         for name, value in self.props.items():
             descriptor = self.model.lookup(name)
+            if not descriptor.serialized:  # e.g. a spec's units: part of the spec's value
+                continue
             if isinstance(descriptor, DataSpecPropertyDescriptor):
                 # A field name to a field, a constant to a value: Bokeh's rule, which
                 # reads this model's properties as it would a Bokeh object's.
@@ -155,12 +175,16 @@ class Figure(Model):
     @property
     def xaxis(self) -> list[Model]:
         """The x axes (below the plot)."""
-        return list(self.below)
+        from bokeh.models import Axis
+
+        return [m for m in self.below if m.is_a(Axis)]
 
     @property
     def yaxis(self) -> list[Model]:
         """The y axes (left of the plot)."""
-        return list(self.left)
+        from bokeh.models import Axis
+
+        return [m for m in self.left if m.is_a(Axis)]
 
 
 def legend_item(label: str, renderers: Sequence[Model]) -> Model:
@@ -185,17 +209,17 @@ def _axis(kind: str, label: str | None) -> tuple[Model, Model]:
     """An axis of ``kind`` (log, linear, categorical) and its scale, as ``bokeh.plotting``."""
     import bokeh.models as bm
 
-    ticker, formatter, axis, scale = {
-        "log": (Model(bm.LogTicker, num_minor_ticks=10, mantissas=[1, 5]),
-                Model(bm.LogTickFormatter), bm.LogAxis, bm.LogScale),
-        "linear": (Model(bm.BasicTicker, mantissas=[1, 2, 5]), Model(bm.BasicTickFormatter),
+    ticker, ticks, formatter, axis, scale = cast(Any, {
+        "log": (bm.LogTicker, {"num_minor_ticks": 10, "mantissas": [1, 5]},
+                bm.LogTickFormatter, bm.LogAxis, bm.LogScale),
+        "linear": (bm.BasicTicker, {"mantissas": [1, 2, 5]}, bm.BasicTickFormatter,
                    bm.LinearAxis, bm.LinearScale),
-        "categorical": (Model(bm.CategoricalTicker), Model(bm.CategoricalTickFormatter),
+        "categorical": (bm.CategoricalTicker, {}, bm.CategoricalTickFormatter,
                         bm.CategoricalAxis, bm.CategoricalScale),
-    }[kind]
-    made = Model(cast(Any, axis), ticker=ticker, formatter=formatter,
+    }[kind])
+    made = Model(axis, ticker=Model(ticker, **ticks), formatter=Model(formatter),
                  **({} if label is None else {"axis_label": label}))
-    return made, Model(cast(Any, scale))
+    return made, Model(scale)
 
 
 def figure(*, title: str, frame_width: int, frame_height: int, tools: str,
@@ -268,7 +292,10 @@ def _models(roots: Sequence[Model]) -> list[Model]:
         if isinstance(value, Model):
             if id(value) not in seen:
                 seen[id(value)] = value
-                todo.extend(value.props.values())
+                # Only a property that can refer to a model may hold one (not a source's
+                # data: thousands of values).
+                todo.extend(v for name, v in value.props.items()
+                            if value.model.lookup(name).property.has_ref)
         elif isinstance(value, (list, tuple)):
             todo.extend(value)
         elif isinstance(value, dict):
@@ -315,17 +342,16 @@ def page_html(roots: Sequence[Model], title: str, resources: Resources) -> str:
     Bokeh's template, the bundles :func:`components` names from ``resources``, and the
     document JSON (:func:`document`).
     """
-    from bokeh.embed.bundle import bundle_for_objs_and_resources
     from bokeh.embed.elements import html_page_for_render_items
     from bokeh.embed.util import RenderItem
     from bokeh.util.serialization import make_globally_unique_css_safe_id, make_globally_unique_id
 
     docid = make_globally_unique_id()
-    # Objects None: the bundles of the components given, no walk over Bokeh objects.
-    bundle = bundle_for_objs_and_resources(
-        None, resources.clone(components=cast(Any, components(roots))))
-    # RenderItem reads a root's id, name and tags: this module's models have them.
+    # The components' files alone, as file_html's bundle for these models: no scan of every
+    # Bokeh model class the process has imported (another package's extensions).
+    res = resources.clone(components=cast(Any, components(roots)))
     items = [RenderItem(docid, roots={cast(Any, r): make_globally_unique_css_safe_id()
                                       for r in roots})]
-    return html_page_for_render_items(bundle, {docid: cast(Any, document(roots, title))},
-                                      items, title=title)
+    return html_page_for_render_items((res.render_js(), res.render_css()),
+                                      {docid: cast(Any, document(roots, title))}, items,
+                                      title=title)
