@@ -161,6 +161,28 @@ def test_points_rows_from_the_footer(tmp_path):
     assert err.value.filename == missing
 
 
+def test_rows_of_many_parquets_are_their_footers_sum(tmp_path):
+    """An aggregate's rows files counted in one scan: 3 + 0 (a failed dataset's) + 2 = 5;
+    a file that is no Parquet among them counts 0, the others still counted; a CSV is not
+    counted; a missing file is named."""
+    from rooflow.workflow.failed import write_failed
+    from rooflow.workflow.jobmemory import rows_of_parquets
+
+    files = [tmp_path / "a.parquet", tmp_path / "failed.parquet", tmp_path / "b.parquet"]
+    pl.DataFrame({"x": [1.0, 2.0, 3.0]}).write_parquet(files[0])
+    write_failed(files[1], "rooflow: error: x.csv: bad")
+    pl.DataFrame({"y": ["p", "q"]}).write_parquet(files[2])  # another schema
+    (tmp_path / "t.csv").write_text("x\n1\n")
+    assert rows_of_parquets([*files, tmp_path / "t.csv"]) == 5
+    junk = tmp_path / "junk.parquet"
+    junk.write_text("not parquet")
+    assert rows_of_parquets([*files, junk]) == 5
+    missing = str(tmp_path / "gone.parquet")
+    with pytest.raises(FileNotFoundError) as err:
+        rows_of_parquets([*files, missing])
+    assert err.value.filename == missing
+
+
 def test_rule_script_log_ends_with_its_peak_rss(tmp_path):
     # A job that holds a 200 MB buffer peaks above 200 MB; one that fails logs one line.
     code = ("from rooflow.workflow.rulescript import run\nfrom rooflow.errors import InputError\n"
