@@ -149,17 +149,12 @@ def both_pages(tmp_path, js):
     from page_models import bokeh_objects
 
     items = rich_page()
+    page = Column(children=bokeh_objects(items))
     assert {"Quad", "MultiLine", "FactorRange"} <= {
-        m.model.__name__ for m in _all(items)}, "not every part drawn"
+        type(m).__name__ for m in page.references()}, "not every part drawn"
     ours = page_html([Model(Column, children=items)], "every part", js)
-    theirs = file_html(Column(children=bokeh_objects(items)), js, title="every part")
+    theirs = file_html(page, js, title="every part")
     return ours, theirs
-
-
-def _all(items):
-    from rooflow.html.bokehdoc import _models
-
-    return _models(items)
 
 
 def test_a_pages_html_is_bokehs_file_html_of_the_same_models(tmp_path):

@@ -25,7 +25,7 @@ use (tests compare the two); :class:`Figure` has its ``add_glyph``, ``add_layout
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
 
@@ -140,14 +140,23 @@ class Model(Serializable):
         return rep
 
 
-def _holds_models(value: Any) -> bool:
+def _models_in(value: Any) -> Iterator[Model]:
+    """The page models ``value`` holds: itself, or those in its lists, tuples and dicts.
+
+    Not those the models themselves hold.
+    """
     if isinstance(value, Model):
-        return True
-    if isinstance(value, (list, tuple)):
-        return any(_holds_models(v) for v in value)
-    if isinstance(value, dict):
-        return any(_holds_models(v) for v in value.values())
-    return False
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _models_in(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _models_in(v)
+
+
+def _holds_models(value: Any) -> bool:
+    return next(_models_in(value), None) is not None
 
 
 class Figure(Model):
@@ -247,6 +256,7 @@ def figure(*, title: str, frame_width: int, frame_height: int, tools: str,
     """
     import bokeh.models as bm
     from bokeh.models.annotations import Title
+    from bokeh.plotting import figure as bokeh_figure
 
     x_range = x_range or Model(bm.DataRange1d)
     y_range = y_range or Model(bm.DataRange1d)
@@ -258,8 +268,6 @@ def figure(*, title: str, frame_width: int, frame_height: int, tools: str,
             for name in tools.split(",")}
     toolbar = Model(bm.Toolbar, tools=list(made.values()),
                     **({} if active_scroll is None else {"active_scroll": made[active_scroll]}))
-    from bokeh.plotting import figure as bokeh_figure
-
     return Figure(bokeh_figure, x_range=x_range, y_range=y_range, x_scale=xscale,
                   y_scale=yscale, title=Model(Title, text=title), toolbar=toolbar,
                   left=[yaxis], below=[xaxis],
@@ -286,20 +294,15 @@ _TEX = re.compile(r"\$\$.*?\$\$|\\\[.*?\\\]|\\\(.*?\\\)", flags=re.S)
 
 def _models(roots: Sequence[Model]) -> list[Model]:
     seen: dict[int, Model] = {}
-    todo: list[Any] = list(roots)
+    todo = list(roots)
     while todo:
-        value = todo.pop()
-        if isinstance(value, Model):
-            if id(value) not in seen:
-                seen[id(value)] = value
-                # Only a property that can refer to a model may hold one (not a source's
-                # data: thousands of values).
-                todo.extend(v for name, v in value.props.items()
-                            if value.model.lookup(name).property.has_ref)
-        elif isinstance(value, (list, tuple)):
-            todo.extend(value)
-        elif isinstance(value, dict):
-            todo.extend(value.values())
+        m = todo.pop()
+        if id(m) not in seen:
+            seen[id(m)] = m
+            # Only a property that can refer to a model may hold one (not a source's
+            # data: thousands of values).
+            todo.extend(held for name, v in m.props.items()
+                        if m.model.lookup(name).property.has_ref for held in _models_in(v))
     return list(seen.values())
 
 
